@@ -1,0 +1,29 @@
+"""fairnb: fairness testing of neural networks in Jupyter.
+
+Give fairnb a trained model and a description of its inputs; it searches for individual
+discrimination (pairs of inputs that differ only in a protected attribute but get different
+decisions), shows what it finds, and explains it.
+
+Example
+-------
+>>> import fairnb
+>>> data = fairnb.datasets.make_synthetic(n=2000, random_state=0)    # planted discrimination on sex
+>>> model = fairnb.train_demo_model(data)
+>>> result = fairnb.search(model, data.domain, method="random", n_samples=5000, random_state=0)
+>>> result.count() > 0
+True
+
+Importing fairnb loads numpy, pandas and scikit-learn only; TensorFlow loads when a Keras model is used.
+"""
+from __future__ import annotations
+
+from . import datasets, domains, models
+from .domains import Feature, TabularDomain
+from .oracle import Oracle
+from .results import Result
+from .search import run_search as search
+from .training import accuracy, train_demo_model
+
+__version__ = "0.1.0"
+__all__ = ["datasets", "domains", "models", "Feature", "TabularDomain", "Oracle", "Result", "search",
+           "train_demo_model", "accuracy", "__version__"]

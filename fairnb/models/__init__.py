@@ -1,0 +1,58 @@
+"""Model adapters: one protocol (``predict_proba`` on numpy batches), several implementations.
+
+``wrap(model)`` picks the adapter: fairnb models pass through, Keras models get the TensorFlow
+adapter (imported only then), scikit-learn classifiers the black-box adapter, callables the function
+adapter.
+
+Example
+-------
+>>> from sklearn.linear_model import LogisticRegression
+>>> import numpy as np
+>>> wrap(LogisticRegression().fit(np.eye(2), [0, 1]))
+SklearnModel(LogisticRegression)
+"""
+from __future__ import annotations
+
+from .base import (ActivationModel, GradientModel, Model, as_probability_matrix, outputs_hard_labels,
+                   supports_activations, supports_gradients)
+from .callable import FunctionModel
+from .numpy_mlp import NumpyMLP
+from .sklearn import SklearnModel
+
+__all__ = ["Model", "GradientModel", "ActivationModel", "FunctionModel", "SklearnModel", "NumpyMLP",
+           "wrap", "as_probability_matrix", "supports_gradients", "supports_activations", "outputs_hard_labels",
+           "load_model"]
+
+
+def _is_keras(model) -> bool:
+    return any(c.__module__.split(".")[0] in ("keras", "tf_keras", "tensorflow") for c in type(model).__mro__)
+
+
+def wrap(model) -> Model:
+    """Return a fairnb model for ``model`` (a fairnb adapter, Keras model, sklearn classifier or callable)."""
+    if isinstance(model, (NumpyMLP, FunctionModel, SklearnModel)) or type(model).__module__.startswith("fairnb."):
+        return model
+    if _is_keras(model):
+        from .keras import KerasModel
+
+        return KerasModel(model)
+    if hasattr(model, "predict_proba") or (hasattr(model, "predict") and hasattr(model, "fit")):
+        if type(model).__module__.startswith("sklearn") or hasattr(model, "classes_"):
+            return SklearnModel(model)
+    if hasattr(model, "predict_proba"):
+        return model
+    if callable(model):
+        return FunctionModel(model)
+    raise TypeError(f"cannot use a {type(model).__name__} as a model: give a Keras model, a scikit-learn "
+                    "classifier, or a callable returning class probabilities")
+
+
+def load_model(path, backend: str = "numpy") -> Model:
+    """Load a saved Keras model file (``.h5`` of Keras 2 or ``.keras``) as a fairnb model.
+
+    ``backend="numpy"`` evaluates dense networks in numpy (no TensorFlow needed);
+    ``backend="keras"`` rebuilds it as a Keras 3 model.
+    """
+    from .keras import load_keras_model
+
+    return load_keras_model(path, backend=backend)

@@ -1,0 +1,40 @@
+"""scikit-learn classifiers as black-box models."""
+from __future__ import annotations
+
+import numpy as np
+
+from .base import as_probability_matrix
+
+
+class SklearnModel:
+    """Wrap a fitted scikit-learn classifier.
+
+    Uses ``predict_proba`` when the estimator has it; otherwise ``predict``, one-hot encoded (a
+    label-only model: gradient estimates on it are almost always zero).
+
+    Example
+    -------
+    >>> import numpy as np
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> X = np.array([[0.0], [1.0], [2.0], [3.0]]); y = np.array([0, 0, 1, 1])
+    >>> SklearnModel(LogisticRegression().fit(X, y)).predict_proba(X).shape
+    (4, 2)
+    """
+
+    def __init__(self, estimator):
+        if not hasattr(estimator, "predict"):
+            raise TypeError(f"{type(estimator).__name__} is not a scikit-learn classifier (no predict)")
+        self.estimator = estimator
+        self.classes_ = getattr(estimator, "classes_", None)
+
+    def predict_proba(self, X: np.ndarray) -> np.ndarray:
+        X = np.asarray(X, dtype=float)
+        name = type(self.estimator).__name__
+        if hasattr(self.estimator, "predict_proba"):
+            return as_probability_matrix(self.estimator.predict_proba(X), len(X), source=name)
+        labels = np.asarray(self.estimator.predict(X))
+        classes = self.classes_ if self.classes_ is not None else np.unique(labels)
+        return (labels[:, None] == np.asarray(classes)[None, :]).astype(float)
+
+    def __repr__(self):
+        return f"SklearnModel({type(self.estimator).__name__})"

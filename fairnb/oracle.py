@@ -1,0 +1,137 @@
+"""The discrimination oracle: is an input individually discriminatory?
+
+An input ``x`` is *individually discriminatory* (an IDI) when some variant ``x'`` that differs from
+``x`` only in protected attributes gets another decision (``argmax`` of the class probabilities).
+The oracle checks many inputs at once: all ``n`` inputs times all ``m`` protected variants go to the
+model in **one** ``predict_proba`` call.
+
+Counting conventions of the literature (every count in fairnb says which it used):
+
+``"adf"``   unique *without* the protected attributes (ADF, NeuronFair): two IDIs that differ only
+            in a protected value are one.
+``"eidig"`` unique full instances (EIDIG, MAFT).
+
+Example
+-------
+>>> import numpy as np
+>>> from fairnb.domains import Feature, TabularDomain
+>>> from fairnb.models import FunctionModel
+>>> dom = TabularDomain([Feature("sex", 0, 1), Feature("x", 0, 3)], protected=["sex"])
+>>> oracle = Oracle(FunctionModel(lambda X: X[:, 0] * (X[:, 1] > 1)), dom)
+>>> oracle.check([[0, 3], [1, 0]]).discriminatory.tolist()
+[True, False]
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .models import as_probability_matrix, wrap
+
+CONVENTIONS = ("adf", "eidig")
+
+
+@dataclass
+class Verdict:
+    """The oracle's answer for a batch of ``n`` inputs with ``m`` protected variants each."""
+
+    X: np.ndarray                  # (n, d) the inputs
+    proba: np.ndarray              # (n, k) model output on X
+    variants: np.ndarray           # (n, m, d) every protected variant of every input
+    variant_proba: np.ndarray      # (n, m, k)
+    discriminatory: np.ndarray     # (n,) bool
+    counterpart_index: np.ndarray  # (n,) variant chosen as counterpart (-1 when none)
+
+    @property
+    def labels(self) -> np.ndarray:
+        return self.proba.argmax(axis=1)
+
+    @property
+    def counterpart(self) -> np.ndarray:
+        """(n, d) the counterpart of each input (the input itself where there is none)."""
+        idx = np.where(self.counterpart_index < 0, 0, self.counterpart_index)
+        out = self.variants[np.arange(len(self.X)), idx]
+        return np.where(self.discriminatory[:, None], out, self.X)
+
+    @property
+    def counterpart_proba(self) -> np.ndarray:
+        idx = np.where(self.counterpart_index < 0, 0, self.counterpart_index)
+        out = self.variant_proba[np.arange(len(self.X)), idx]
+        return np.where(self.discriminatory[:, None], out, self.proba)
+
+    @property
+    def max_difference_index(self) -> np.ndarray:
+        """(n,) the variant whose output differs most from the input's (ADF's global counterpart)."""
+        diff = np.abs(self.variant_proba - self.proba[:, None, :]).sum(axis=2)
+        return diff.argmax(axis=1)
+
+    def __len__(self):
+        return len(self.X)
+
+
+class Oracle:
+    """Checks batches of inputs for individual discrimination against ``domain.protected``.
+
+    Parameters
+    ----------
+    model : anything ``fairnb.models.wrap`` accepts.
+    domain : a domain with at least one protected attribute.
+    validate : check inputs (shape, NaN, bounds) before querying; searches that construct their own
+        candidates inside the domain turn it off on the hot path.
+    """
+
+    def __init__(self, model, domain, *, validate: bool = True):
+        if not getattr(domain, "protected", ()):
+            raise ValueError("the domain has no protected attribute; pass protected=[...]")
+        self.model = wrap(model)
+        self.domain = domain
+        self.validate = validate
+        self.rows_queried = 0
+        self.calls = 0
+
+    def predict_proba(self, X: np.ndarray) -> np.ndarray:
+        """One counted model call, its output checked to be an ``(n, k)`` probability matrix."""
+        X = np.asarray(X, dtype=float)
+        self.calls += 1
+        self.rows_queried += len(X)
+        return as_probability_matrix(self.model.predict_proba(X), len(X), source="the model")
+
+    def check(self, X) -> Verdict:
+        """Decide for every row of ``X`` whether it is discriminatory; one model call in all."""
+        X = self.domain.validate(X) if self.validate else np.asarray(X, dtype=float)
+        n, d = X.shape
+        V = self.domain.variants(X)                        # (n, m, d)
+        m = V.shape[1]
+        if n == 0:
+            empty = np.zeros((0, m, 0))
+            return Verdict(X, np.zeros((0, 2)), V, empty, np.zeros(0, bool), np.zeros(0, int))
+        P_all = self.predict_proba(V.reshape(n * m, d)).reshape(n, m, -1)
+        own = self.domain.own_variant(X)
+        P = P_all[np.arange(n), own]
+        labels = P.argmax(axis=1)
+        differs = P_all.argmax(axis=2) != labels[:, None]  # (n, m)
+        score = np.where(differs, np.abs(P_all - P[:, None, :]).sum(axis=2), -1.0)
+        idx = score.argmax(axis=1)
+        disc = differs.any(axis=1)
+        return Verdict(X, P, V, P_all, disc, np.where(disc, idx, -1))
+
+    def is_discriminatory(self, X) -> np.ndarray:
+        return self.check(X).discriminatory
+
+
+def dedup_keys(X: np.ndarray, domain, convention: str) -> np.ndarray:
+    """Row keys for counting unique IDIs under ``convention`` (``"adf"`` or ``"eidig"``)."""
+    if convention not in CONVENTIONS:
+        raise ValueError(f"unknown counting convention {convention!r}; choose from {CONVENTIONS}")
+    X = np.asarray(X, dtype=float)
+    if convention == "adf":
+        X = np.delete(X, list(domain.protected), axis=1)
+    return np.ascontiguousarray(np.rint(X).astype(np.int64))
+
+
+def count_unique(X: np.ndarray, domain, convention: str) -> int:
+    """Number of unique IDIs among ``X`` under ``convention``."""
+    if len(X) == 0:
+        return 0
+    return len(np.unique(dedup_keys(X, domain, convention), axis=0))

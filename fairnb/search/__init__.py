@@ -1,0 +1,23 @@
+"""Individual-discrimination generators on one batched engine.
+
+``fairnb.search(model, domain, method="random", seeds=None, **params)`` runs a registered method;
+the classes can also be used directly, scikit-learn style:
+
+>>> from fairnb.search import RandomSearch
+>>> RandomSearch(n_samples=1000)
+RandomSearch(n_samples=1000)
+"""
+from __future__ import annotations
+
+from .engine import Batch, Engine, Event, Search, SearchContext
+from .random import RandomSearch
+from .registry import METHODS, get_method
+from .seeds import cluster_seeds
+
+__all__ = ["Batch", "Engine", "Event", "Search", "SearchContext", "RandomSearch", "METHODS", "get_method",
+           "cluster_seeds", "run_search"]
+
+
+def run_search(model, domain, method: str = "random", seeds=None, *, listeners=(), **params):
+    """Run ``method`` (a name from ``METHODS``) with hyperparameters ``params``; returns the Result."""
+    return get_method(method)(**params).run(model, domain, seeds, listeners=listeners)

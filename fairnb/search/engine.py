@@ -1,0 +1,274 @@
+"""The batched search engine shared by every generator.
+
+A search is composed of small parts: a **domain** (valid inputs and protected variants), the
+**oracle** (is this input discriminatory?), a **strategy** (which candidates to try next) and this
+**engine** (batching, budgets, events, interruption). Data flows one way::
+
+    seeds -> strategy -> candidate batch -> oracle -> Result
+                 ^                            |
+                 +-------- Verdict -----------+
+
+A strategy is a Python generator: it ``yield``s a ``Batch`` of candidates and receives the oracle's
+``Verdict`` for exactly those rows back from the ``yield``. The engine records every discriminatory
+candidate, publishes ``Event``s to listeners (a tqdm bar, a widget, a log), and ends the search when
+the strategy is done, a budget is spent, ``stop()`` is called (from any thread) or the user presses
+Ctrl-C; in every case the Result keeps everything found so far.
+
+Example
+-------
+>>> import numpy as np
+>>> from fairnb.search.engine import Batch, Search
+>>> class TryOnce(Search):
+...     name = "once"
+...     def _generate(self, ctx):
+...         verdict = yield Batch(ctx.domain.sample(10, ctx.rng))
+>>> import fairnb
+>>> data = fairnb.datasets.make_synthetic(n=500, random_state=0)
+>>> TryOnce().run(lambda X: X[:, 0] / 9, data.domain).tried
+10
+"""
+from __future__ import annotations
+
+import inspect
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Generator
+
+import numpy as np
+
+from ..oracle import Oracle, Verdict
+from ..results import Result
+
+
+@dataclass
+class Batch:
+    """Candidates for the oracle. ``seed_ids`` tells which seed each row descends from."""
+
+    X: np.ndarray
+    phase: str = "global"
+    seed_ids: np.ndarray | int = -1
+
+
+@dataclass
+class Event:
+    """What listeners receive: ``kind`` is ``"start"``, ``"progress"``, ``"phase"`` or ``"done"``."""
+
+    kind: str
+    elapsed: float
+    tried: int
+    found: int
+    found_adf: int
+    phase: str
+    new: int
+    result: Result = field(repr=False)
+
+    @property
+    def rate(self) -> float:
+        """Unique IDIs per second so far."""
+        return self.found / self.elapsed if self.elapsed > 0 else 0.0
+
+
+@dataclass
+class SearchContext:
+    """What a strategy sees: the parts, the random generator, the seeds and the live budget."""
+
+    model: object
+    domain: object
+    oracle: Oracle
+    rng: np.random.Generator
+    seeds: np.ndarray | None
+    engine: "Engine"
+
+    @property
+    def result(self) -> Result:
+        return self.engine.result
+
+
+class Engine:
+    """Runs one strategy generator against the oracle under a budget, publishing events."""
+
+    def __init__(self, oracle: Oracle, result: Result, *, max_time: float | None = None,
+                 max_tried: int | None = None, max_found: int | None = None,
+                 listeners: tuple[Callable[[Event], None], ...] = (), stop_event: threading.Event | None = None):
+        self.oracle = oracle
+        self.result = result
+        self.max_time = max_time
+        self.max_tried = max_tried
+        self.max_found = max_found
+        self.listeners = tuple(listeners)
+        self.stop_event = stop_event or threading.Event()
+        self.phase = ""
+        self._t0 = None
+
+    @property
+    def elapsed(self) -> float:
+        return 0.0 if self._t0 is None else time.perf_counter() - self._t0
+
+    @property
+    def remaining_tried(self) -> float:
+        """Candidates the budget still allows (``inf`` without a sample budget)."""
+        return float("inf") if self.max_tried is None else max(self.max_tried - self.result.tried, 0)
+
+    def out_of_budget(self) -> str | None:
+        """The reason to end now, or None."""
+        if self.stop_event.is_set():
+            return "stopped"
+        if self.max_time is not None and self.elapsed >= self.max_time:
+            return "budget"
+        if self.max_tried is not None and self.result.tried >= self.max_tried:
+            return "budget"
+        if self.max_found is not None and self.result.count("eidig") >= self.max_found:
+            return "budget"
+        return None
+
+    def _emit(self, kind: str, new: int = 0):
+        r = self.result
+        event = Event(kind, self.elapsed, r.tried, r.count("eidig"), r.count("adf"), self.phase, new, r)
+        for listen in self.listeners:
+            listen(event)
+
+    def check(self, batch: Batch) -> Verdict:
+        """Send one batch to the oracle and record what it finds."""
+        verdict = self.oracle.check(batch.X)
+        r = self.result
+        r.tried += len(verdict)
+        new = 0
+        if verdict.discriminatory.any():
+            d = verdict.discriminatory
+            seed_ids = np.broadcast_to(np.asarray(batch.seed_ids), (len(verdict),))[d]
+            new = r.record(verdict.X[d], verdict.counterpart[d], verdict.proba[d], verdict.counterpart_proba[d],
+                           phase=batch.phase, seed_ids=seed_ids, elapsed=self.elapsed)
+        r.mark(self.elapsed)
+        if batch.phase != self.phase:
+            self.phase = batch.phase
+            self._emit("phase", new)
+        self._emit("progress", new)
+        return verdict
+
+    def run(self, strategy: Generator[Batch, Verdict, None]) -> Result:
+        """Drive ``strategy`` until it finishes or the search must end; always returns the Result."""
+        self._t0 = time.perf_counter()
+        self._emit("start")
+        status = "completed"
+        try:
+            batch = next(strategy)
+            while True:
+                reason = self.out_of_budget()
+                if reason:
+                    status = reason
+                    break
+                batch = strategy.send(self.check(batch))
+        except StopIteration:
+            reason = self.out_of_budget()
+            status = "stopped" if reason == "stopped" else "completed"
+        except KeyboardInterrupt:
+            status = "interrupted"
+        finally:
+            strategy.close()
+            self.result.status = status
+            self.result.elapsed = self.elapsed
+            self._emit("done")
+        return self.result
+
+
+class Search:
+    """Base class of every generator: hyperparameters in ``__init__``, work in ``run``.
+
+    Budgets shared by all searches (any combination; the search ends at the first one reached):
+    ``max_time`` seconds, ``max_tried`` candidates checked, ``max_found`` unique IDIs.
+    ``random_state`` makes the search deterministic; ``progress`` is ``None`` (a live panel in a
+    notebook, nothing elsewhere), ``True`` (a panel in a notebook, a tqdm bar elsewhere) or ``False``.
+
+    Subclasses implement ``_generate(ctx)``, a generator of ``Batch``es (see the module docstring),
+    and may set ``needs_gradients`` / ``needs_activations``.
+    """
+
+    name = "search"
+    needs_gradients = False
+    needs_activations = False
+
+    def __init__(self, *, max_time: float | None = None, max_tried: int | None = None,
+                 max_found: int | None = None, random_state: int | None = None, progress: bool | None = None):
+        self.max_time = max_time
+        self.max_tried = max_tried
+        self.max_found = max_found
+        self.random_state = random_state
+        self.progress = progress
+        self._stop_event = threading.Event()
+        self.engine_: Engine | None = None
+
+    # ------------------------------------------------------------------ sklearn-style parameters
+    @classmethod
+    def _param_names(cls) -> list[str]:
+        names = []
+        for klass in cls.__mro__:
+            if klass is object:
+                continue
+            sig = inspect.signature(klass.__init__)
+            names += [p.name for p in sig.parameters.values()
+                      if p.name != "self" and p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL) and p.name not in names]
+        return names
+
+    def get_params(self) -> dict:
+        return {n: getattr(self, n) for n in self._param_names()}
+
+    def set_params(self, **params) -> "Search":
+        valid = self._param_names()
+        for k, v in params.items():
+            if k not in valid:
+                raise ValueError(f"{type(self).__name__} has no parameter {k!r}; valid: {valid}")
+            setattr(self, k, v)
+        return self
+
+    def __repr__(self):
+        defaults = {}
+        for klass in type(self).__mro__[:-1]:
+            for p in inspect.signature(klass.__init__).parameters.values():
+                defaults.setdefault(p.name, p.default)
+        shown = {k: v for k, v in self.get_params().items() if not _same(defaults.get(k), v)}
+        return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in shown.items())})"
+
+    # ------------------------------------------------------------------ running
+    def stop(self):
+        """End a running search (safe to call from another thread); the Result keeps what was found."""
+        self._stop_event.set()
+
+    def run(self, model, domain, seeds=None, *, listeners=()) -> Result:
+        """Search ``model`` for discrimination over ``domain``; returns the Result.
+
+        ``seeds`` are inputs the search starts from (e.g. the training data); strategies that need
+        seeds and get none raise ``ValueError``.
+        """
+        from ..models import supports_activations, supports_gradients, wrap
+        from .progress import make_listener
+
+        model = wrap(model)
+        if self.needs_gradients and not supports_gradients(model):
+            raise TypeError(f"{self.name} needs input gradients, which {model!r} does not provide; "
+                            "use a Keras or NumpyMLP model, or a black-box method such as 'maft'")
+        if self.needs_activations and not supports_activations(model):
+            raise TypeError(f"{self.name} needs hidden-layer activations, which {model!r} does not provide")
+        if seeds is not None:
+            seeds = domain.validate(getattr(seeds, "values", seeds), what="seeds")
+        oracle = Oracle(model, domain, validate=False)
+        self._stop_event = threading.Event()
+        result = Result(domain, self.name, self.get_params())
+        listeners = tuple(listeners)
+        bar = make_listener(self.progress, self)
+        if bar is not None:
+            listeners += (bar,)
+        self.engine_ = Engine(oracle, result, max_time=self.max_time, max_tried=self.max_tried,
+                              max_found=self.max_found, listeners=listeners, stop_event=self._stop_event)
+        ctx = SearchContext(model, domain, oracle, np.random.default_rng(self.random_state), seeds, self.engine_)
+        return self.engine_.run(self._generate(ctx))
+
+    def _generate(self, ctx: SearchContext) -> Generator[Batch, Verdict, None]:
+        raise NotImplementedError
+
+
+def _same(a, b) -> bool:
+    try:
+        return bool(a is b or a == b)
+    except (TypeError, ValueError):
+        return False

@@ -1,0 +1,61 @@
+"""Progress listeners: a live panel in notebooks, a tqdm bar in terminals.
+
+``make_listener(progress, search)`` returns a callable taking engine ``Event``s, or None.
+
+Example
+-------
+>>> make_listener(False, None) is None
+True
+"""
+from __future__ import annotations
+
+import sys
+import time
+
+
+def in_notebook() -> bool:
+    """True inside a Jupyter kernel."""
+    ip = sys.modules.get("IPython")
+    shell = ip.get_ipython() if ip is not None and hasattr(ip, "get_ipython") else None
+    return shell is not None and type(shell).__name__ == "ZMQInteractiveShell"
+
+
+def make_listener(progress, search):
+    """The listener for a search's ``progress`` setting (see ``Search``)."""
+    if progress is False:
+        return None
+    if in_notebook():
+        from ..widgets.progress import ProgressPanel
+
+        panel = ProgressPanel(search)
+        panel.show()
+        return panel.listener
+    if progress:
+        return TqdmListener()
+    return None
+
+
+class TqdmListener:
+    """Shows tried candidates and unique IDIs on a tqdm bar, updated at most 10 times a second."""
+
+    def __init__(self, min_interval: float = 0.1):
+        self.min_interval = min_interval
+        self._bar = None
+        self._last = 0.0
+
+    def __call__(self, event):
+        from tqdm.auto import tqdm
+
+        if event.kind == "start":
+            self._bar = tqdm(desc=event.result.method or "search", unit=" tried", total=None)
+            return
+        if self._bar is None:
+            return
+        now = time.monotonic()
+        if event.kind == "done" or now - self._last >= self.min_interval:
+            self._last = now
+            self._bar.n = event.tried
+            self._bar.set_postfix(found=event.found, phase=event.phase, rate=f"{event.rate:.0f}/s", refresh=False)
+            self._bar.refresh()
+        if event.kind == "done":
+            self._bar.close()

@@ -1,0 +1,25 @@
+"""Names of the search methods, resolved lazily so that importing fairnb stays light.
+
+Example
+-------
+>>> get_method("random").__name__
+'RandomSearch'
+"""
+from __future__ import annotations
+
+import importlib
+
+METHODS = {
+    "random": "fairnb.search.random:RandomSearch",
+    "themis": "fairnb.search.random:RandomSearch",
+}
+
+
+def get_method(name: str):
+    """The Search class registered under ``name``."""
+    try:
+        target = METHODS[name.lower()]
+    except KeyError:
+        raise ValueError(f"unknown method {name!r}; available: {sorted(METHODS)}") from None
+    module, cls = target.split(":")
+    return getattr(importlib.import_module(module), cls)

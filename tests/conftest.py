@@ -1,0 +1,60 @@
+"""Shared fixtures. Benchmark data and models are read from ../shared (or $FAIRNB_DATA / $FAIRNB_MODELS)
+through the same data-folder option a user has."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+
+
+def _dir(env: str, default: Path) -> Path | None:
+    p = Path(os.environ[env]) if os.environ.get(env) else default
+    return p if p.is_dir() else None
+
+
+@pytest.fixture(scope="session")
+def data_dir() -> Path:
+    d = _dir("FAIRNB_DATA", SHARED / "data")
+    if d is None:
+        pytest.fail("benchmark data not found: set FAIRNB_DATA or put shared/ beside the checkout")
+    return d
+
+
+@pytest.fixture(scope="session")
+def models_dir() -> Path:
+    d = _dir("FAIRNB_MODELS", SHARED / "models")
+    if d is None:
+        pytest.fail("published models not found: set FAIRNB_MODELS or put shared/ beside the checkout")
+    return d
+
+
+@pytest.fixture(scope="session")
+def synthetic():
+    import fairnb
+
+    return fairnb.datasets.make_synthetic(n=4000, strength=2.0, random_state=0)
+
+
+@pytest.fixture(scope="session")
+def biased_model(synthetic):
+    import fairnb
+
+    return fairnb.train_demo_model(synthetic, random_state=0)
+
+
+@pytest.fixture(scope="session")
+def fair_model(synthetic):
+    """A trained model that provably ignores the protected attribute."""
+    import fairnb
+
+    return fairnb.train_demo_model(synthetic, ignore_protected=True, random_state=0)
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(0)
