@@ -269,7 +269,8 @@ class Result:
         rows = "".join(f"<tr><th style='text-align:left'>{html.escape(str(k))}</th>"
                        f"<td>{html.escape(str(v))}</td></tr>" for k, v in s.items())
         head = self.pairs.head(10)
-        prot = [self.domain.names[i] for i in self.domain.protected]
+        head.columns = [html.escape(str(c), quote=False) for c in head.columns]
+        prot = [html.escape(self.domain.names[i], quote=False) for i in self.domain.protected]
         styled = head.style.set_properties(subset=prot + [f"{p}'" for p in prot],
                                            **{"background-color": "#ffe8a3", "font-weight": "bold"})
         table = styled.format(precision=3, escape="html").hide(axis="index").to_html()

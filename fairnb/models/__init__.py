@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from .base import (ActivationModel, GradientModel, Model, as_probability_matrix, outputs_hard_labels,
                    supports_activations, supports_gradients)
-from .callable import FunctionModel
+from .function import FunctionModel
 from .numpy_mlp import NumpyMLP
 from .sklearn import SklearnModel
 

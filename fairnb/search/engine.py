@@ -160,8 +160,7 @@ class Engine:
                     break
                 batch = strategy.send(self.check(batch))
         except StopIteration:
-            reason = self.out_of_budget()
-            status = "stopped" if reason == "stopped" else "completed"
+            status = self.out_of_budget() or "completed"
         except KeyboardInterrupt:
             status = "interrupted"
         finally:

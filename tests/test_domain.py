@@ -1,0 +1,68 @@
+import numpy as np
+import pytest
+
+from fairnb.domains import Feature, TabularDomain
+
+
+@pytest.fixture
+def dom():
+    return TabularDomain([Feature("age", 1, 9), Feature("sex", 0, 1, labels=("female", "male")),
+                          Feature("race", 0, 2, labels=("a", "b", "c")), Feature("hours", 0, 99)],
+                         protected=["sex", "race"])
+
+
+def test_variants_are_cartesian_product_and_include_self(dom):
+    X = np.array([[3, 1, 2, 40], [9, 0, 0, 1]], float)
+    V = dom.variants(X)
+    assert V.shape == (2, 6, 4)
+    # non-protected columns never change
+    assert (V[:, :, [0, 3]] == X[:, None, [0, 3]]).all()
+    # every combination of (sex, race) appears exactly once per input
+    for i in range(2):
+        assert {tuple(r) for r in V[i, :, 1:3]} == {(s, r) for s in (0, 1) for r in (0, 1, 2)}
+    own = dom.own_variant(X)
+    assert (V[np.arange(2), own] == X).all()
+
+
+def test_validate_errors_name_the_problem(dom):
+    with pytest.raises(ValueError, match=r"shape \(2, 3\).*expected \(n, 4\)"):
+        dom.validate(np.zeros((2, 3)))
+    with pytest.raises(ValueError, match="NaN"):
+        dom.validate([[1, 0, 0, np.nan]])
+    with pytest.raises(ValueError, match=r"hours=100 is outside its bounds \[0, 99\]"):
+        dom.validate([[1, 0, 0, 100]])
+    with pytest.raises(ValueError, match="not numeric"):
+        dom.validate([["a", 0, 0, 1]])
+    assert dom.validate([1, 0, 0, 5]).shape == (1, 4)
+
+
+def test_unknown_protected_attribute_is_a_clear_error(dom):
+    with pytest.raises(ValueError, match=r"unknown feature 'gender'.*\['age', 'sex', 'race', 'hours'\]"):
+        dom.with_protected(["gender"])
+    with pytest.raises(ValueError, match="no protected attribute"):
+        TabularDomain(dom.features).variants(np.zeros((1, 4)))
+
+
+def test_clip_sample_and_decode(dom, rng):
+    S = dom.sample(500, rng)
+    assert dom.validate(S).shape == (500, 4)
+    assert (dom.clip([[0.4, 3, -1, 120.6]]) == [[1, 1, 0, 99]]).all()
+    frame = dom.decode([[3, 1, 2, 40]])
+    assert frame.iloc[0].tolist() == [3, "male", "c", 40]
+    assert dom.describe()["protected"].tolist() == [False, True, True, False]
+    assert dom.size == 9 * 2 * 3 * 100
+
+
+def test_feature_checks():
+    with pytest.raises(ValueError, match="labels"):
+        Feature("sex", 0, 1, labels=("f",))
+    with pytest.raises(ValueError, match="below low"):
+        Feature("x", 3, 1)
+    with pytest.raises(ValueError, match="unique"):
+        TabularDomain([Feature("x", 0, 1), Feature("x", 0, 1)])
+
+
+def test_from_data_uses_min_max():
+    dom = TabularDomain.from_data(np.array([[1, 5], [3, 2]]), protected=[0], names=["a", "b"])
+    assert dom.lower.tolist() == [1, 2] and dom.upper.tolist() == [3, 5]
+    assert dom.protected_names == ("a",)

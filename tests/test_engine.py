@@ -1,0 +1,161 @@
+import threading
+
+import numpy as np
+import pytest
+
+import fairnb
+from fairnb.oracle import Oracle
+from fairnb.results import Result
+from fairnb.search import Batch, RandomSearch, Search
+
+
+def test_random_search_finds_planted_discrimination(synthetic, biased_model):
+    r = fairnb.search(biased_model, synthetic.domain, method="random", n_samples=20_000, random_state=0)
+    assert r.status == "completed" and r.tried == 20_000
+    assert r.count("eidig") > 1_000
+    assert r.count("adf") <= r.count("eidig")
+    # every reported pair re-checked by a fresh oracle
+    v = Oracle(biased_model, synthetic.domain).check(r.inputs)
+    assert v.discriminatory.all()
+    assert (Oracle(biased_model, synthetic.domain).check(r.counterparts).discriminatory).all()
+    # counterparts differ only in the protected attribute, and get another decision
+    other = np.delete(np.arange(synthetic.domain.n_features), synthetic.domain.protected)
+    assert (r.inputs[:, other] == r.counterparts[:, other]).all()
+    assert (r.pairs["label"] != r.pairs["label'"]).all()
+
+
+def test_random_search_finds_nothing_in_a_model_that_ignores_the_attribute(synthetic, fair_model):
+    r = fairnb.search(fair_model, synthetic.domain, method="random", n_samples=20_000, random_state=0)
+    assert r.count() == 0 and r.hits == 0
+    assert r.extras["share_ci_low"] == 0.0 and r.extras["share_ci_high"] < 0.001
+
+
+def test_share_estimate_covers_the_true_share(synthetic):
+    """The 95% interval contains the exact share of the planted model's discriminatory inputs."""
+    truth = synthetic.info["true_model"]
+    r = RandomSearch(n_samples=20_000, random_state=1).run(truth, synthetic.domain)
+    # exact share by enumerating the (small) domain
+    grids = np.meshgrid(*[f.values for f in synthetic.domain.features], indexing="ij")
+    everything = np.stack([g.ravel() for g in grids], axis=1).astype(float)
+    exact = Oracle(truth, synthetic.domain).check(everything).discriminatory.mean()
+    assert r.extras["share_ci_low"] <= exact <= r.extras["share_ci_high"]
+
+
+def test_deterministic_given_random_state(synthetic, biased_model):
+    a = RandomSearch(n_samples=3000, random_state=5).run(biased_model, synthetic.domain)
+    b = RandomSearch(n_samples=3000, random_state=5).run(biased_model, synthetic.domain)
+    assert np.array_equal(a.inputs, b.inputs)
+
+
+def test_budgets(synthetic, biased_model):
+    r = RandomSearch(n_samples=None, max_tried=4500, batch_size=1000, random_state=0).run(biased_model, synthetic.domain)
+    assert r.tried == 4500 and r.status == "budget"
+    r = RandomSearch(n_samples=None, max_found=50, batch_size=100, random_state=0).run(biased_model, synthetic.domain)
+    assert 50 <= r.count() < 150 and r.status == "budget"
+    r = RandomSearch(n_samples=None, max_time=0.2, random_state=0).run(biased_model, synthetic.domain)
+    assert r.status == "budget" and r.elapsed < 5
+    with pytest.raises(ValueError, match="needs max_time"):
+        RandomSearch(n_samples=None).run(biased_model, synthetic.domain)
+
+
+def test_stop_from_another_thread_keeps_what_was_found(synthetic, biased_model):
+    search = RandomSearch(n_samples=None, max_time=60, batch_size=500, random_state=0)
+    seen = threading.Event()
+
+    def listener(event):
+        if event.found > 0:
+            seen.set()
+
+    out = {}
+    t = threading.Thread(target=lambda: out.setdefault("r", search.run(biased_model, synthetic.domain, listeners=[listener])))
+    t.start()
+    assert seen.wait(30)
+    search.stop()
+    t.join(30)
+    r = out["r"]
+    assert r.status == "stopped" and r.count() > 0 and r.elapsed < 60
+    assert Oracle(biased_model, synthetic.domain).check(r.inputs).discriminatory.all()
+
+
+def test_keyboard_interrupt_returns_partial_result(synthetic, biased_model):
+    def listener(event):
+        if event.kind == "progress" and event.tried >= 3000:
+            raise KeyboardInterrupt
+
+    r = RandomSearch(n_samples=None, max_time=60, batch_size=1000, random_state=0).run(
+        biased_model, synthetic.domain, listeners=[listener])
+    assert r.status == "interrupted" and r.tried == 3000 and r.count() > 0
+
+
+def test_events_are_published(synthetic, biased_model):
+    events = []
+    RandomSearch(n_samples=3000, batch_size=1000, random_state=0).run(biased_model, synthetic.domain,
+                                                                       listeners=[events.append])
+    kinds = [e.kind for e in events]
+    assert kinds[0] == "start" and kinds[-1] == "done" and "phase" in kinds
+    assert [e.tried for e in events if e.kind == "progress"] == [1000, 2000, 3000]
+    assert events[-1].found == events[-1].result.count()
+
+
+def test_strategy_protocol_and_params(synthetic, biased_model):
+    class TwoSteps(Search):
+        name = "two-steps"
+
+        def __init__(self, size: int = 7, **budget):
+            super().__init__(**budget)
+            self.size = size
+
+        def _generate(self, ctx):
+            v = yield Batch(ctx.domain.sample(self.size, ctx.rng), phase="global", seed_ids=np.arange(self.size))
+            assert len(v) == self.size
+            yield Batch(ctx.domain.clip(v.X + 1), phase="local", seed_ids=np.arange(self.size))
+
+    s = TwoSteps(size=9, random_state=3)
+    assert s.get_params()["size"] == 9 and s.get_params()["random_state"] == 3
+    assert repr(s) == "TwoSteps(size=9, random_state=3)"
+    with pytest.raises(ValueError, match="no parameter"):
+        s.set_params(bogus=1)
+    r = s.run(biased_model, synthetic.domain)
+    assert r.tried == 18 and r.method == "two-steps"
+    assert set(r.to_frame()["phase"]) <= {"global", "local"}
+
+
+def test_seeds_are_validated(synthetic, biased_model):
+    with pytest.raises(ValueError, match="seeds has shape"):
+        RandomSearch().run(biased_model, synthetic.domain, seeds=np.zeros((3, 2)))
+
+
+def test_unknown_method():
+    with pytest.raises(ValueError, match="unknown method 'nope'"):
+        fairnb.search(None, None, method="nope")
+
+
+def test_result_save_load_roundtrip(tmp_path, synthetic, biased_model):
+    r = RandomSearch(n_samples=3000, random_state=0).run(biased_model, synthetic.domain)
+    for suffix in (".csv", ".parquet"):
+        path = r.save(tmp_path / f"r{suffix}")
+        back = Result.load(path)
+        assert np.array_equal(back.inputs, r.inputs) and np.array_equal(back.counterparts, r.counterparts)
+        assert back.summary() == r.summary()
+        assert back.pairs.equals(r.pairs)
+    with pytest.raises(ValueError, match="format"):
+        r.save(tmp_path / "r.txt")
+    with pytest.raises(FileNotFoundError):
+        Result.load(tmp_path / "missing.csv")
+
+
+def test_result_display_escapes_user_strings(biased_model):
+    from fairnb.domains import Feature, TabularDomain
+
+    evil = "<img src=x onerror=alert(1)>"
+    dom = TabularDomain([Feature("sex", 0, 1, labels=(evil, "m")), Feature(evil + "x", 0, 9)], protected=["sex"])
+    r = RandomSearch(n_samples=500, random_state=0).run(lambda X: (X[:, 0] * X[:, 1] > 4).astype(float), dom)
+    page = r._repr_html_()
+    assert r.count() > 0 and evil not in page and "&lt;img src=x onerror=alert(1)&gt;" in page
+
+
+def test_time_to_and_timeline(synthetic, biased_model):
+    r = RandomSearch(n_samples=5000, batch_size=1000, random_state=0).run(biased_model, synthetic.domain)
+    assert r.time_to(1) <= r.time_to(r.count()) and r.time_to(r.count() + 1) is None
+    assert r.time_to(1, "adf") is not None
+    assert r.timeline["tried"].tolist() == [1000, 2000, 3000, 4000, 5000]
