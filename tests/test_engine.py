@@ -158,4 +158,4 @@ def test_time_to_and_timeline(synthetic, biased_model):
     r = RandomSearch(n_samples=5000, batch_size=1000, random_state=0).run(biased_model, synthetic.domain)
     assert r.time_to(1) <= r.time_to(r.count()) and r.time_to(r.count() + 1) is None
     assert r.time_to(1, "adf") is not None
-    assert r.timeline["tried"].tolist() == [1000, 2000, 3000, 4000, 5000]
+    assert r.timeline["tried"].tolist() == [0, 1000, 2000, 3000, 4000, 5000]

@@ -149,6 +149,7 @@ class Engine:
     def run(self, strategy: Generator[Batch, Verdict, None]) -> Result:
         """Drive ``strategy`` until it finishes or the search must end; always returns the Result."""
         self._t0 = time.perf_counter()
+        self.result.mark(0.0)
         self._emit("start")
         status = "completed"
         try:
