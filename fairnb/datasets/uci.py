@@ -1,0 +1,205 @@
+"""Raw UCI files (Adult, German Credit): download with checksum and cache, or read from your folder.
+
+``download("adult")`` fetches ``adult.data`` and ``adult.test`` over HTTPS from the UCI archive,
+checks their SHA-256 against the unmodified UCI files, and keeps them in the cache folder
+(``$FAIRNB_CACHE``, default ``~/.cache/fairnb``). Without network it fails at once and says how to
+use files you already have: ``download("adult", folder="path/with/the/files")`` (or copy them into the
+cache folder). ``preprocess_adult`` turns the raw Adult rows into the EIDIG/MAFT ``census`` encoding.
+
+EIDIG/MAFT Census encoding (12 features): age binned by ``[15, 25, 45, 65, 120]`` (right-closed) to
+1..4; categorical columns coded by the vocab orders below (those of the UCI ``adult.names`` file;
+occupation, relationship and native_country were identified by matching value counts and then the
+whole encoded file row for row); ``educational_num`` as is; capital gain binned by
+``[-1, 0, 99998, 100000]`` (1..3), capital loss likewise (1..2), hours per week by
+``[0, 25, 40, 60, 168]`` (1..4); a missing ``?`` becomes the column's mode over all 48,842 rows;
+label 1 = income ``>50K``.
+
+Example
+-------
+>>> WORKCLASS.index("Private"), RACE.index("Black"), GENDER
+(0, 4, ('Female', 'Male'))
+>>> sorted(FILES)
+['adult.data', 'adult.test', 'german.data']
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import tempfile
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+_BASE = "https://archive.ics.uci.edu/ml/machine-learning-databases/"
+#: file name -> (HTTPS address, SHA-256 of the unmodified UCI file)
+FILES = {
+    "adult.data": (_BASE + "adult/adult.data", "5b00264637dbfec36bdeaab5676b0b309ff9eb788d63554ca0a249491c86603d"),
+    "adult.test": (_BASE + "adult/adult.test", "a2a9044bc167a35b2361efbabec64e89d69ce82d9790d2980119aac5fd7e9c05"),
+    "german.data": (_BASE + "statlog/german/german.data",
+                    "b21f3d81db8071257d5ff1deaeba1fd4303b62712e6fcc9715c7a86202cb5871"),
+}
+#: data set name -> its files
+DATASETS = {"adult": ("adult.data", "adult.test"), "german": ("german.data",)}
+
+# EIDIG/MAFT census vocab orders (code = position)
+WORKCLASS = ("Private", "Self-emp-not-inc", "Self-emp-inc", "Federal-gov", "Local-gov", "State-gov", "Without-pay",
+             "Never-worked")
+MARITAL_STATUS = ("Married-civ-spouse", "Divorced", "Never-married", "Separated", "Widowed", "Married-spouse-absent",
+                  "Married-AF-spouse")
+OCCUPATION = ("Tech-support", "Craft-repair", "Other-service", "Sales", "Exec-managerial", "Prof-specialty",
+              "Handlers-cleaners", "Machine-op-inspct", "Adm-clerical", "Farming-fishing", "Transport-moving",
+              "Priv-house-serv", "Protective-serv", "Armed-Forces")
+RELATIONSHIP = ("Wife", "Own-child", "Husband", "Not-in-family", "Other-relative", "Unmarried")
+RACE = ("White", "Asian-Pac-Islander", "Amer-Indian-Eskimo", "Other", "Black")
+GENDER = ("Female", "Male")
+NATIVE_COUNTRY = ("United-States", "Cambodia", "England", "Puerto-Rico", "Canada", "Germany",
+                  "Outlying-US(Guam-USVI-etc)", "India", "Japan", "Greece", "South", "China", "Cuba", "Iran",
+                  "Honduras", "Philippines", "Italy", "Poland", "Jamaica", "Vietnam", "Mexico", "Portugal", "Ireland",
+                  "France", "Dominican-Republic", "Laos", "Ecuador", "Taiwan", "Haiti", "Columbia", "Hungary",
+                  "Guatemala", "Nicaragua", "Scotland", "Thailand", "Yugoslavia", "El-Salvador", "Trinadad&Tobago",
+                  "Peru", "Hong", "Holand-Netherlands")
+ADULT_COLUMNS = ("age", "workclass", "fnlwgt", "education", "educational_num", "marital_status", "occupation",
+                 "relationship", "race", "gender", "capital_gain", "capital_loss", "hours_per_week", "native_country",
+                 "income")
+_VOCAB = {"workclass": WORKCLASS, "marital_status": MARITAL_STATUS, "occupation": OCCUPATION,
+          "relationship": RELATIONSHIP, "race": RACE, "gender": GENDER, "native_country": NATIVE_COUNTRY}
+_BINS = {"age": [15, 25, 45, 65, 120], "capital_gain": [-1, 0, 99998, 100000],
+         "capital_loss": [-1, 0, 99998, 100000], "hours_per_week": [0, 25, 40, 60, 168]}
+CENSUS_FEATURES = ("age", "workclass", "educational_num", "marital_status", "occupation", "relationship", "race",
+                   "gender", "capital_gain", "capital_loss", "hours_per_week", "native_country")
+
+
+class DownloadError(FileNotFoundError):
+    """A raw file could neither be found locally nor downloaded."""
+
+
+def cache_dir() -> Path:
+    """``$FAIRNB_CACHE`` or ``~/.cache/fairnb`` (not created here)."""
+    return Path(os.environ.get("FAIRNB_CACHE") or Path.home() / ".cache" / "fairnb").expanduser()
+
+
+def sha256(path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _check(path: Path, name: str) -> Path:
+    got = sha256(path)
+    if got != FILES[name][1]:
+        raise ValueError(f"{path}: SHA-256 {got} does not match the UCI file {name} ({FILES[name][1]}); "
+                         "the file is damaged or not the original UCI file")
+    return path
+
+
+def _file_names(files) -> tuple[str, ...]:
+    names = DATASETS.get(files, (files,)) if isinstance(files, str) else tuple(files)
+    unknown = [n for n in names if n not in FILES]
+    if unknown:
+        raise ValueError(f"unknown UCI file(s) {unknown}; known data sets {sorted(DATASETS)}, files {sorted(FILES)}")
+    return names
+
+
+def local_files(files, folder) -> tuple[Path, ...] | None:
+    """The checked paths of ``files`` in ``folder`` (default: the cache), or ``None`` if one is absent."""
+    folder = cache_dir() if folder is None else Path(folder).expanduser()
+    paths = tuple(folder / n for n in _file_names(files))
+    if not all(p.is_file() for p in paths):
+        return None
+    return tuple(_check(p, p.name) for p in paths)
+
+
+def cached_files(files) -> tuple[Path, ...] | None:
+    """Like :func:`local_files` in the cache folder."""
+    return local_files(files, None)
+
+
+def download(files="adult", *, folder=None, timeout: float = 30.0, opener=urllib.request.urlopen) -> tuple[Path, ...]:
+    """Paths of the checked raw files, downloading what the cache lacks.
+
+    ``files``: ``"adult"``, ``"german"`` or file names. ``folder``: use the files found there (checked,
+    not copied) instead of downloading. ``opener`` is ``urllib.request.urlopen`` (replaceable in tests).
+    """
+    names = _file_names(files)
+    if folder is not None:
+        found = local_files(names, folder)
+        if found is None:
+            missing = [n for n in names if not (Path(folder).expanduser() / n).is_file()]
+            raise FileNotFoundError(f"{missing} not found in {str(folder)!r}")
+        return found
+    cache = cache_dir()
+    paths = []
+    for name in names:
+        target = cache / name
+        if not target.is_file():
+            _fetch(name, target, timeout, opener)
+        paths.append(_check(target, name))
+    return tuple(paths)
+
+
+def _fetch(name: str, target: Path, timeout: float, opener) -> None:
+    url, _ = FILES[name]
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=name, dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            try:
+                with opener(url, timeout=timeout) as response:
+                    shutil.copyfileobj(response, out)
+            except (urllib.error.URLError, OSError, ValueError) as e:
+                raise DownloadError(
+                    f"could not download {url} ({e}). Without network, get the UCI file {name} elsewhere and "
+                    f"either pass its folder (fairnb.datasets.uci.download(..., folder='path')) or put it in the "
+                    f"cache folder {str(target.parent)!r} ($FAIRNB_CACHE)") from None
+        _check(Path(tmp), name)
+        os.replace(tmp, target)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+
+
+# ---------------------------------------------------------------------------------------------- Adult
+
+
+def read_adult(*paths) -> pd.DataFrame:
+    """The raw Adult rows of ``adult.data`` / ``adult.test`` (test labels lose their trailing dot)."""
+    frames = []
+    for p in paths:
+        skip = 1 if Path(p).name.endswith(".test") or _first_line(p).startswith("|") else 0
+        df = pd.read_csv(p, header=None, names=list(ADULT_COLUMNS), skipinitialspace=True, skiprows=skip)
+        frames.append(df.dropna(how="all"))
+    df = pd.concat(frames, ignore_index=True)
+    df["income"] = df["income"].str.rstrip(".")
+    return df
+
+
+def _first_line(path) -> str:
+    with open(path, encoding="utf-8", errors="replace") as f:
+        return f.readline()
+
+
+def encode_adult(raw: pd.DataFrame) -> tuple[pd.DataFrame, np.ndarray]:
+    """Raw Adult rows -> (EIDIG/MAFT census features, 0/1 labels)."""
+    df = raw.copy()
+    for col, vocab in _VOCAB.items():
+        values = df[col].astype(str).str.strip()
+        values = values.where(values != "?", values[values != "?"].mode().iloc[0])
+        unknown = sorted(set(values) - set(vocab))
+        if unknown:
+            raise ValueError(f"Adult column {col} has values {unknown[:5]} outside the UCI vocabulary")
+        df[col] = values.map({v: i for i, v in enumerate(vocab)})
+    for col, bins in _BINS.items():
+        df[col] = np.digitize(df[col].astype(float), bins, right=True)
+    y = df["income"].str.strip().eq(">50K").to_numpy(dtype=np.int64)
+    return df[list(CENSUS_FEATURES)].astype(np.int64).reset_index(drop=True), y
+
+
+def preprocess_adult(*paths) -> tuple[pd.DataFrame, np.ndarray]:
+    """Read raw Adult files and encode them as the EIDIG/MAFT census data (features, labels)."""
+    return encode_adult(read_adult(*paths))

@@ -1,0 +1,297 @@
+"""Keras models: the TensorFlow adapter ``KerasModel`` and the loader for saved model files.
+
+The published EIDIG/MAFT models are Keras 2 ``.h5`` files, which Keras 3 cannot load. ``load_keras_model``
+reads their architecture and weights with h5py and builds either a numpy network (``backend="numpy"``,
+no TensorFlow import at all) or an equivalent Keras 3 model (``backend="keras"``). Native Keras 3
+``.keras`` files load with Keras itself.
+
+TensorFlow is imported only inside the functions of this module, never when fairnb is imported.
+
+Example
+-------
+>>> model = load_keras_model("models/adult_model.h5")            # doctest: +SKIP
+>>> model                                                        # doctest: +SKIP
+NumpyMLP(12-30-20-15-15-10-1, sigmoid)
+>>> load_keras_model("no/such/model.h5")
+Traceback (most recent call last):
+...
+FileNotFoundError: model file 'no/such/model.h5' not found
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from .numpy_mlp import _ACTIVATIONS, NumpyMLP
+
+_KERAS_TO_NUMPY_ACT = {"relu": "relu", "tanh": "tanh", "linear": "identity", "sigmoid": "logistic"}
+_OUTPUTS = ("sigmoid", "softmax")
+_SKIPPED_AT_INFERENCE = ("Dropout", "InputLayer", "GaussianNoise", "AlphaDropout", "GaussianDropout")
+
+
+# ---------------------------------------------------------------------------------------------- loading
+
+
+def load_keras_model(path, backend: str = "numpy"):
+    """Load a Keras 2 ``.h5`` or Keras 3 ``.keras`` model file as a fairnb model.
+
+    ``backend="numpy"``: a :class:`~fairnb.models.NumpyMLP` (dense networks; no TensorFlow needed for
+    ``.h5``). ``backend="keras"``: a :class:`KerasModel` around a Keras 3 model. A ``.keras`` file that is
+    not a plain stack of Dense layers is returned as a ``KerasModel`` with either backend.
+    """
+    if backend not in ("numpy", "keras"):
+        raise ValueError(f"backend must be 'numpy' or 'keras', got {backend!r}")
+    path = Path(path).expanduser()
+    if not path.is_file():
+        raise FileNotFoundError(f"model file {str(path)!r} not found")
+    if path.suffix == ".keras":
+        model = KerasModel(_keras().saving.load_model(path, compile=False))
+        return model.to_numpy() if backend == "numpy" and model.is_dense_stack else model
+    if path.suffix not in (".h5", ".hdf5"):
+        raise ValueError(f"{path.name}: expected a Keras model file ending in .h5 (Keras 2) or .keras (Keras 3)")
+    layers = read_h5_dense_layers(path)
+    if backend == "numpy":
+        return _numpy_mlp(layers, path)
+    return KerasModel(_build_keras(layers))
+
+
+def read_h5_dense_layers(path) -> list[dict]:
+    """The Dense layers of a Keras 2 ``.h5`` Sequential model: ``[{units, activation, kernel, bias}]``.
+
+    Layers that do nothing at inference (Dropout, InputLayer) are skipped; other layer types raise
+    ``ValueError``.
+    """
+    import h5py
+
+    try:
+        f = h5py.File(path, "r")
+    except OSError as e:
+        raise ValueError(f"{path}: not an HDF5 Keras model file ({e})") from None
+    with f:
+        if "model_config" not in f.attrs:
+            raise ValueError(f"{path}: holds no model architecture (weights-only file?); "
+                             "save the whole model with model.save(...)")
+        raw = f.attrs["model_config"]
+        config = json.loads(raw.decode() if isinstance(raw, bytes) else raw)
+        layer_configs = config["config"]["layers"] if isinstance(config["config"], dict) else config["config"]
+        weights = f["model_weights"] if "model_weights" in f else f
+        layers = []
+        for lc in layer_configs:
+            kind, cfg = lc["class_name"], lc["config"]
+            if kind in _SKIPPED_AT_INFERENCE:
+                continue
+            if kind != "Dense":
+                raise ValueError(f"{path}: layer {cfg.get('name')!r} of type {kind} is not supported by the .h5 "
+                                 "reader (dense networks only); save it as .keras and load with backend='keras'")
+            group = weights[cfg["name"]]
+            names = [n.decode() if isinstance(n, bytes) else n for n in group.attrs["weight_names"]]
+            arrays = {n.split("/")[-1].split(":")[0]: np.asarray(group[n]) for n in names}
+            layers.append({"units": int(cfg["units"]), "activation": cfg.get("activation", "linear"),
+                           "kernel": arrays["kernel"],
+                           "bias": arrays.get("bias", np.zeros(int(cfg["units"]), dtype=np.float32))})
+    if not layers:
+        raise ValueError(f"{path}: no Dense layer found")
+    return layers
+
+
+def _numpy_mlp(layers: list[dict], source) -> NumpyMLP:
+    hidden = {layer["activation"] for layer in layers[:-1]}
+    out = layers[-1]["activation"]
+    if len(hidden) > 1 or any(_KERAS_TO_NUMPY_ACT.get(a) not in _ACTIVATIONS for a in hidden) or out not in _OUTPUTS:
+        raise ValueError(f"{source}: hidden activations {sorted(hidden)} / output {out!r} are not supported by the "
+                         "numpy backend (one of relu/tanh/sigmoid/linear; sigmoid or softmax output); "
+                         "use backend='keras'")
+    act = _KERAS_TO_NUMPY_ACT[hidden.pop()] if hidden else "relu"
+    return NumpyMLP([layer["kernel"] for layer in layers], [layer["bias"] for layer in layers],
+                    activation=act, output=out)
+
+
+def _keras():
+    import keras
+
+    return keras
+
+
+def _build_keras(layers: list[dict]):
+    keras = _keras()
+    model = keras.Sequential([keras.Input((layers[0]["kernel"].shape[0],))]
+                             + [keras.layers.Dense(layer["units"], activation=layer["activation"]) for layer in layers])
+    for dense, layer in zip(model.layers, layers):
+        dense.set_weights([layer["kernel"], layer["bias"]])
+    return model
+
+
+# ---------------------------------------------------------------------------------------------- adapter
+
+
+class KerasModel:
+    """A Keras 3 classifier (TensorFlow backend) as a white-box fairnb model.
+
+    One compiled ``tf.function`` per query kind, with input signature ``[None, d]``: batches of any
+    size reuse the same graph. Inputs are processed in chunks of ``batch_size`` rows. A single sigmoid
+    output unit is read as ``P(y=1)``; ``k`` softmax units as ``k`` class probabilities. Losses are
+    computed from the logits of the last Dense layer when it carries the sigmoid/softmax.
+    Hidden layers (for ``layer_outputs`` / ``activation_gradient``) are the Dense layers before the last.
+    """
+
+    def __init__(self, model, batch_size: int = 16384):
+        import tensorflow as tf
+
+        keras = _keras()
+        if not isinstance(model, keras.Model):
+            raise TypeError(f"KerasModel needs a keras.Model, got {type(model).__name__}")
+        shape = model.inputs[0].shape if model.inputs else None
+        if shape is None or len(shape) != 2 or shape[-1] is None:
+            raise ValueError("KerasModel needs a model with one flat input of known width (None, d)")
+        self.model = model
+        self.batch_size = int(batch_size)
+        self.n_features = int(shape[-1])
+        dense = [layer for layer in model.layers if isinstance(layer, keras.layers.Dense)]
+        last = model.layers[-1]
+        act = getattr(getattr(last, "activation", None), "__name__", None)
+        self._logit_layer = last if isinstance(last, keras.layers.Dense) and act in _OUTPUTS else None
+        self.output = act if act in _OUTPUTS else None
+        self._hidden = [layer for layer in dense if layer is not last]
+        self.n_classes = int(model.outputs[0].shape[-1])
+        if self.n_classes == 1:
+            self.output = "sigmoid"
+        spec = tf.TensorSpec([None, self.n_features], tf.float32)
+        if self._logit_layer is not None:
+            body = keras.Model(model.inputs, self._logit_layer.input)
+            kernel, bias = self._logit_layer.kernel, self._logit_layer.bias
+            self._logits = lambda x: tf.matmul(body(x), kernel) + (bias if bias is not None else 0.0)
+        else:
+            self._logits = None
+        self._hidden_model = (keras.Model(model.inputs, [layer.output for layer in self._hidden])
+                              if self._hidden else None)
+        self._proba_fn = tf.function(self._proba_graph, input_signature=[spec])
+        cls_spec = tf.TensorSpec([None], tf.int32)
+        self._grad_fns = {"proba": tf.function(self._proba_grad_graph, input_signature=[spec, cls_spec]),
+                          "loss": tf.function(self._loss_grad_graph, input_signature=[spec, cls_spec])}
+        self._layers_fn = tf.function(self._layers_graph, input_signature=[spec]) if self._hidden else None
+        self._act_grad_fns = {}
+
+    # ------------------------------------------------------------------ description
+    @property
+    def layer_sizes(self) -> list[int]:
+        return [int(layer.units) for layer in self._hidden] + [self.n_classes]
+
+    @property
+    def is_dense_stack(self) -> bool:
+        """True when the model is a plain stack of Dense layers (convertible to ``NumpyMLP``)."""
+        keras = _keras()
+        kinds = [layer for layer in self.model.layers if not isinstance(layer, keras.layers.InputLayer)]
+        hidden_acts = {layer.activation.__name__ for layer in self._hidden}
+        return (all(isinstance(layer, keras.layers.Dense) for layer in kinds) and self._logit_layer is not None
+                and len(hidden_acts) <= 1 and all(a in _KERAS_TO_NUMPY_ACT for a in hidden_acts))
+
+    def __repr__(self):
+        return f"KerasModel({self.n_features}-" + "-".join(map(str, self.layer_sizes)) + f", {self.output})"
+
+    def to_numpy(self) -> NumpyMLP:
+        """The same network as a ``NumpyMLP`` (dense stacks only)."""
+        if not self.is_dense_stack:
+            raise ValueError("only a plain stack of Dense layers with a sigmoid/softmax output converts to NumpyMLP")
+        dense = self._hidden + [self._logit_layer]
+        layers = [{"units": int(d.units), "activation": d.activation.__name__, "kernel": np.asarray(d.kernel),
+                   "bias": np.asarray(d.bias) if d.bias is not None else np.zeros(int(d.units))} for d in dense]
+        return _numpy_mlp(layers, repr(self))
+
+    # ------------------------------------------------------------------ graphs
+    def _proba_graph(self, x):
+        import tensorflow as tf
+
+        p = self.model(x, training=False)
+        if self.output == "sigmoid":
+            p = tf.concat([1.0 - p[:, :1], p[:, :1]], axis=1)
+        return p
+
+    def _layers_graph(self, x):
+        return self._hidden_model(x, training=False)
+
+    def _proba_grad_graph(self, x, c):
+        return self._grad_graph(x, c, "proba")
+
+    def _loss_grad_graph(self, x, c):
+        return self._grad_graph(x, c, "loss")
+
+    def _grad_graph(self, x, c, of):
+        import tensorflow as tf
+
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            if of == "loss" and self._logits is not None:
+                z = self._logits(x)
+                if self.output == "sigmoid":
+                    s = tf.nn.sigmoid_cross_entropy_with_logits(labels=tf.cast(c, z.dtype), logits=z[:, 0])
+                else:
+                    s = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=c, logits=z)
+            else:
+                pc = tf.gather(self._proba_graph(x), c, axis=1, batch_dims=1)
+                s = -tf.math.log(tf.maximum(pc, 1e-12)) if of == "loss" else pc
+            total = tf.reduce_sum(s)
+        return tape.gradient(total, x)
+
+    def _act_grad_fn(self, layer: int):
+        import tensorflow as tf
+
+        if layer not in self._act_grad_fns:
+            spec = tf.TensorSpec([None, self.n_features], tf.float32)
+            wspec = tf.TensorSpec([None, int(self._hidden[layer].units)], tf.float32)
+
+            def graph(x, w):
+                with tf.GradientTape() as tape:
+                    tape.watch(x)
+                    a = self._hidden_model(x, training=False)
+                    a = a[layer] if isinstance(a, (list, tuple)) else a
+                    total = tf.reduce_sum(a * w)
+                return tape.gradient(total, x)
+
+            self._act_grad_fns[layer] = tf.function(graph, input_signature=[spec, wspec])
+        return self._act_grad_fns[layer]
+
+    # ------------------------------------------------------------------ running
+    def _check(self, X) -> np.ndarray:
+        X = np.asarray(X, dtype=np.float32)
+        if X.ndim != 2 or X.shape[1] != self.n_features:
+            raise ValueError(f"the model takes inputs of width {self.n_features}; got shape {X.shape}")
+        return X
+
+    def _batched(self, fn, X, *extra):
+        X = self._check(X)
+        outs = []
+        for start in range(0, max(len(X), 1), self.batch_size):
+            sl = slice(start, start + self.batch_size)
+            res = fn(X[sl], *(e[sl] for e in extra))
+            outs.append([np.asarray(r, dtype=np.float64) for r in res] if isinstance(res, (list, tuple))
+                        else np.asarray(res, dtype=np.float64))
+        if isinstance(outs[0], list):
+            return [np.concatenate(parts) for parts in zip(*outs)]
+        return np.concatenate(outs)
+
+    def predict_proba(self, X: np.ndarray) -> np.ndarray:
+        return self._batched(self._proba_fn, X)
+
+    def input_gradient(self, X: np.ndarray, classes, of: str = "proba") -> np.ndarray:
+        if of not in self._grad_fns:
+            raise ValueError(f"of must be 'proba' or 'loss', got {of!r}")
+        X = self._check(X)
+        c = np.broadcast_to(np.asarray(classes, dtype=np.int32), (len(X),)).copy()
+        if ((c < 0) | (c >= max(self.n_classes, 2))).any():
+            raise ValueError(f"classes must lie in 0..{max(self.n_classes, 2) - 1}")
+        return self._batched(self._grad_fns[of], X, c)
+
+    def layer_outputs(self, X: np.ndarray) -> list[np.ndarray]:
+        if self._layers_fn is None:
+            return []
+        out = self._batched(self._layers_fn, X)
+        return out if isinstance(out, list) else [out]
+
+    def activation_gradient(self, X: np.ndarray, layer: int, weights: np.ndarray) -> np.ndarray:
+        if not 0 <= layer < len(self._hidden):
+            raise ValueError(f"layer {layer} is not a hidden layer (0..{len(self._hidden) - 1})")
+        X = self._check(X)
+        W = np.broadcast_to(np.asarray(weights, dtype=np.float32), (len(X), int(self._hidden[layer].units))).copy()
+        return self._batched(self._act_grad_fn(layer), X, W)
