@@ -12,6 +12,10 @@ import importlib
 METHODS = {
     "random": "fairnb.search.random:RandomSearch",
     "themis": "fairnb.search.random:RandomSearch",
+    "aequitas": "fairnb.search.aequitas:Aequitas",
+    "aequitas-fully": "fairnb.search.aequitas:Aequitas",
+    "aequitas-semi": "fairnb.search.aequitas:AequitasSemiDirected",
+    "aequitas-random": "fairnb.search.aequitas:AequitasRandom",
 }
 
 
