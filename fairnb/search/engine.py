@@ -84,6 +84,16 @@ class SearchContext:
     def result(self) -> Result:
         return self.engine.result
 
+    def use_seeds(self, X) -> np.ndarray:
+        """Declare the inputs that this strategy's ``Batch.seed_ids`` index; returns ``X``.
+
+        They are kept as ``result.extras["seeds"]``, so the pair inspector can show which features
+        the search changed from each pair's seed.
+        """
+        X = np.asarray(X, dtype=float)
+        self.engine.result.extras["seeds"] = X
+        return X
+
 
 class Engine:
     """Runs one strategy generator against the oracle under a budget, publishing events."""
@@ -234,11 +244,11 @@ class Search:
         """End a running search (safe to call from another thread); the Result keeps what was found."""
         self._stop_event.set()
 
-    def run(self, model, domain, seeds=None, *, listeners=()) -> Result:
+    def run(self, model, domain, seeds=None, *, listeners=(), progress: bool | None = None) -> Result:
         """Search ``model`` for discrimination over ``domain``; returns the Result.
 
         ``seeds`` are inputs the search starts from (e.g. the training data); strategies that need
-        seeds and get none raise ``ValueError``.
+        seeds and get none raise ``ValueError``. ``progress`` overrides ``self.progress`` for this run.
         """
         from ..models import supports_activations, supports_gradients, wrap
         from .progress import make_listener
@@ -255,13 +265,21 @@ class Search:
         self._stop_event = threading.Event()
         result = Result(domain, self.name, self.get_params())
         listeners = tuple(listeners)
-        bar = make_listener(self.progress, self)
+        bar = make_listener(self.progress if progress is None else progress, self)
         if bar is not None:
             listeners += (bar,)
         self.engine_ = Engine(oracle, result, max_time=self.max_time, max_tried=self.max_tried,
                               max_found=self.max_found, listeners=listeners, stop_event=self._stop_event)
         ctx = SearchContext(model, domain, oracle, np.random.default_rng(self.random_state), seeds, self.engine_)
         return self.engine_.run(self._generate(ctx))
+
+    def start(self, model, domain, seeds=None, *, listeners=()):
+        """Like ``run``, but on a background thread: returns at once a ``fairnb.widgets.BackgroundSearch``
+        (``.stop()``, ``.wait()``, ``.result``, ``.done``). In a notebook its live panel's Stop button
+        works, because no cell is blocked while the search runs."""
+        from ..widgets.runner import BackgroundSearch
+
+        return BackgroundSearch(self, model, domain, seeds, listeners=listeners)
 
     def _generate(self, ctx: SearchContext) -> Generator[Batch, Verdict, None]:
         raise NotImplementedError

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sys
 import time
+import warnings
 
 
 def in_notebook() -> bool:
@@ -20,16 +21,22 @@ def in_notebook() -> bool:
     return shell is not None and type(shell).__name__ == "ZMQInteractiveShell"
 
 
-def make_listener(progress, search):
-    """The listener for a search's ``progress`` setting (see ``Search``)."""
+def make_listener(progress, search, *, background: bool = False):
+    """The listener for a search's ``progress`` setting (see ``Search``); call it from the main thread.
+
+    In a notebook this displays a ``fairnb.widgets.ProgressPanel`` (itself the listener), whose Stop
+    button works when ``background`` is True (the search runs on another thread).
+    """
     if progress is False:
         return None
     if in_notebook():
         from ..widgets.progress import ProgressPanel
 
-        panel = ProgressPanel(search)
-        panel.show()
-        return panel.listener
+        try:
+            return ProgressPanel(search, stoppable=background).show()
+        except FileNotFoundError as e:  # front end not built: fall back to a text bar
+            warnings.warn(str(e), RuntimeWarning, stacklevel=2)
+            return TqdmListener()
     if progress:
         return TqdmListener()
     return None

@@ -1,0 +1,39 @@
+"""The bundled front ends (``fairnb/static``, built from ``js/``) and the widget base class.
+
+>>> STATIC.name
+'static'
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import anywidget
+import traitlets
+
+STATIC = Path(__file__).resolve().parent.parent / "static"
+
+
+def asset(name: str) -> str:
+    """The text of a built front-end file, or a FileNotFoundError saying how to build it."""
+    path = STATIC / name
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"fairnb's widget front end {name} is not built (looked in {STATIC}); "
+            "run `cd js && npm ci && npm run build`, or install fairnb with `pip install .`")
+    return path.read_text(encoding="utf-8")
+
+
+class FairnbWidget(anywidget.AnyWidget):
+    """An anywidget whose ES module and CSS are read from ``fairnb/static`` when it is created."""
+
+    _esm_file = ""
+    _esm = traitlets.Unicode().tag(sync=True)
+    _css = traitlets.Unicode().tag(sync=True)
+
+    @traitlets.default("_esm")
+    def _default_esm(self):
+        return asset(self._esm_file)
+
+    @traitlets.default("_css")
+    def _default_css(self):
+        return asset("fairnb.css")

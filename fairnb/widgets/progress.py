@@ -1,0 +1,137 @@
+"""The live progress panel of a search, with a Stop button.
+
+A ``ProgressPanel`` is an engine listener: the engine calls it with every ``Event``, possibly from a
+background thread, and the panel turns the events into at most ``1 / min_interval`` trait updates
+per second (10 by default), each sent as one message (``hold_sync``). It shows candidates tried,
+unique IDIs found, the success rate, IDIs per second, elapsed time, the phase and a small chart of
+IDIs over time.
+
+The Stop button sets ``stop_requested``; the panel then calls ``search.stop()`` and the search ends
+after its current batch, keeping every pair found. A click can only reach the kernel while no cell
+is running, so the button works for searches started with ``search.start(...)`` (a background
+thread); for a blocking ``search.run(...)`` the panel says to interrupt the kernel instead, which
+also keeps every pair.
+
+Example
+-------
+>>> import fairnb
+>>> from fairnb.search import RandomSearch
+>>> data = fairnb.datasets.make_synthetic(n=500, random_state=0)
+>>> search = RandomSearch(n_samples=2000, progress=False)
+>>> panel = ProgressPanel(search)
+>>> result = search.run(fairnb.train_demo_model(data, max_iter=50), data.domain, listeners=[panel])
+>>> panel.status, panel.tried
+('completed', 2000)
+"""
+from __future__ import annotations
+
+import threading
+import time
+
+import traitlets
+
+from ._assets import FairnbWidget
+
+
+class ProgressPanel(FairnbWidget):
+    """Live counters, a chart and a Stop button for one search (see the module docstring).
+
+    Parameters
+    ----------
+    search : the ``Search`` to stop when the button is pressed (may be None).
+    stoppable : True when the search runs in the background, so the button can be used.
+    min_interval : seconds between two updates sent to the browser.
+    max_points : the most (elapsed, found) samples kept for the chart.
+    """
+
+    _esm_file = "progress_panel.js"
+
+    method = traitlets.Unicode("").tag(sync=True)
+    status = traitlets.Unicode("waiting").tag(sync=True)
+    phase = traitlets.Unicode("").tag(sync=True)
+    tried = traitlets.Int(0).tag(sync=True)
+    found = traitlets.Int(0).tag(sync=True)
+    found_adf = traitlets.Int(0).tag(sync=True)
+    success_rate = traitlets.Float(0.0).tag(sync=True)
+    rate = traitlets.Float(0.0).tag(sync=True)
+    elapsed = traitlets.Float(0.0).tag(sync=True)
+    series = traitlets.List().tag(sync=True)
+    stoppable = traitlets.Bool(False).tag(sync=True)
+    stop_requested = traitlets.Bool(False).tag(sync=True)
+    message = traitlets.Unicode("").tag(sync=True)
+
+    def __init__(self, search=None, *, stoppable: bool = False, min_interval: float = 0.1,
+                 max_points: int = 240, **kwargs):
+        if min_interval < 0 or max_points < 2:
+            raise ValueError("ProgressPanel needs min_interval >= 0 and max_points >= 2")
+        super().__init__(method=getattr(search, "name", "") or "", stoppable=stoppable, **kwargs)
+        self.search = search
+        self.min_interval = min_interval
+        self.max_points = max_points
+        self.result = None
+        self.updates = 0
+        self._last = float("-inf")
+        self._lock = threading.Lock()
+
+    def show(self):
+        """Display the panel in the notebook (call from the kernel's main thread)."""
+        from IPython.display import display
+
+        display(self)
+        return self
+
+    def stop(self):
+        """Ask the search to end after its current batch (what the Stop button does)."""
+        self.stop_requested = True
+
+    @traitlets.observe("stop_requested")
+    def _on_stop_requested(self, change):
+        if change["new"] and self.search is not None:
+            self.search.stop()
+
+    def __call__(self, event):
+        """Receive one engine ``Event`` (from any thread); updates the browser at most every ``min_interval``."""
+        now = time.monotonic()
+        final = event.kind in ("start", "done")
+        if not final and now - self._last < self.min_interval:
+            return
+        self._last = now
+        if self.stop_requested and self.search is not None:
+            self.search.stop()  # a click that arrived before the search's stop flag existed
+        r = event.result
+        self.result = r
+        with self._lock, self.hold_sync():
+            self.tried = int(event.tried)
+            self.found = int(event.found)
+            self.found_adf = int(event.found_adf)
+            self.success_rate = float(r.success_rate)
+            self.rate = float(event.rate)
+            self.elapsed = float(event.elapsed)
+            self.phase = event.phase or ""
+            if event.kind == "done":
+                t = r.timeline
+                self.series = _thin([[round(float(a), 3), int(b)] for a, b in zip(t["elapsed"], t["found"])],
+                                    self.max_points)
+                self.status = r.status
+            else:
+                self.series = _thin(self.series + [[round(float(event.elapsed), 3), int(event.found)]],
+                                    self.max_points)
+                self.status = "running"
+            self.updates += 1
+
+    def fail(self, error: BaseException):
+        """Show that the search ended with an error."""
+        with self._lock, self.hold_sync():
+            self.status = "failed"
+            self.message = f"{type(error).__name__}: {error}"
+
+
+def _thin(points: list, max_points: int) -> list:
+    """Keep at most ``max_points`` samples: every other one when too many, and always the last.
+
+    >>> _thin([[i, i] for i in range(5)], 3)
+    [[0, 0], [2, 2], [4, 4]]
+    """
+    while len(points) > max_points:
+        points = points[:-1:2] + [points[-1]]
+    return points

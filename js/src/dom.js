@@ -1,0 +1,63 @@
+// Tiny DOM helpers shared by the widgets. Text always goes through textContent and attributes
+// through setAttribute, never through innerHTML: feature names and values can be user data.
+
+/**
+ * Create an HTML element.
+ * @param {string} tag
+ * @param {{className?: string, text?: string | number, title?: string, attrs?: Record<string, string>,
+ *          on?: Record<string, EventListener>}} [props]
+ * @param {(Node | null | undefined)[]} [children]
+ * @returns {HTMLElement}
+ */
+export function h(tag, props = {}, children = []) {
+  const el = document.createElement(tag);
+  if (props.className) el.className = props.className;
+  if (props.text !== undefined && props.text !== null) el.textContent = String(props.text);
+  if (props.title) el.setAttribute("title", props.title);
+  for (const [k, v] of Object.entries(props.attrs ?? {})) el.setAttribute(k, v);
+  for (const [k, fn] of Object.entries(props.on ?? {})) el.addEventListener(k, fn);
+  for (const c of children) if (c) el.appendChild(c);
+  return el;
+}
+
+const SVG = "http://www.w3.org/2000/svg";
+
+/**
+ * Create an SVG element with attributes.
+ * @param {string} tag
+ * @param {Record<string, string | number>} [attrs]
+ * @returns {SVGElement}
+ */
+export function svg(tag, attrs = {}) {
+  const el = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
+  return el;
+}
+
+/**
+ * "12,345" for counts.
+ * @param {number} n
+ */
+export function formatCount(n) {
+  return Math.round(Number(n) || 0).toLocaleString("en-US");
+}
+
+/**
+ * "4.2 s", "3 min 05 s", "1 h 02 min".
+ * @param {number} seconds
+ */
+export function formatDuration(seconds) {
+  const s = Math.max(0, Number(seconds) || 0);
+  if (s < 60) return `${s.toFixed(1)} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ${String(Math.floor(s % 60)).padStart(2, "0")} s`;
+  return `${Math.floor(s / 3600)} h ${String(Math.floor((s % 3600) / 60)).padStart(2, "0")} min`;
+}
+
+/**
+ * "12.3%" for shares in [0, 1].
+ * @param {number} share
+ */
+export function formatPercent(share) {
+  const p = 100 * (Number(share) || 0);
+  return `${p < 10 ? p.toFixed(2) : p.toFixed(1)}%`;
+}

@@ -1,0 +1,141 @@
+// Front end of fairnb.widgets.ProgressPanel: live counters, a small chart of unique IDIs over time
+// and a Stop button. The kernel sends throttled trait updates (<= 10 per second); the button sets
+// `stop_requested`, which the kernel turns into search.stop().
+import { formatCount, formatDuration, formatPercent, h, svg } from "./dom.js";
+
+/**
+ * @typedef {{
+ *   method: string, status: string, phase: string, tried: number, found: number, found_adf: number,
+ *   success_rate: number, rate: number, elapsed: number, series: [number, number][],
+ *   stoppable: boolean, stop_requested: boolean, message: string
+ * }} PanelState
+ */
+
+const FINISHED = new Set(["completed", "budget", "stopped", "interrupted", "failed"]);
+const CHART = { width: 260, height: 64, pad: 2 };
+
+/**
+ * SVG polyline points for the series of (elapsed, found) samples, scaled into the chart box.
+ * @param {[number, number][]} series
+ * @param {number} width
+ * @param {number} height
+ * @param {number} [pad]
+ * @returns {string}
+ */
+export function chartPoints(series, width, height, pad = 0) {
+  if (!series || series.length === 0) return "";
+  const tMax = Math.max(series[series.length - 1][0], 1e-9);
+  const yMax = Math.max(...series.map((p) => p[1]), 1);
+  return series
+    .map(([t, y]) => {
+      const x = pad + (t / tMax) * (width - 2 * pad);
+      const yy = height - pad - (y / yMax) * (height - 2 * pad);
+      return `${x.toFixed(1)},${yy.toFixed(1)}`;
+    })
+    .join(" ");
+}
+
+/**
+ * One line of text saying what the panel is doing.
+ * @param {string} status
+ * @param {boolean} stopRequested
+ */
+export function statusText(status, stopRequested) {
+  if (stopRequested && !FINISHED.has(status)) return "stopping…";
+  return {
+    waiting: "waiting to start",
+    running: "running",
+    completed: "finished",
+    budget: "budget reached",
+    stopped: "stopped — all pairs found so far are kept",
+    interrupted: "interrupted — all pairs found so far are kept",
+    failed: "failed",
+  }[status] ?? status;
+}
+
+/** @type {import("@anywidget/types").Render<PanelState>} */
+function render({ model, el }) {
+  const stat = (label, key) => {
+    const value = h("span", { className: "fairnb-stat-value", attrs: { "data-stat": key } });
+    return [h("div", { className: "fairnb-stat" }, [h("span", { className: "fairnb-stat-label", text: label }), value]), value];
+  };
+  const [triedBox, tried] = stat("tried", "tried");
+  const [foundBox, found] = stat("found (unique)", "found");
+  const [rateBox, rate] = stat("success rate", "success_rate");
+  const [speedBox, speed] = stat("IDIs per second", "rate");
+  const [elapsedBox, elapsed] = stat("elapsed", "elapsed");
+  const [phaseBox, phase] = stat("phase", "phase");
+
+  const title = h("span", { className: "fairnb-progress-title" });
+  const status = h("span", { className: "fairnb-progress-status" });
+  const stop = h("button", { className: "fairnb-button fairnb-stop", text: "Stop", attrs: { type: "button" } });
+  const line = svg("polyline", { class: "fairnb-chart-line", fill: "none", points: "" });
+  const chart = svg("svg", {
+    class: "fairnb-chart", width: CHART.width, height: CHART.height,
+    viewBox: `0 0 ${CHART.width} ${CHART.height}`, role: "img",
+  });
+  const chartLabel = svg("title");
+  chart.append(chartLabel, line);
+  const chartMax = h("span", { className: "fairnb-chart-max" });
+  const hint = h("div", {
+    className: "fairnb-progress-hint",
+    text: "This cell is busy, so the Stop button cannot reach the kernel: interrupt the kernel (■) to end the " +
+      "search (every pair found so far is kept), or start it in the background with search.start(...).",
+  });
+
+  const message = h("div", { className: "fairnb-progress-message" });
+  const root = h("div", { className: "fairnb-progress" }, [
+    h("div", { className: "fairnb-progress-head" }, [title, status, stop]),
+    h("div", { className: "fairnb-stats" }, [triedBox, foundBox, rateBox, speedBox, elapsedBox, phaseBox]),
+    h("div", { className: "fairnb-chart-box" }, [chart, chartMax]),
+    hint,
+    message,
+  ]);
+  el.appendChild(root);
+
+  stop.addEventListener("click", () => {
+    model.set("stop_requested", true);
+    model.save_changes();
+    update();
+  });
+
+  function update() {
+    const st = model.get("status");
+    const requested = model.get("stop_requested");
+    const finished = FINISHED.has(st);
+    title.textContent = `fairnb · ${model.get("method") || "search"}`;
+    status.textContent = statusText(st, requested);
+    status.setAttribute("data-status", st);
+    tried.textContent = formatCount(model.get("tried"));
+    found.textContent = formatCount(model.get("found"));
+    found.setAttribute("title", `${formatCount(model.get("found_adf"))} without the protected attributes`);
+    rate.textContent = formatPercent(model.get("success_rate"));
+    speed.textContent = (Number(model.get("rate")) || 0).toFixed(1);
+    elapsed.textContent = formatDuration(model.get("elapsed"));
+    phase.textContent = model.get("phase") || "—";
+    const series = model.get("series") ?? [];
+    line.setAttribute("points", chartPoints(series, CHART.width, CHART.height, CHART.pad));
+    const last = series.length ? series[series.length - 1] : [0, 0];
+    chartLabel.textContent = `unique IDIs over time: ${formatCount(last[1])} after ${formatDuration(last[0])}`;
+    chartMax.textContent = `${formatCount(Math.max(0, ...series.map((p) => p[1])))} IDIs`;
+    const stoppable = model.get("stoppable");
+    stop.disabled = finished || requested || !stoppable;
+    stop.textContent = requested && !finished ? "Stopping…" : "Stop";
+    stop.setAttribute("title", stoppable ? "End the search; every pair found so far is kept"
+      : "The search runs in this cell; interrupt the kernel to stop it");
+    hint.hidden = stoppable || finished;
+    message.textContent = model.get("message") ?? "";
+    message.hidden = !message.textContent;
+    root.setAttribute("data-status", st);
+  }
+
+  const events = ["method", "status", "phase", "tried", "found", "found_adf", "success_rate", "rate", "elapsed",
+    "series", "stoppable", "stop_requested", "message"].map((k) => `change:${k}`);
+  for (const e of events) model.on(e, update);
+  update();
+  return () => {
+    for (const e of events) model.off(e, update);
+  };
+}
+
+export default { render };
