@@ -15,10 +15,10 @@ The files are never shipped with fairnb. ``load(name, data_dir)`` reads them fro
 
     data_dir/census_eidig/census_eidig.csv   data_dir/census_adf/census.csv   ...
 
-(``data_dir`` may also be the data set's own folder). The Census data can instead be built from the
-raw UCI files (``fairnb.datasets.uci``), which ``load("census")`` does by itself when
-``census_eidig.csv`` is absent but ``adult.data``/``adult.test`` are in ``data_dir/raw_uci``,
-``data_dir`` or the download cache.
+(``data_dir`` may also be the data set's own folder). ``census`` and ``german`` can instead be built
+from the raw UCI files (``fairnb.datasets.uci``): ``load`` does so by itself when the encoded file is
+absent but ``adult.data``/``adult.test`` (``german.data``) are in ``data_dir/raw_uci``, ``data_dir``
+or the download cache.
 
 Example
 -------
@@ -93,7 +93,7 @@ _SPECS = (
           labels={"AgeInYears": _AGE_BINS,
                   "PersonStatusSex": ("male divorced/separated", "female divorced/separated/married",
                                       "male single", "male married/widowed")},
-          test_size=0.4, aliases=("german_eidig", "credit")),
+          test_size=0.4, aliases=("german_eidig",)),
     _Spec("bank", "bank_eidig", "bank.csv",
           ("age", "job", "marital", "education", "default", "balance", "housing", "loan", "contact", "day",
            "month", "duration", "campaign", "pdays", "previous", "poutcome"),
@@ -105,7 +105,8 @@ _SPECS = (
                           "self-employed", "services", "student", "technician", "unemployed"),
                   "marital": ("divorced", "married", "single"), "education": ("primary", "secondary", "tertiary"),
                   "default": ("no", "yes"), "housing": ("no", "yes"), "loan": ("no", "yes"),
-                  "contact": ("cellular", "telephone"), "day": ("1-10", "11-20", "21-31")},
+                  "contact": ("cellular", "telephone"), "day": ("1-10", "11-20", "21-31"),
+                  "poutcome": ("failure", "other", "success")},
           aliases=("bank_eidig",)),
     _Spec("census_adf", "census_adf", "census.csv",
           ("age", "workclass", "fnlwgt", "education", "marital_status", "occupation", "relationship", "race",
@@ -200,8 +201,9 @@ def resolve_data_dir(data_dir=None) -> Path:
     if not data_dir:
         raise FileNotFoundError(
             "no benchmark data folder given: pass data_dir='path/to/data' or set the environment variable "
-            "FAIRNB_DATA to the folder holding census_eidig/, credit_eidig/, ... (the Census and German raw "
-            "files can be downloaded with fairnb.datasets.uci.download())")
+            "FAIRNB_DATA to the folder holding census_eidig/, credit_eidig/, ... (census and german can also "
+            "come from the raw UCI files: run fairnb.datasets.uci.download('adult') or ('german') once, then "
+            "load them without a folder)")
     path = Path(data_dir).expanduser()
     if not path.is_dir():
         raise FileNotFoundError(f"benchmark data folder {str(path)!r} does not exist; pass data_dir= or set "
@@ -250,14 +252,13 @@ def _handle_missing(spec: _Spec, X: pd.DataFrame, y: np.ndarray, missing: str):
         keep = ~(is_missing | outside).any(axis=1)
         A, y = A[keep], y[keep]
         info["dropped_rows"] = int((~keep).sum())
-    else:  # "category": missing -> one new value above the bound, other values widen the bounds
+    else:  # "category": bounds widened to the data, then missing -> one new value above the bound
+        present = np.where(is_missing, lo, A)
+        lo, hi = np.minimum(lo, present.min(axis=0)), np.maximum(hi, present.max(axis=0))
         cols = np.flatnonzero(is_missing.any(axis=0))
-        hi = hi.copy()
-        for c in cols:
-            A[is_missing[:, c], c] = hi[c] + 1
         hi[cols] += 1
+        A = np.where(is_missing, hi, A)
         info["missing_category"] = {spec.names[c]: int(hi[c]) for c in cols}
-        lo, hi = np.minimum(lo, A.min(axis=0)), np.maximum(hi, A.max(axis=0))
     return pd.DataFrame(A, columns=list(spec.names)), y, list(zip(lo.tolist(), hi.tolist())), info
 
 
@@ -290,19 +291,16 @@ def load(name: str, data_dir=None, *, missing: str = "clip") -> Dataset:
     * ``"clip"`` (default): clip into the published bounds. All 32,561 rows are kept and the domain
       is ADF's; this is what ADF's generated samples (always clipped) effectively see.
     * ``"drop"``: drop rows with a missing or out-of-bounds entry.
-    * ``"category"``: code a missing entry as one extra value just above the published bound
-      (``info["missing_category"]`` says which) and widen the other bounds to the data.
+    * ``"category"``: widen the bounds to the data and code a missing entry as one extra value
+      above the upper bound (``info["missing_category"]`` says which).
     """
     spec = _spec(name)
     if missing not in MISSING_OPTIONS:
         raise ValueError(f"missing must be one of {MISSING_OPTIONS}, got {missing!r}")
-    root = resolve_data_dir(data_dir) if spec.name != "census" else _census_root(data_dir)
+    root = _root(spec, data_dir)
     path = _find_file(spec, root) if root is not None else None
-    if path is None and spec.name == "census":
-        X, y, source = _census_from_raw(root)
-    elif path is None:
-        raise FileNotFoundError(f"{spec.name}: file {spec.folder}/{spec.file} not found in {str(root)!r}; "
-                                "point data_dir= (or FAIRNB_DATA) at the benchmark data folder")
+    if path is None:
+        X, y, source = _from_raw(spec, root)
     else:
         (X, y), source = _read_csv(path, spec), str(path)
     X, y, bounds, info = _bounds(spec, X, y, missing)
@@ -321,23 +319,31 @@ def _fit_labels(labels, low, high):
     return tuple(labels) if labels is not None and len(labels) == high - low + 1 else None
 
 
-def _census_root(data_dir) -> Path | None:
-    """Census may come from the raw UCI files in the cache: no folder is needed then."""
+def _root(spec: _Spec, data_dir) -> Path | None:
+    """The data folder; ``None`` when there is none but the raw UCI files are in the download cache."""
     try:
         return resolve_data_dir(data_dir)
     except FileNotFoundError:
-        if data_dir is None and uci.cached_files(("adult.data", "adult.test")) is not None:
+        if data_dir is None and spec.name in _RAW and uci.cached_files(_RAW[spec.name][0]) is not None:
             return None
         raise
 
 
-def _census_from_raw(root: Path | None):
+def _from_raw(spec: _Spec, root: Path | None):
+    """Build ``census``/``german`` from the raw UCI files in ``root/raw_uci``, ``root`` or the cache."""
+    if spec.name not in _RAW:
+        raise FileNotFoundError(f"{spec.name}: file {spec.folder}/{spec.file} not found in {str(root)!r}; "
+                                "point data_dir= (or FAIRNB_DATA) at the benchmark data folder")
+    raw, preprocess = _RAW[spec.name]
     for folder in ([root / "raw_uci", root] if root is not None else []) + [None]:
-        files = uci.local_files(("adult.data", "adult.test"), folder)
+        files = uci.local_files(raw, folder)
         if files is not None:
-            X, y = uci.preprocess_adult(*files)
+            X, y = preprocess(*files)
             return X, y, f"raw UCI files {[str(f) for f in files]} (preprocessed)"
     raise FileNotFoundError(
-        f"census: neither census_eidig/census_eidig.csv nor the raw UCI adult.data/adult.test found in "
-        f"{str(root)!r}; point data_dir= (or FAIRNB_DATA) at the benchmark data folder, or run "
-        "fairnb.datasets.uci.download('adult') once (or give it a local folder holding the UCI files)")
+        f"{spec.name}: neither {spec.folder}/{spec.file} nor the raw UCI files {list(uci.DATASETS[raw])} found in "
+        f"{str(root)!r} or the cache; point data_dir= (or FAIRNB_DATA) at the benchmark data folder, or run "
+        f"fairnb.datasets.uci.download({raw!r}) once (it downloads, or takes folder='path' with the UCI files)")
+
+
+_RAW = {"census": ("adult", uci.preprocess_adult), "german": ("german", uci.preprocess_german)}

@@ -4,7 +4,8 @@
 checks their SHA-256 against the unmodified UCI files, and keeps them in the cache folder
 (``$FAIRNB_CACHE``, default ``~/.cache/fairnb``). Without network it fails at once and says how to
 use files you already have: ``download("adult", folder="path/with/the/files")`` (or copy them into the
-cache folder). ``preprocess_adult`` turns the raw Adult rows into the EIDIG/MAFT ``census`` encoding.
+cache folder). ``preprocess_adult`` turns the raw Adult rows into the EIDIG/MAFT ``census`` encoding,
+``preprocess_german`` the Statlog ``german.data`` into the EIDIG/MAFT ``german`` encoding.
 
 EIDIG/MAFT Census encoding (12 features): age binned by ``[15, 25, 45, 65, 120]`` (right-closed) to
 1..4; categorical columns coded by the vocab orders below (those of the UCI ``adult.names`` file;
@@ -13,6 +14,12 @@ whole encoded file row for row); ``educational_num`` as is; capital gain binned 
 ``[-1, 0, 99998, 100000]`` (1..3), capital loss likewise (1..2), hours per week by
 ``[0, 25, 40, 60, 168]`` (1..4); a missing ``?`` becomes the column's mode over all 48,842 rows;
 label 1 = income ``>50K``.
+
+EIDIG/MAFT German encoding (24 features, label 1 = BAD credit): EIDIG starts from a numeric version of
+``german.data`` (Harvard Dataverse ``proc_german_num_02``); :func:`german_numeric` rebuilds it
+(Statlog codes -> their digit, credit history reordered, credit amount / 100 rounded, 0/1 indicators
+for car purposes, guarantor/co-applicant, housing and job; installment rate, other purposes and
+management jobs dropped), then durations, amounts and ages are binned.
 
 Example
 -------
@@ -203,3 +210,48 @@ def encode_adult(raw: pd.DataFrame) -> tuple[pd.DataFrame, np.ndarray]:
 def preprocess_adult(*paths) -> tuple[pd.DataFrame, np.ndarray]:
     """Read raw Adult files and encode them as the EIDIG/MAFT census data (features, labels)."""
     return encode_adult(read_adult(*paths))
+
+
+# ---------------------------------------------------------------------------------------------- German
+
+#: Statlog codes of german.data -> numeric codes of the 24-column numeric file that EIDIG/MAFT start from
+#: (Harvard Dataverse ``proc_german_num_02``); CreditHistory A30..A34 are not in code order.
+GERMAN_CREDIT_HISTORY = {"A30": 2, "A31": 0, "A32": 1, "A33": 3, "A34": 4}
+#: 0/1 indicator columns of the numeric file: name -> (german.data column, Statlog code)
+GERMAN_INDICATORS = {
+    "Purpose_CarNew": (3, "A40"), "Purpose_CarOld": (3, "A41"), "otherdebtor_noneVsGuar": (9, "A101"),
+    "otherdebt_coapplVsGuar": (9, "A102"), "house_rentVsFree": (14, "A151"), "house_ownsVsFree": (14, "A152"),
+    "job_unemployedVsMgt": (16, "A171"), "jobs_unskilledVsMgt": (16, "A172"), "job_skilledVsMgt": (16, "A173"),
+}
+_GERMAN_LAST_DIGIT = {"BalanceCheque": 0, "SavingsBalance": 5, "Mths_employ": 6, "PersonStatusSex": 8, "Property": 11,
+                      "OtherInstPlans": 13, "Telephone": 18, "ForeignWorker": 19}
+_GERMAN_BINS = {"Loan_NurnMonth": [0, 12, 18, 24, 80], "CreditAmt": [0, 14, 23, 40, 200],
+                "AgeInYears": [15, 25, 45, 65, 120]}
+
+
+def german_numeric(path) -> pd.DataFrame:
+    """``german.data`` (symbolic Statlog codes) as the 25-column numeric table EIDIG/MAFT read
+    (``CREDITRATING`` -1 good / 1 bad, then 24 features; credit amount in hundreds, rounded)."""
+    g = pd.read_csv(path, sep=" ", header=None)
+    if g.shape[1] != 21:
+        raise ValueError(f"{path}: {g.shape[1]} columns; german.data has 20 attributes + label")
+    digit = {name: g[col].str[-1].astype(int) for name, col in _GERMAN_LAST_DIGIT.items()}
+    out = {
+        "CREDITRATING": g[20].map({1: -1, 2: 1}), "BalanceCheque": digit["BalanceCheque"], "Loan_NurnMonth": g[1],
+        "CreditHistory": g[2].map(GERMAN_CREDIT_HISTORY), "CreditAmt": np.round(g[4] / 100).astype(int),
+        "SavingsBalance": digit["SavingsBalance"], "Mths_employ": digit["Mths_employ"],
+        "PersonStatusSex": digit["PersonStatusSex"], "PresentResidence": g[10], "Property": digit["Property"],
+        "AgeInYears": g[12], "OtherInstPlans": digit["OtherInstPlans"], "NumCreditsThisBank": g[15],
+        "NumPplLiablMaint": g[17], "Telephone": digit["Telephone"], "ForeignWorker": digit["ForeignWorker"],
+    }
+    out.update({name: g[col].eq(code).astype(int) for name, (col, code) in GERMAN_INDICATORS.items()})
+    return pd.DataFrame(out)
+
+
+def preprocess_german(path) -> tuple[pd.DataFrame, np.ndarray]:
+    """``german.data`` -> (EIDIG/MAFT german features, labels with 1 = BAD credit)."""
+    df = german_numeric(path)
+    for col, bins in _GERMAN_BINS.items():
+        df[col] = np.digitize(df[col], bins, right=True)
+    y = (df.pop("CREDITRATING") == 1).to_numpy(dtype=np.int64)
+    return df.astype(np.int64), y
