@@ -23,7 +23,8 @@ from .oracle import Oracle
 from .results import Result
 from .search import run_search as search
 from .training import accuracy, train_demo_model
+from .widgets.compare import compare
 
 __version__ = "0.1.0"
 __all__ = ["datasets", "domains", "models", "Feature", "TabularDomain", "Oracle", "Result", "search",
-           "train_demo_model", "accuracy", "__version__"]
+           "train_demo_model", "accuracy", "compare", "__version__"]

@@ -40,7 +40,8 @@ class Result:
     elapsed : seconds the search ran.
     status : ``"running"``, ``"completed"``, ``"budget"``, ``"stopped"`` or ``"interrupted"``.
     timeline : DataFrame of (elapsed, tried, found) samples, one per engine batch.
-    extras : method-specific findings (e.g. NeuronFair's per-layer AUC table, SG's counters).
+    extras : method-specific findings (e.g. NeuronFair's per-layer AUC table, SG's counters);
+        ``extras["seeds"]`` holds the inputs that the pairs' seed ids index (see ``SearchContext.use_seeds``).
     """
 
     def __init__(self, domain, method: str = "", params: dict | None = None):
@@ -290,6 +291,13 @@ class Result:
         ax.set_title("Discriminatory inputs found over time")
         ax.legend()
         return ax
+
+    def inspect(self, seeds=None, **kwargs):
+        """An interactive table of the pairs (``fairnb.widgets.PairInspector``); ``seeds`` defaults to
+        ``extras["seeds"]``, the inputs that the pairs' seed ids index."""
+        from .widgets.inspector import PairInspector
+
+        return PairInspector(self, seeds, **kwargs)
 
 
 def _round(x):

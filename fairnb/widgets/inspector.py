@@ -1,0 +1,213 @@
+"""The pair inspector: a paged, sortable, filterable table of discriminatory pairs.
+
+``result.inspect()`` (or ``PairInspector(result)``) shows every pair with human-readable values,
+the protected attribute highlighted, both model outputs and their difference. Selecting a row shows
+the pair side by side and, for searches that start from seeds, which non-protected features the
+search changed from the pair's seed. ``inspector.selected`` gives the selected rows as a DataFrame.
+
+The kernel keeps the data and sends one page of rows at a time (``PairTable``), so results with
+100,000 pairs stay responsive. The browser receives plain strings and writes them with
+``textContent``: feature names and values are never interpreted as HTML.
+
+Seeds: a pair's ``seed`` column indexes the seed inputs; they come from ``seeds=`` or, by default,
+from ``result.extras["seeds"]``, which strategies fill with ``ctx.use_seeds(X)``. Pairs with seed
+``-1`` (e.g. random sampling) have no seed.
+
+Example
+-------
+>>> import fairnb
+>>> data = fairnb.datasets.make_synthetic(n=500, random_state=0)
+>>> result = fairnb.search(fairnb.train_demo_model(data, max_iter=50), data.domain, max_tried=4000,
+...                        random_state=0, progress=False)
+>>> inspector = PairInspector(result, page_size=10)
+>>> len(inspector.rows), inspector.total == len(result)
+(10, True)
+>>> inspector.selected_ids = [0]
+>>> inspector.selected.index.tolist()
+[0]
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import traitlets
+
+from ._assets import FairnbWidget
+from .table import PairTable, format_cell
+
+CHANGED = "changed from seed"
+_OUTPUTS = ("p", "p'", "label", "label'", "difference")
+
+
+class PairInspector(FairnbWidget):
+    """Interactive table of a Result's discriminatory pairs (see the module docstring).
+
+    Parameters
+    ----------
+    result : a tabular ``Result``.
+    seeds : the inputs that the pairs' seed ids index (default ``result.extras["seeds"]``).
+    page_size : rows per page (1 to 1000).
+    """
+
+    _esm_file = "pair_inspector.js"
+
+    title = traitlets.Unicode("").tag(sync=True)
+    columns = traitlets.List().tag(sync=True)
+    rows = traitlets.List().tag(sync=True)
+    total = traitlets.Int(0).tag(sync=True)
+    n_pairs = traitlets.Int(0).tag(sync=True)
+    page = traitlets.Int(0).tag(sync=True)
+    page_size = traitlets.Int(25).tag(sync=True)
+    sort_by = traitlets.Unicode("").tag(sync=True)
+    sort_descending = traitlets.Bool(False).tag(sync=True)
+    filters = traitlets.Dict().tag(sync=True)
+    selected_ids = traitlets.List(traitlets.Int()).tag(sync=True)
+    detail = traitlets.Dict().tag(sync=True)
+
+    def __init__(self, result, seeds=None, *, page_size: int = 25, **kwargs):
+        self.result = result
+        self.domain = result.domain
+        self.seeds = _seed_inputs(result, seeds)
+        self.frame = result.pairs
+        shown, raw = self.frame.copy(), result.to_frame(decoded=False)
+        if self.seeds is not None:
+            shown[CHANGED], raw[CHANGED] = self._changed_from_seed()
+        self._ids: list[int] = []
+        self._table = PairTable(shown, raw)
+        protected = set(self.domain.protected_names)
+        super().__init__(title=f"{result.method or 'search'}: discriminatory pairs",
+                         columns=[{"name": c, "kind": _kind(c, protected)} for c in shown.columns],
+                         n_pairs=len(shown), page_size=page_size, **kwargs)
+        self._refresh()
+        self._update_detail()
+
+    # ------------------------------------------------------------------ Python side of the selection
+    @property
+    def selected(self) -> pd.DataFrame:
+        """The selected pairs (rows of ``result.pairs``, indexed by pair id)."""
+        return self.frame.iloc[list(self.selected_ids)]
+
+    @property
+    def visible_ids(self) -> list[int]:
+        """Ids of the pairs that pass the filters, in the current order (all pages)."""
+        return list(self._ids)
+
+    # ------------------------------------------------------------------ validation of browser input
+    @traitlets.validate("page_size")
+    def _valid_page_size(self, proposal):
+        if not 1 <= proposal["value"] <= 1000:
+            raise traitlets.TraitError(f"page_size must be between 1 and 1000, got {proposal['value']}")
+        return proposal["value"]
+
+    @traitlets.validate("sort_by")
+    def _valid_sort_by(self, proposal):
+        if proposal["value"] and proposal["value"] not in self._table.columns:
+            raise traitlets.TraitError(f"cannot sort by {proposal['value']!r}; columns: {self._table.columns}")
+        return proposal["value"]
+
+    @traitlets.validate("filters")
+    def _valid_filters(self, proposal):
+        unknown = set(proposal["value"]) - set(self._table.columns)
+        if unknown:
+            raise traitlets.TraitError(f"cannot filter unknown columns {sorted(unknown)}; columns: {self._table.columns}")
+        return {str(k): str(v) for k, v in proposal["value"].items()}
+
+    @traitlets.validate("selected_ids")
+    def _valid_selection(self, proposal):
+        bad = [i for i in proposal["value"] if not 0 <= i < len(self.frame)]
+        if bad:
+            raise traitlets.TraitError(f"no pairs with ids {bad}; ids run from 0 to {len(self.frame) - 1}")
+        return list(dict.fromkeys(proposal["value"]))
+
+    # ------------------------------------------------------------------ paging and detail
+    @traitlets.observe("page", "page_size", "sort_by", "sort_descending", "filters")
+    def _on_query(self, change):
+        self._refresh()
+
+    def _refresh(self):
+        self._ids = self._table.query(self.filters, self.sort_by, self.sort_descending)
+        last = max(0, (len(self._ids) - 1) // self.page_size)
+        if self.page > last or self.page < 0:
+            self.page = min(max(self.page, 0), last)  # observed: refreshes again
+            return
+        with self.hold_sync():
+            self.total = len(self._ids)
+            self.rows = self._table.page(self._ids, self.page, self.page_size)
+
+    @traitlets.observe("selected_ids")
+    def _on_selection(self, change):
+        self._update_detail()
+
+    def _update_detail(self):
+        self.detail = self.describe(self.selected_ids[-1]) if self.selected_ids else {}
+
+    def describe(self, pair_id: int) -> dict:
+        """The side-by-side comparison of one pair, as shown below the table."""
+        dom, row = self.domain, self.frame.iloc[pair_id]
+        x, c = self.result.inputs[pair_id], self.result.counterparts[pair_id]
+        seed = self._seed_of(pair_id)
+        rows = [x, c] if seed is None else [x, c, seed]
+        decoded = dom.decode(np.stack(rows)).astype(str).to_numpy()
+        protected = set(dom.protected)
+        features = []
+        for j, name in enumerate(dom.names):
+            features.append({
+                "name": name, "input": decoded[0, j], "counterpart": decoded[1, j],
+                "seed": None if seed is None else decoded[2, j],
+                "protected": j in protected,
+                "changed_protected": bool(j in protected and x[j] != c[j]),
+                "changed_from_seed": bool(seed is not None and j not in protected and x[j] != seed[j]),
+            })
+        changes = ", ".join(f"{f['name']} from {f['input']} to {f['counterpart']}" for f in features
+                            if f["changed_protected"])
+        p, p2, diff = (format_cell(float(row[k])) for k in ("p", "p'", "difference"))
+        label, label2 = row["label"], row["label'"]
+        summary = (f"Pair {pair_id}: changing only {changes} moves the model's output from {p} to {p2} "
+                   f"(difference {diff}); decision {label} → {label2}.")
+        if seed is not None:
+            moved = [f["name"] for f in features if f["changed_from_seed"]]
+            summary += (f" The search reached it from seed {int(row['seed'])} by changing {', '.join(moved)}."
+                        if moved else f" It is seed {int(row['seed'])} itself.")
+        return {
+            "pair": int(pair_id), "summary": summary, "features": features, "seed_known": seed is not None,
+            "outputs": [{"name": k, "input": format_cell(row[k]), "counterpart": format_cell(row[k + "'"])}
+                        for k in ("p", "label")],
+        }
+
+    def _seed_of(self, pair_id: int):
+        s = int(self.frame["seed"].iloc[pair_id])
+        return self.seeds[s] if self.seeds is not None and 0 <= s < len(self.seeds) else None
+
+    def _changed_from_seed(self) -> tuple[list[str], np.ndarray]:
+        """Per pair: the non-protected features that differ from its seed (names, and how many)."""
+        ids = self.frame["seed"].to_numpy(np.int64)
+        known = (ids >= 0) & (ids < len(self.seeds))
+        cols = self.domain.non_protected
+        diff = np.zeros((len(ids), len(cols)), bool)
+        diff[known] = self.result.inputs[known][:, cols] != self.seeds[ids[known]][:, cols]
+        patterns, which = np.unique(diff, axis=0, return_inverse=True)
+        names = [", ".join(self.domain.names[c] for c in cols[pattern]) for pattern in patterns]
+        shown = [names[w] if ok else "" for w, ok in zip(which.ravel().tolist(), known)]
+        return shown, np.where(known, diff.sum(axis=1), -1)
+
+
+def _seed_inputs(result, seeds):
+    seeds = result.extras.get("seeds") if seeds is None else seeds
+    if seeds is None:
+        return None
+    seeds = np.asarray(getattr(seeds, "values", seeds), dtype=float)
+    if seeds.ndim != 2 or seeds.shape[1] != result.domain.n_features:
+        raise ValueError(f"seeds have shape {seeds.shape}; expected (n, {result.domain.n_features})")
+    return seeds
+
+
+def _kind(column: str, protected: set) -> str:
+    if column in protected:
+        return "protected"
+    if column.endswith("'") and column[:-1] in protected:
+        return "counterpart"
+    if column in _OUTPUTS:
+        return "output"
+    if column in ("phase", "seed", "time", CHANGED):
+        return "meta"
+    return "feature"
