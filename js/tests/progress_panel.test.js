@@ -1,0 +1,104 @@
+// @vitest-environment happy-dom
+import { beforeEach, describe, expect, it } from "vitest";
+import widget, { chartPoints, statusText } from "../src/progress_panel.js";
+import { EVIL, fakeModel } from "./fake_model.js";
+
+function state(extra = {}) {
+  return {
+    method: "random", status: "running", phase: "global", tried: 12345, found: 321, found_adf: 300,
+    success_rate: 0.026, rate: 160.5, elapsed: 2.0, series: [[0, 0], [1, 100], [2, 321]],
+    stoppable: true, stop_requested: false, message: "", ...extra,
+  };
+}
+
+let el;
+beforeEach(() => {
+  document.body.replaceChildren();
+  el = document.createElement("div");
+  document.body.appendChild(el);
+});
+
+const stat = (key) => el.querySelector(`[data-stat="${key}"]`).textContent;
+
+describe("progress panel", () => {
+  it("shows the counters", () => {
+    widget.render({ model: fakeModel(state()), el });
+    expect(stat("tried")).toBe("12,345");
+    expect(stat("found")).toBe("321");
+    expect(stat("success_rate")).toBe("2.60%");
+    expect(stat("rate")).toBe("160.5");
+    expect(stat("elapsed")).toBe("2.0 s");
+    expect(stat("phase")).toBe("global");
+    expect(el.querySelector(".fairnb-progress-title").textContent).toBe("fairnb · random");
+  });
+
+  it("follows kernel updates", () => {
+    const model = fakeModel(state());
+    widget.render({ model, el });
+    model.receive({ tried: 20000, found: 500, elapsed: 75, series: [[0, 0], [75, 500]] });
+    expect(stat("tried")).toBe("20,000");
+    expect(stat("elapsed")).toBe("1 min 15 s");
+    expect(el.querySelector("polyline").getAttribute("points")).toBe(chartPoints([[0, 0], [75, 500]], 260, 64, 2));
+    expect(el.querySelector(".fairnb-chart-max").textContent).toBe("500 IDIs");
+  });
+
+  it("Stop sets stop_requested and sends it once", () => {
+    const model = fakeModel(state());
+    widget.render({ model, el });
+    const stop = el.querySelector("button.fairnb-stop");
+    expect(stop.disabled).toBe(false);
+    stop.click();
+    expect(model.sent).toEqual([{ stop_requested: true }]);
+    expect(stop.disabled).toBe(true);
+    expect(stop.textContent).toBe("Stopping…");
+    expect(el.querySelector(".fairnb-progress-status").textContent).toBe("stopping…");
+    model.receive({ status: "stopped" });
+    expect(el.querySelector(".fairnb-progress-status").textContent).toMatch(/^stopped/);
+    expect(stop.textContent).toBe("Stop");
+  });
+
+  it("disables Stop and explains why when the cell blocks", () => {
+    widget.render({ model: fakeModel(state({ stoppable: false })), el });
+    expect(el.querySelector("button.fairnb-stop").disabled).toBe(true);
+    expect(el.querySelector(".fairnb-progress-hint").hidden).toBe(false);
+  });
+
+  it("disables Stop when the search has finished", () => {
+    widget.render({ model: fakeModel(state({ status: "completed" })), el });
+    expect(el.querySelector("button.fairnb-stop").disabled).toBe(true);
+    expect(el.querySelector(".fairnb-progress-hint").hidden).toBe(true);
+  });
+
+  it("writes every string as text", () => {
+    widget.render({ model: fakeModel(state({ method: EVIL, phase: EVIL, message: EVIL, status: "failed" })), el });
+    expect(el.querySelector("img")).toBeNull();
+    expect(el.querySelector(".fairnb-progress-title").textContent).toBe(`fairnb · ${EVIL}`);
+    expect(stat("phase")).toBe(EVIL);
+    expect(el.querySelector(".fairnb-progress-message").textContent).toBe(EVIL);
+  });
+
+  it("removes its listeners on cleanup", () => {
+    const model = fakeModel(state());
+    const cleanup = widget.render({ model, el });
+    expect(model.listenerCount()).toBeGreaterThan(0);
+    cleanup();
+    expect(model.listenerCount()).toBe(0);
+  });
+});
+
+describe("chartPoints", () => {
+  it("scales time to the width and counts to the height", () => {
+    expect(chartPoints([[0, 0], [5, 10], [10, 20]], 100, 50)).toBe("0.0,50.0 50.0,25.0 100.0,0.0");
+  });
+  it("handles empty and flat series", () => {
+    expect(chartPoints([], 100, 50)).toBe("");
+    expect(chartPoints([[0, 0]], 100, 50)).toBe("0.0,50.0");
+  });
+});
+
+describe("statusText", () => {
+  it("says stopping while a stop is pending", () => {
+    expect(statusText("running", true)).toBe("stopping…");
+    expect(statusText("budget", true)).toBe("budget reached");
+  });
+});
