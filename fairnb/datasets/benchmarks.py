@@ -43,6 +43,12 @@ from .base import Dataset
 _AGE_BINS = ("16-25", "26-45", "46-65", "66+")      # np.digitize(age, [15, 25, 45, 65, 120], right=True)
 _EDUCATION = ("Preschool", "1st-4th", "5th-6th", "7th-8th", "9th", "10th", "11th", "12th", "HS-grad",
               "Some-college", "Assoc-voc", "Assoc-acdm", "Bachelors", "Masters", "Prof-school", "Doctorate")
+_BANK_NAMES = ("age", "job", "marital", "education", "default", "balance", "housing", "loan", "contact", "day",
+               "month", "duration", "campaign", "pdays", "previous", "poutcome")
+_CENSUS_ADF_NAMES = ("age", "workclass", "fnlwgt", "education", "marital_status", "occupation", "relationship",
+                     "race", "sex", "capital_gain", "capital_loss", "hours_per_week", "native_country")
+_CENSUS_ADF_BOUNDS = ((1, 9), (0, 7), (0, 39), (0, 15), (0, 6), (0, 13), (0, 5), (0, 4), (0, 1), (0, 99), (0, 39),
+                      (0, 99), (0, 39))     # ADF input_bounds, verbatim
 
 
 @dataclass(frozen=True)
@@ -95,8 +101,7 @@ _SPECS = (
                                       "male single", "male married/widowed")},
           test_size=0.4, aliases=("german_eidig",)),
     _Spec("bank", "bank_eidig", "bank.csv",
-          ("age", "job", "marital", "education", "default", "balance", "housing", "loan", "contact", "day",
-           "month", "duration", "campaign", "pdays", "previous", "poutcome"),
+          _BANK_NAMES,
           ("age",), ("no", "yes"), "eidig",
           "Bank Marketing (UCI, 45,211 rows) in the EIDIG/MAFT encoding: the data the published "
           "bank_model.h5 was trained on. Label 1 = the client subscribed a term deposit.",
@@ -109,21 +114,17 @@ _SPECS = (
                   "poutcome": ("failure", "other", "success")},
           aliases=("bank_eidig",)),
     _Spec("census_adf", "census_adf", "census.csv",
-          ("age", "workclass", "fnlwgt", "education", "marital_status", "occupation", "relationship", "race",
-           "sex", "capital_gain", "capital_loss", "hours_per_week", "native_country"),
+          _CENSUS_ADF_NAMES,
           ("age", "race", "sex"), ("<=50K", ">50K"), "adf",
           "Census Income (UCI adult.data, 32,561 rows) in the ADF/AEQUITAS/Themis encoding "
           "(`cleaned_train`). Label 1 = income >50K. Protected (ADF sens_param, 1-based): age=1, race=8, sex=9.",
-          bounds=((1, 9), (0, 7), (0, 39), (0, 15), (0, 6), (0, 13), (0, 5), (0, 4), (0, 1), (0, 99), (0, 39),
-                  (0, 99), (0, 39)),
+          bounds=_CENSUS_ADF_BOUNDS,
           missing_code=100, aliases=()),
     _Spec("census_adf_sample", "census_adf", "census_sample.csv",
-          ("age", "workclass", "fnlwgt", "education", "marital_status", "occupation", "relationship", "race",
-           "sex", "capital_gain", "capital_loss", "hours_per_week", "native_country"),
+          _CENSUS_ADF_NAMES,
           ("age", "race", "sex"), ("<=50K", ">50K"), "adf",
           "The label-balanced 15,360-row sample of census_adf (ADF `census_sample`).",
-          bounds=((1, 9), (0, 7), (0, 39), (0, 15), (0, 6), (0, 13), (0, 5), (0, 4), (0, 1), (0, 99), (0, 39),
-                  (0, 99), (0, 39)),
+          bounds=_CENSUS_ADF_BOUNDS,
           missing_code=100),
     _Spec("credit_adf", "credit_adf", "credit_sample.csv",
           ("checking_status", "duration", "credit_history", "purpose", "credit_amount", "savings_status",
@@ -137,8 +138,7 @@ _SPECS = (
                   (0, 3), (1, 8), (0, 2), (0, 2), (1, 4), (0, 3), (1, 2), (0, 1), (0, 1)),
           aliases=("german_adf",)),
     _Spec("bank_adf", "bank_adf", "bank.csv",
-          ("age", "job", "marital", "education", "default", "balance", "housing", "loan", "contact", "day",
-           "month", "duration", "campaign", "pdays", "previous", "poutcome"),
+          _BANK_NAMES,
           ("age",), ("no", "yes"), "adf",
           "Bank Marketing (UCI bank-full, 45,211 rows) in the ADF encoding. Label 1 = subscribed. "
           "Protected (ADF sens_param): age=1.",

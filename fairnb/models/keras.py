@@ -130,10 +130,10 @@ class KerasModel:
     """A Keras 3 classifier (TensorFlow backend) as a white-box fairnb model.
 
     One compiled ``tf.function`` per query kind, with input signature ``[None, d]``: batches of any
-    size reuse the same graph. Inputs are processed in chunks of ``batch_size`` rows. A single sigmoid
-    output unit is read as ``P(y=1)``; ``k`` softmax units as ``k`` class probabilities. Losses are
-    computed from the logits of the last Dense layer when it carries the sigmoid/softmax.
-    Hidden layers (for ``layer_outputs`` / ``activation_gradient``) are the Dense layers before the last.
+    size reuse the same graph. Inputs are processed in chunks of ``batch_size`` rows. The last layer
+    must be a Dense (or Activation) layer applying a sigmoid (one unit, read as ``P(y=1)``) or a softmax
+    (``k`` class probabilities); losses are computed from its logits. Hidden layers (for
+    ``layer_outputs`` / ``activation_gradient``) are the Dense layers before the last, post-activation.
     """
 
     def __init__(self, model, batch_size: int = 16384):
@@ -148,22 +148,22 @@ class KerasModel:
         self.model = model
         self.batch_size = int(batch_size)
         self.n_features = int(shape[-1])
-        dense = [layer for layer in model.layers if isinstance(layer, keras.layers.Dense)]
         last = model.layers[-1]
-        act = getattr(getattr(last, "activation", None), "__name__", None)
-        self._logit_layer = last if isinstance(last, keras.layers.Dense) and act in _OUTPUTS else None
-        self.output = act if act in _OUTPUTS else None
-        self._hidden = [layer for layer in dense if layer is not last]
+        self.output = getattr(getattr(last, "activation", None), "__name__", None)
         self.n_classes = int(model.outputs[0].shape[-1])
-        if self.n_classes == 1:
-            self.output = "sigmoid"
-        spec = tf.TensorSpec([None, self.n_features], tf.float32)
+        if self.output not in _OUTPUTS or (self.output == "sigmoid") != (self.n_classes == 1):
+            raise ValueError(f"the model's last layer {last.name!r} must give class probabilities: one sigmoid "
+                             f"unit or k >= 2 softmax units (got activation {self.output!r} on {self.n_classes} "
+                             "units); add a sigmoid/softmax")
+        self._logit_layer = last if isinstance(last, keras.layers.Dense) else None
+        self._hidden = [layer for layer in model.layers if isinstance(layer, keras.layers.Dense) and layer is not last]
+        body = keras.Model(model.inputs, last.input)
         if self._logit_layer is not None:
-            body = keras.Model(model.inputs, self._logit_layer.input)
-            kernel, bias = self._logit_layer.kernel, self._logit_layer.bias
-            self._logits = lambda x: tf.matmul(body(x), kernel) + (bias if bias is not None else 0.0)
-        else:
-            self._logits = None
+            kernel, bias = last.kernel, last.bias
+            self._logits = lambda x: tf.matmul(body(x, training=False), kernel) + (0.0 if bias is None else bias)
+        else:   # an Activation layer: its input are the logits
+            self._logits = lambda x: body(x, training=False)
+        spec = tf.TensorSpec([None, self.n_features], tf.float32)
         self._hidden_model = (keras.Model(model.inputs, [layer.output for layer in self._hidden])
                               if self._hidden else None)
         self._proba_fn = tf.function(self._proba_graph, input_signature=[spec])
@@ -194,9 +194,10 @@ class KerasModel:
         """The same network as a ``NumpyMLP`` (dense stacks only)."""
         if not self.is_dense_stack:
             raise ValueError("only a plain stack of Dense layers with a sigmoid/softmax output converts to NumpyMLP")
+        to_array = _keras().ops.convert_to_numpy
         dense = self._hidden + [self._logit_layer]
-        layers = [{"units": int(d.units), "activation": d.activation.__name__, "kernel": np.asarray(d.kernel),
-                   "bias": np.asarray(d.bias) if d.bias is not None else np.zeros(int(d.units))} for d in dense]
+        layers = [{"units": int(d.units), "activation": d.activation.__name__, "kernel": to_array(d.kernel),
+                   "bias": to_array(d.bias) if d.bias is not None else np.zeros(int(d.units))} for d in dense]
         return _numpy_mlp(layers, repr(self))
 
     # ------------------------------------------------------------------ graphs
@@ -222,15 +223,14 @@ class KerasModel:
 
         with tf.GradientTape() as tape:
             tape.watch(x)
-            if of == "loss" and self._logits is not None:
+            if of == "loss":
                 z = self._logits(x)
                 if self.output == "sigmoid":
                     s = tf.nn.sigmoid_cross_entropy_with_logits(labels=tf.cast(c, z.dtype), logits=z[:, 0])
                 else:
                     s = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=c, logits=z)
             else:
-                pc = tf.gather(self._proba_graph(x), c, axis=1, batch_dims=1)
-                s = -tf.math.log(tf.maximum(pc, 1e-12)) if of == "loss" else pc
+                s = tf.gather(self._proba_graph(x), c, axis=1, batch_dims=1)
             total = tf.reduce_sum(s)
         return tape.gradient(total, x)
 

@@ -81,6 +81,8 @@ class NumpyMLP:
     def _forward(self, X):
         """Pre-activations of every layer (the last are the logits)."""
         a = np.asarray(X, dtype=self.dtype)
+        if a.shape[-1:] != (self.n_features,):
+            raise ValueError(f"the model takes inputs of width {self.n_features}; got shape {a.shape}")
         zs = []
         for i, (W, b) in enumerate(zip(self.weights, self.biases)):
             z = a @ W + b
