@@ -25,8 +25,10 @@ from .search import METHODS, get_method
 DEMO_METHODS = ("random", "aequitas", "sg", "adf", "eidig", "neuronfair", "maft")
 
 
-def run_demo(out_dir="fairnb-report", *, seconds: float = 10.0, methods=DEMO_METHODS, quiet: bool = False) -> dict:
-    """Run the demo; returns a JSON-serialisable summary. ``methods`` not registered are skipped."""
+def run_demo(out_dir="fairnb-report", *, seconds: float = 10.0, max_found: int = 20_000, methods=DEMO_METHODS,
+             quiet: bool = False) -> dict:
+    """Run the demo; returns a JSON-serialisable summary. Each method runs until ``seconds`` pass or
+    it has found ``max_found`` unique IDIs; ``methods`` not registered are skipped."""
     say = (lambda *a: None) if quiet else print
     t0 = time.perf_counter()
     data = datasets.make_synthetic(n=6000, strength=2.0, random_state=0)
@@ -38,7 +40,7 @@ def run_demo(out_dir="fairnb-report", *, seconds: float = 10.0, methods=DEMO_MET
 
     results, summary = [], {"dataset": data.name, "methods": {}}
     for name in [m for m in methods if m in METHODS]:
-        search = get_method(name)(max_time=seconds, random_state=0, progress=False)
+        search = get_method(name)(max_time=seconds, max_found=max_found, random_state=0, progress=False)
         result = search.run(model, data.domain, seeds=X_train)
         found = result.inputs
         agree = float(truth.is_discriminatory(found).mean()) if len(found) else None
@@ -49,7 +51,7 @@ def run_demo(out_dir="fairnb-report", *, seconds: float = 10.0, methods=DEMO_MET
             f"from {s['tried']} tried in {s['elapsed_s']:.1f} s; "
             f"{'' if agree is None else f'{100 * agree:.0f}% also unfair under the planted ground truth'}")
     intro = (f"{data.description} Model: {model!r}, test accuracy {accuracy(model, X_test, y_test):.3f}. "
-             f"Each method ran for at most {seconds:g} s.")
+             f"Each method ran for at most {seconds:g} s or until it found {max_found} unique IDIs.")
     truth_table = "<ul>" + "".join(
         f"<li>{html.escape(m)}: {html.escape(str(s['share_confirmed_by_ground_truth']))} of its inputs are also "
         "discriminatory under the planted (true) model</li>" for m, s in summary["methods"].items()) + "</ul>"

@@ -54,8 +54,7 @@ def test_budgets(synthetic, biased_model):
     assert 50 <= r.count() < 150 and r.status == "budget"
     r = RandomSearch(n_samples=None, max_time=0.2, random_state=0).run(biased_model, synthetic.domain)
     assert r.status == "budget" and r.elapsed < 5
-    with pytest.raises(ValueError, match="needs max_time"):
-        RandomSearch(n_samples=None).run(biased_model, synthetic.domain)
+    assert RandomSearch().run(biased_model, synthetic.domain).tried == RandomSearch.DEFAULT_SAMPLES
 
 
 def test_stop_from_another_thread_keeps_what_was_found(synthetic, biased_model):

@@ -35,25 +35,28 @@ class RandomSearch(Search):
 
     Parameters
     ----------
-    n_samples : inputs to draw (``None``: until another budget ends the search).
+    n_samples : inputs to draw; ``None`` runs until another budget (``max_time``, ``max_tried``,
+        ``max_found``) ends the search, or draws ``DEFAULT_SAMPLES`` when none is set.
     batch_size : inputs per oracle call.
     """
 
     name = "random"
+    DEFAULT_SAMPLES = 10_000
 
-    def __init__(self, n_samples: int | None = 10_000, batch_size: int = 2_000, **budget):
+    def __init__(self, n_samples: int | None = None, batch_size: int = 2_000, **budget):
         super().__init__(**budget)
         self.n_samples = n_samples
         self.batch_size = batch_size
 
     def _generate(self, ctx):
-        if self.n_samples is None and self.max_time is None and self.max_tried is None and self.max_found is None:
-            raise ValueError("RandomSearch without n_samples needs max_time, max_tried or max_found")
+        n_samples = self.n_samples
+        if n_samples is None and self.max_time is None and self.max_tried is None and self.max_found is None:
+            n_samples = self.DEFAULT_SAMPLES
         drawn = 0
         try:
-            while self.n_samples is None or drawn < self.n_samples:
+            while n_samples is None or drawn < n_samples:
                 size = min(self.batch_size, ctx.engine.remaining_tried,
-                           float("inf") if self.n_samples is None else self.n_samples - drawn)
+                           float("inf") if n_samples is None else n_samples - drawn)
                 if size <= 0:
                     break
                 X = ctx.domain.sample(int(size), ctx.rng)
