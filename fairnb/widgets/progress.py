@@ -26,7 +26,7 @@ Example
 from __future__ import annotations
 
 import threading
-import time
+from time import monotonic
 
 import traitlets
 
@@ -91,7 +91,7 @@ class ProgressPanel(FairnbWidget):
 
     def __call__(self, event):
         """Receive one engine ``Event`` (from any thread); updates the browser at most every ``min_interval``."""
-        now = time.monotonic()
+        now = monotonic()
         final = event.kind in ("start", "done")
         if not final and now - self._last < self.min_interval:
             return

@@ -1,0 +1,156 @@
+"""Progress panel and background searches: widget state, throttling, Stop from a thread and from the browser."""
+from __future__ import annotations
+
+import json
+import time
+
+import numpy as np
+import pytest
+
+import fairnb
+from fairnb.search import RandomSearch
+from fairnb.search import progress as progress_module
+from fairnb.widgets import _assets
+from fairnb.widgets.progress import ProgressPanel
+
+WIDGETS = {"ProgressPanel": "progress_panel.js", "PairInspector": "pair_inspector.js"}
+
+
+@pytest.fixture
+def notebook(monkeypatch):
+    """Pretend to run inside a Jupyter kernel (panels are created but displayed nowhere)."""
+    import IPython.display
+
+    shown = []
+    monkeypatch.setattr(progress_module, "in_notebook", lambda: True)
+    monkeypatch.setattr(IPython.display, "display", lambda obj: shown.append(obj))
+    return shown
+
+
+def _long_search(**kw):
+    return RandomSearch(n_samples=None, max_time=120, batch_size=200, random_state=0, **kw)
+
+
+def _wait_for(predicate, timeout=60.0):
+    end = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > end:
+            raise AssertionError("condition not reached")
+        time.sleep(0.01)
+
+
+def _recheck(result, model):
+    """Every stored pair really is discriminatory: the model decides input and counterpart differently."""
+    m = fairnb.models.wrap(model)
+    return np.array_equal(m.predict_proba(result.inputs).argmax(1) != m.predict_proba(result.counterparts).argmax(1),
+                          np.ones(len(result), bool))
+
+
+@pytest.mark.parametrize("file", sorted(set(WIDGETS.values()) | {"fairnb.css"}))
+def test_front_end_is_built_and_writes_no_html(file):
+    text = _assets.asset(file)
+    if file.endswith(".js"):
+        assert "export" in text
+        for sink in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write"):
+            assert sink not in text, f"{file} uses {sink}: strings must go through textContent"
+
+
+def test_missing_front_end_says_how_to_build(monkeypatch, tmp_path):
+    monkeypatch.setattr(_assets, "STATIC", tmp_path)
+    with pytest.raises(FileNotFoundError, match="npm run build"):
+        ProgressPanel()
+
+
+def test_missing_front_end_falls_back_to_tqdm(monkeypatch, tmp_path, notebook):
+    monkeypatch.setattr(_assets, "STATIC", tmp_path)
+    with pytest.warns(RuntimeWarning, match="not built"):
+        listener = progress_module.make_listener(None, RandomSearch())
+    assert isinstance(listener, progress_module.TqdmListener)
+
+
+def test_panel_state_round_trips_as_json(synthetic, biased_model):
+    search = RandomSearch(n_samples=3000, batch_size=500, random_state=0, progress=False)
+    panel = ProgressPanel(search, min_interval=0)
+    result = search.run(biased_model, synthetic.domain, listeners=[panel])
+    state = json.loads(json.dumps(panel.get_state()))
+    assert state["status"] == "completed" and state["method"] == "random"
+    assert state["tried"] == result.tried == 3000
+    assert state["found"] == result.count("eidig") > 0
+    assert state["found_adf"] == result.count("adf")
+    assert state["success_rate"] == pytest.approx(result.success_rate)
+    assert state["series"][-1] == [pytest.approx(result.elapsed, abs=1e-3), result.count()]
+    assert state["stop_requested"] is False and state["stoppable"] is False
+
+
+def test_panel_throttles_updates(synthetic, biased_model, monkeypatch):
+    clock = iter(np.arange(0, 1000, 0.01))   # every event 10 ms after the previous one
+    monkeypatch.setattr("fairnb.widgets.progress.monotonic", lambda: next(clock))
+    search = RandomSearch(n_samples=20_000, batch_size=100, progress=False)
+    panel = ProgressPanel(search, min_interval=0.1, max_points=16)
+    search.run(biased_model, synthetic.domain, listeners=[panel])
+    # 200 batches, one event each, 10 ms apart: start + done + about one update per 100 ms
+    assert 20 <= panel.updates <= 24
+    assert len(panel.series) <= 16
+
+
+def test_browser_stop_message_stops_the_search(synthetic, biased_model, notebook):
+    search = _long_search()
+    run = search.start(biased_model, synthetic.domain)
+    assert notebook == [run.panel] and run.panel.stoppable
+    _wait_for(lambda: run.result is not None and run.result.count() > 0)
+    run.panel.set_state({"stop_requested": True})          # what a click on Stop sends
+    result = run.wait(timeout=60)
+    assert result.status == "stopped" and run.panel.status == "stopped"
+    assert run.panel.found == result.count() > 0
+    assert _recheck(result, biased_model)
+
+
+def test_stop_from_another_thread_keeps_every_pair(synthetic, biased_model):
+    search = _long_search(progress=False)
+    run = search.start(biased_model, synthetic.domain)
+    assert run.panel is None
+    _wait_for(lambda: run.result is not None and run.result.count() > 0)
+    seen = run.result.count()
+    result = run.stop()
+    assert run.done and result.status == "stopped"
+    assert result.count() >= seen and len(result.inputs) == result.count()
+    assert _recheck(result, biased_model)
+    assert "stopped" in repr(run)
+
+
+def test_stop_before_the_search_starts(synthetic, biased_model):
+    run = _long_search(progress=False).start(biased_model, synthetic.domain)
+    result = run.stop()
+    assert result.status == "stopped"
+
+
+def test_background_errors_reach_wait_and_the_panel(synthetic, notebook):
+    from fairnb.search.engine import Search
+
+    class NeedsGradients(Search):
+        name = "needs-gradients"
+        needs_gradients = True
+
+    run = NeedsGradients().start(lambda X: X[:, 0] / 9, synthetic.domain)
+    with pytest.raises(TypeError, match="gradients"):
+        run.wait(timeout=30)
+    assert run.panel.status == "failed" and "TypeError" in run.panel.message
+
+
+def test_wait_with_timeout_on_a_running_search(synthetic, biased_model):
+    run = _long_search(progress=False).start(biased_model, synthetic.domain)
+    with pytest.raises(TimeoutError, match="stop"):
+        run.wait(timeout=0.01)
+    run.stop()
+
+
+def test_blocking_run_in_a_notebook_shows_a_panel_without_stop(synthetic, biased_model, notebook):
+    result = RandomSearch(n_samples=1000).run(biased_model, synthetic.domain)
+    (panel,) = notebook
+    assert isinstance(panel, ProgressPanel) and not panel.stoppable
+    assert panel.status == result.status == "completed"
+
+
+def test_panel_rejects_bad_settings():
+    with pytest.raises(ValueError, match="max_points"):
+        ProgressPanel(max_points=1)
