@@ -69,3 +69,16 @@ def test_cli_evaluate_prints_the_accuracy_json(data_dir, models_dir, capsys):
                  "--data-dir", str(data_dir)])
     summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert code == 0 and summary["accuracy"] == 0.847067 and summary["test_rows"] == 9769
+
+
+def test_cli_evaluate_reports_bad_input(data_dir, models_dir, tmp_path, capsys):
+    from fairnb.cli import main
+
+    assert main(["evaluate", "--dataset", "german", "--model", str(models_dir / "adult_model.h5"),
+                 "--data-dir", str(data_dir)]) == 2
+    assert "inputs of width 12; got shape (400, 24)" in capsys.readouterr().err
+    assert main(["evaluate", "--dataset", "census", "--model", str(tmp_path / "missing.h5"),
+                 "--data-dir", str(data_dir)]) == 2
+    assert "not found" in capsys.readouterr().err
+    assert main(["evaluate", "--dataset", "adultt", "--model", "m.h5", "--data-dir", str(data_dir)]) == 2
+    assert "unknown dataset 'adultt'" in capsys.readouterr().err

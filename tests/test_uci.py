@@ -142,3 +142,16 @@ def test_load_census_from_the_cache_without_a_data_folder(data_dir, cache):
     assert data.X.shape == (48842, 12) and "preprocessed" in data.info["source"]
     published = load("census", data_dir)
     assert _multiset(data.X.assign(y=data.y)).equals(_multiset(published.X.assign(y=published.y)))
+
+
+@pytest.mark.shared
+def test_load_german_from_a_raw_uci_subfolder(data_dir, tmp_path, cache):
+    (tmp_path / "raw_uci").mkdir()
+    shutil.copy(data_dir / "raw_uci" / "german.data", tmp_path / "raw_uci" / "german.data")
+    data, published = load("german", tmp_path), load("german", data_dir)
+    assert data.X.equals(published.X) and (data.y == published.y).all()
+    assert bounds_of(data) == bounds_of(published)
+
+
+def bounds_of(data):
+    return list(zip(data.domain.lower, data.domain.upper))

@@ -1,8 +1,13 @@
 """Datasets: the embedded synthetic default and the benchmark data sets.
 
+``load(name, data_dir)`` reads a benchmark data set (``available()`` lists them) from a folder you
+name or ``$FAIRNB_DATA``; ``uci`` downloads and preprocesses the raw UCI Adult and German files.
+
 >>> from fairnb.datasets import make_synthetic
 >>> make_synthetic(n=100)
 Dataset('synthetic', 100 rows, 7 features, protected=['sex'])
+>>> available()[:3]
+['census', 'german', 'bank']
 """
 from . import uci
 from .base import Dataset
