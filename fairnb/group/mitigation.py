@@ -1,0 +1,256 @@
+"""Rule-guided mitigation (TestSGD, phase 3): retrain with in-group samples of the label the group lacks.
+
+For the top rule set R* of a TestSGD run (or one you name):
+
+1. the *under-assigned* label y* is the favourable label when the group gets it less often than
+   everyone else (``phi_in < phi_out``), the other label otherwise;
+2. in-group samples are drawn as in scoring (copy a training record in R*, nudge one non-sensitive
+   feature), and those the **original** model labels y* are kept, labelled y*;
+3. for each amount of the schedule (``start``, doubling, up to ``max_fraction`` of the training
+   set: 50, 100, 200, ..., 10% in the paper) the model is retrained on the training split plus
+   that many samples, R* is re-scored with the same TestSGD settings, and the test accuracy measured;
+4. the amount with the lowest score whose accuracy is at most ``max_accuracy_drop`` below the
+   original is kept (none, if no amount qualifies).
+
+Retraining (``mode="finetune"`` continues from the current weights, ``"scratch"`` starts afresh
+with the same architecture) is built in for Keras models (TensorFlow imported only then), for
+``NumpyMLP`` networks with a single sigmoid output (trained through scikit-learn's
+``MLPClassifier``), and for scikit-learn classifiers; anything else needs ``retrain=f(model, X, y)``.
+
+Example
+-------
+>>> import fairnb
+>>> from fairnb.group import TestSGD
+>>> from fairnb.group.planted import make_planted_group
+>>> data = make_planted_group(n=2000, random_state=0)
+>>> model = fairnb.train_demo_model(data, max_iter=100)
+>>> tester = TestSGD(random_state=0)
+>>> out = RuleGuidedMitigation(tester, random_state=0).run(model, data, sensitive=["sex", "race"])  # doctest: +SKIP
+>>> out.after["score"] < out.before["score"]  # doctest: +SKIP
+True
+"""
+from __future__ import annotations
+
+import copy
+import html
+import time
+import warnings
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator
+
+from ..models import NumpyMLP, SklearnModel, wrap
+from ..training import accuracy
+from .testsgd import TestSGD, cell_covers
+
+
+class RuleGuidedMitigation(BaseEstimator):
+    """Retrain a model with generated in-group samples until its worst group's score drops.
+
+    Parameters
+    ----------
+    tester : the TestSGD whose settings find and re-score the rule set (default: ``TestSGD()``).
+    max_fraction : most samples added, as a share of the training set (10%).
+    start : first amount of the schedule (50); it doubles until ``max_fraction``.
+    mode : ``"finetune"`` (continue from the current weights) or ``"scratch"``.
+    epochs : training epochs of each retraining.
+    learning_rate : optimiser step size of the retraining (Adam).
+    max_accuracy_drop : largest accepted drop of test accuracy, as a fraction (0.01 = 1 point).
+    max_draws : most in-group samples drawn, as a multiple of the samples needed.
+    retrain : optional ``f(model, X, y) -> model`` replacing the built-in retraining.
+    random_state : seed of the sampling and of the retraining.
+    """
+
+    def __init__(self, tester: TestSGD | None = None, max_fraction: float = 0.1, start: int = 50,
+                 mode: str = "finetune", epochs: int = 10, learning_rate: float = 1e-3,
+                 max_accuracy_drop: float = 0.01, max_draws: int = 200, retrain=None,
+                 random_state: int | None = None):
+        self.tester = tester
+        self.max_fraction = max_fraction
+        self.start = start
+        self.mode = mode
+        self.epochs = epochs
+        self.learning_rate = learning_rate
+        self.max_accuracy_drop = max_accuracy_drop
+        self.max_draws = max_draws
+        self.retrain = retrain
+        self.random_state = random_state
+
+    def schedule(self, n_train: int) -> list[int]:
+        """Amounts tried: ``start``, doubling, then ``max_fraction * n_train``.
+
+        >>> RuleGuidedMitigation().schedule(4000)
+        [50, 100, 200, 400]
+        """
+        cap = int(self.max_fraction * n_train)
+        out, k = [], int(self.start)
+        while k < cap:
+            out.append(k)
+            k *= 2
+        return out + [cap] if cap >= 1 else out
+
+    def run(self, model, data, rule_set=None, *, sensitive=None) -> "MitigationResult":
+        """Mitigate ``model`` on the Dataset ``data`` for ``rule_set`` (default: TestSGD's top one)."""
+        if self.mode not in ("finetune", "scratch"):
+            raise ValueError(f"mode must be 'finetune' or 'scratch', got {self.mode!r}")
+        if not (hasattr(data, "split") and hasattr(data, "domain")):
+            raise TypeError("mitigation needs a fairnb Dataset (training labels and a test split)")
+        t0 = time.perf_counter()
+        tester = self.tester or TestSGD(random_state=self.random_state)
+        fair = wrap(model)
+        X_train, X_test, y_train, y_test = data.split()
+        if rule_set is None:
+            rule_set = tester.run(fair, data, sensitive=sensitive).best
+        before = _row(tester.run(fair, data, sensitive=sensitive, rule_sets=[rule_set]), fair, X_test, y_test)
+        fav = tester.favourable
+        target = fav if before["phi_in"] < before["phi_out"] else 1 - fav
+        amounts = self.schedule(len(X_train))
+        X_new = self._in_group_samples(fair, data, rule_set, target, amounts[-1] if amounts else 0, sensitive)
+        rows = [{"added": 0, **before, "kept": True}]
+        models = {0: model}
+        plan = [a for a in amounts if a <= len(X_new)]
+        if amounts and 0 < len(X_new) < amounts[-1] and len(X_new) not in plan:
+            plan.append(len(X_new))        # fewer samples found than the schedule asks for
+        for k in plan:
+            X_aug = np.concatenate([X_train, X_new[:k]])
+            y_aug = np.concatenate([y_train, np.full(k, target)])
+            new = self._retrain(model, X_aug, y_aug)
+            models[k] = new
+            rows.append({"added": k, **_row(tester.run(new, data, sensitive=sensitive, rule_sets=[rule_set]),
+                                             wrap(new), X_test, y_test)})
+        steps = pd.DataFrame(rows)
+        ok = steps["accuracy"] >= before["accuracy"] - self.max_accuracy_drop - 1e-12
+        best = int(steps[ok].sort_values(["score", "added"]).iloc[0]["added"])
+        steps["kept"] = steps["added"] == best
+        return MitigationResult(rule_set.text, int(target), steps, models[best], len(X_new),
+                                time.perf_counter() - t0, self.get_params())
+
+    # ------------------------------------------------------------------ parts
+    def _in_group_samples(self, model, data, rule_set, target: int, needed: int, sensitive) -> np.ndarray:
+        """Up to ``needed`` in-group samples the original model labels ``target``."""
+        tester = self.tester or TestSGD(random_state=self.random_state)
+        _, feats, sampler = tester.setup(data, sensitive=sensitive)
+        cover = cell_covers(sampler, feats, [rule_set])
+        rng = np.random.default_rng(self.random_state)
+        kept, drawn = [], 0
+        chunk = max(1000, 4 * needed)
+        while sum(len(k) for k in kept) < needed and drawn < self.max_draws * max(needed, 1):
+            X = sampler.sample(cover, True, chunk, rng)
+            drawn += chunk
+            kept.append(X[model.predict_proba(X).argmax(axis=1) == target])
+        X = np.concatenate(kept) if kept else np.zeros((0, data.domain.n_features))
+        return X[:needed]
+
+    def _retrain(self, model, X, y):
+        if self.retrain is not None:
+            return self.retrain(model, X, y)
+        keras_model = _keras_model(model)
+        if keras_model is not None:
+            return _retrain_keras(keras_model, X, y, self)
+        if isinstance(model, NumpyMLP):
+            return _retrain_numpy_mlp(model, X, y, self)
+        estimator = model.estimator if isinstance(model, SklearnModel) else model
+        if hasattr(estimator, "fit") and hasattr(estimator, "predict"):
+            return _retrain_sklearn(estimator, X, y, self)
+        raise TypeError(f"no built-in retraining for {type(model).__name__}; pass retrain=f(model, X, y)")
+
+
+def _row(result, model, X_test, y_test) -> dict:
+    top = result.frame.iloc[0]
+    return {"score": float(top.score), "eps": float(top.eps), "phi_in": float(top.phi_in),
+            "phi_out": float(top.phi_out), "n": int(top.n), "accuracy": accuracy(model, X_test, y_test)}
+
+
+def _keras_model(model):
+    from ..models import _is_keras
+
+    for m in (model, getattr(model, "model", None), getattr(model, "keras_model", None)):
+        if m is not None and _is_keras(m) and hasattr(m, "fit"):
+            return m
+    return None
+
+
+def _retrain_keras(model, X, y, params):
+    import keras
+
+    keras.utils.set_random_seed(0 if params.random_state is None else params.random_state)
+    new = keras.models.clone_model(model)
+    if params.mode == "finetune":
+        new.set_weights(model.get_weights())
+    units = new.outputs[0].shape[-1]
+    loss = "binary_crossentropy" if units == 1 else "sparse_categorical_crossentropy"
+    new.compile(optimizer=keras.optimizers.Adam(params.learning_rate), loss=loss)
+    new.fit(X.astype("float32"), y.astype("float32" if units == 1 else "int64"), epochs=params.epochs,
+            batch_size=128, verbose=0, shuffle=True)
+    return new
+
+
+def _retrain_numpy_mlp(model: NumpyMLP, X, y, params):
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.neural_network import MLPClassifier
+
+    if model.output != "sigmoid" or model.activation not in ("relu", "tanh", "logistic", "identity"):
+        raise TypeError("built-in retraining of a NumpyMLP needs one sigmoid output unit; pass retrain=f(model, X, y)")
+    clf = MLPClassifier(hidden_layer_sizes=tuple(model.layer_sizes[:-1]), activation=model.activation,
+                        learning_rate_init=params.learning_rate, max_iter=params.epochs,
+                        random_state=params.random_state, warm_start=params.mode == "finetune")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        if params.mode == "finetune":
+            one_each = [np.flatnonzero(y == c)[0] for c in np.unique(y)]
+            clf.set_params(max_iter=1).fit(X[one_each], y[one_each])     # builds the network, then:
+            clf.coefs_ = [W.copy() for W in model.weights]
+            clf.intercepts_ = [b.copy() for b in model.biases]
+            clf.set_params(max_iter=params.epochs)
+        clf.fit(X, y)
+    return NumpyMLP.from_sklearn(clf)
+
+
+def _retrain_sklearn(estimator, X, y, params):
+    from sklearn.base import clone
+
+    if params.mode == "finetune" and "warm_start" in estimator.get_params():
+        new = copy.deepcopy(estimator).set_params(warm_start=True)
+    else:
+        new = clone(estimator)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return new.fit(X, y)
+
+
+class MitigationResult:
+    """Before/after numbers of a rule-guided mitigation; ``steps`` has one row per amount tried."""
+
+    def __init__(self, rule_set: str, label: int, steps: pd.DataFrame, model, generated: int, elapsed: float,
+                 params: dict):
+        self.rule_set = rule_set
+        self.label = label
+        self.steps = steps
+        self.model = model
+        self.generated = generated
+        self.elapsed = elapsed
+        self.params = params
+        self.before = steps.iloc[0].to_dict()
+        self.after = steps[steps["kept"]].iloc[0].to_dict()
+
+    def summary(self) -> dict:
+        b, a = self.before, self.after
+        return {"rule_set": self.rule_set, "added_label": self.label, "added": int(a["added"]),
+                "score_before": round(b["score"], 6), "score_after": round(a["score"], 6),
+                "eps_before": round(b["eps"], 6), "eps_after": round(a["eps"], 6),
+                "accuracy_before": round(b["accuracy"], 6), "accuracy_after": round(a["accuracy"], 6),
+                "generated": self.generated, "seconds": round(self.elapsed, 3)}
+
+    def __repr__(self):
+        s = self.summary()
+        return (f"MitigationResult({s['rule_set']!r}: score {s['score_before']:.3f} -> {s['score_after']:.3f}, "
+                f"accuracy {s['accuracy_before']:.3f} -> {s['accuracy_after']:.3f}, {s['added']} samples added)")
+
+    def _repr_html_(self) -> str:
+        s = self.summary()
+        table = self.steps.to_html(index=False, float_format=lambda v: f"{v:.3f}", escape=True)
+        return (f"<div class='fairnb-mitigation'><b>Rule-guided mitigation of {html.escape(s['rule_set'])}</b>"
+                f"<p>score {s['score_before']:.1%} &rarr; {s['score_after']:.1%}, accuracy "
+                f"{s['accuracy_before']:.1%} &rarr; {s['accuracy_after']:.1%} with {s['added']} samples labelled "
+                f"{s['added_label']}</p>{table}</div>")
