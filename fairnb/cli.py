@@ -59,6 +59,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dataset", required=True)
     p.add_argument("--model", required=True)
     p.add_argument("--sensitive", required=True, help="sensitive features, comma-separated")
+    p.add_argument("--continuous", default="auto",
+                   help="sensitive features given interval rules, comma-separated (default auto: > 10 values)")
+    p.add_argument("--theta", type=float, default=0.05, help="support threshold of a rule set (default 0.05)")
+    p.add_argument("--random-state", type=int, default=0)
     p.add_argument("--json", default=None, help="write all scored rule sets as JSON here")
     _data_dir_arg(p)
     return parser
