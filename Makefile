@@ -4,7 +4,7 @@ PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip -q --disable-pip-version-check
 SHARED ?= $(abspath ../shared)
 
-.PHONY: demo test test-python test-notebooks bench clean
+.PHONY: demo test test-js test-python test-browser test-notebooks bench clean
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -23,13 +23,30 @@ $(VENV)/.all: pyproject.toml $(VENV)/.core
 demo: $(VENV)/.core
 	$(VENV)/bin/fairnb demo
 
-test: $(VENV)/.all test-python test-notebooks
+test: $(VENV)/.all test-js test-python test-browser test-notebooks
 
-test-python: $(VENV)/.all
+# the widgets' front ends (js/ -> fairnb/static); `pip install` builds them too
+JS_SRC := $(wildcard js/src/*) js/build.mjs
+js/node_modules/.installed: js/package.json js/package-lock.json
+	cd js && npm ci --no-audit --no-fund
+	touch $@
+
+fairnb/static/.built: js/node_modules/.installed $(JS_SRC)
+	cd js && npm run build
+	touch $@
+
+test-js: js/node_modules/.installed
+	cd js && npm test
+
+# real-browser widget tests: JupyterLab + Debian chromium (they fail when chromium is missing)
+test-browser: $(VENV)/.all fairnb/static/.built
+	$(PY) -m pytest -p no:cacheprovider -m browser --timeout 300 -q tests/browser
+
+test-python: $(VENV)/.all fairnb/static/.built
 	FAIRNB_DATA=$${FAIRNB_DATA:-$(SHARED)/data} FAIRNB_MODELS=$${FAIRNB_MODELS:-$(SHARED)/models} \
-	  $(PY) -m pytest -n 2 --timeout 900 -q
+	  $(PY) -m pytest -n 2 --timeout 900 -q -m "not browser"
 
-test-notebooks: $(VENV)/.all
+test-notebooks: $(VENV)/.all fairnb/static/.built
 	FAIRNB_SMOKE=1 FAIRNB_DATA=$${FAIRNB_DATA:-$(SHARED)/data} FAIRNB_MODELS=$${FAIRNB_MODELS:-$(SHARED)/models} \
 	  $(PY) -m pytest -p no:cacheprovider --nbmake --nbmake-timeout=300 -q notebooks/
 

@@ -110,7 +110,8 @@ function render({ model, el }) {
     found.textContent = formatCount(model.get("found"));
     found.setAttribute("title", `${formatCount(model.get("found_adf"))} without the protected attributes`);
     rate.textContent = formatPercent(model.get("success_rate"));
-    speed.textContent = (Number(model.get("rate")) || 0).toFixed(1);
+    const perSecond = Number(model.get("rate")) || 0;
+    speed.textContent = perSecond >= 100 ? formatCount(perSecond) : perSecond.toFixed(1);
     elapsed.textContent = formatDuration(model.get("elapsed"));
     phase.textContent = model.get("phase") || "—";
     const series = model.get("series") ?? [];

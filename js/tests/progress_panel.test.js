@@ -6,7 +6,7 @@ import { EVIL, fakeModel } from "./fake_model.js";
 function state(extra = {}) {
   return {
     method: "random", status: "running", phase: "global", tried: 12345, found: 321, found_adf: 300,
-    success_rate: 0.026, rate: 160.5, elapsed: 2.0, series: [[0, 0], [1, 100], [2, 321]],
+    success_rate: 0.026, rate: 42.25, elapsed: 2.0, series: [[0, 0], [1, 100], [2, 321]],
     stoppable: true, stop_requested: false, message: "", ...extra,
   };
 }
@@ -26,7 +26,7 @@ describe("progress panel", () => {
     expect(stat("tried")).toBe("12,345");
     expect(stat("found")).toBe("321");
     expect(stat("success_rate")).toBe("2.60%");
-    expect(stat("rate")).toBe("160.5");
+    expect(stat("rate")).toBe("42.3");
     expect(stat("elapsed")).toBe("2.0 s");
     expect(stat("phase")).toBe("global");
     expect(el.querySelector(".fairnb-progress-title").textContent).toBe("fairnb · random");
@@ -35,7 +35,8 @@ describe("progress panel", () => {
   it("follows kernel updates", () => {
     const model = fakeModel(state());
     widget.render({ model, el });
-    model.receive({ tried: 20000, found: 500, elapsed: 75, series: [[0, 0], [75, 500]] });
+    model.receive({ tried: 20000, found: 500, elapsed: 75, rate: 19550.6, series: [[0, 0], [75, 500]] });
+    expect(stat("rate")).toBe("19,551");
     expect(stat("tried")).toBe("20,000");
     expect(stat("elapsed")).toBe("1 min 15 s");
     expect(el.querySelector("polyline").getAttribute("points")).toBe(chartPoints([[0, 0], [75, 500]], 260, 64, 2));

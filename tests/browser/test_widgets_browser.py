@@ -1,0 +1,104 @@
+"""The widgets in a real JupyterLab, in chromium: live progress, Stop, the pair inspector's selection."""
+from __future__ import annotations
+
+import re
+
+from conftest import run_notebook
+
+SETUP = """
+import fairnb, ipywidgets, traitlets
+from fairnb.search import RandomSearch
+data = fairnb.datasets.make_synthetic(n=2000, random_state=0)
+model = fairnb.train_demo_model(data, max_iter=100)
+"""
+EVIL = "<img src=x onerror=alert(1)>"
+
+
+def _number(text: str) -> int:
+    return int(re.sub(r"[^0-9]", "", text) or 0)
+
+
+def test_progress_panel_updates_live_and_stop_reaches_the_kernel(page, lab):
+    run_notebook(page, lab, "progress.ipynb", [
+        SETUP,
+        "run = RandomSearch(n_samples=None, max_time=120, batch_size=100, random_state=0).start(model, data.domain)",
+        "probe = ipywidgets.HTML('kernel: waiting')\n"
+        "traitlets.dlink((run.panel, 'status'), (probe, 'value'),\n"
+        "                lambda s: f'kernel status: {s}; pairs kept: {run.result.count() if run.result else 0}')\n"
+        "probe",
+    ])
+    panel = page.locator(".fairnb-progress")
+    tried = panel.locator('[data-stat="tried"]')
+    page.wait_for_function("el => Number(el.textContent.replace(/,/g, '')) > 0", arg=tried.element_handle())
+    before = _number(tried.text_content())
+    page.wait_for_function("([el, n]) => Number(el.textContent.replace(/,/g, '')) > n",
+                           arg=[tried.element_handle(), before])        # the panel updates while the search runs
+    assert panel.locator(".fairnb-chart-line").get_attribute("points") != ""
+    stop = panel.locator("button.fairnb-stop")
+    assert stop.is_enabled()
+    stop.click()
+    probe = page.locator(".widget-html-content", has_text="kernel status: stopped")
+    probe.wait_for()
+    kept = _number(probe.text_content().split("pairs kept:")[1])
+    assert kept > 0
+    page.wait_for_function("el => el.getAttribute('data-status') === 'stopped'", arg=panel.element_handle())
+    assert _number(panel.locator('[data-stat="found"]').text_content()) == kept
+    assert stop.is_disabled()
+
+
+def test_inspector_pages_sorts_and_sends_the_selection_to_the_kernel(page, lab):
+    run_notebook(page, lab, "inspector.ipynb", [
+        SETUP,
+        "result = fairnb.search(model, data.domain, max_tried=5000, random_state=0, progress=False)\n"
+        "ins = result.inspect(page_size=10)\n"
+        "ins",
+        "probe = ipywidgets.HTML('kernel: nothing selected')\n"
+        "traitlets.dlink((ins, 'selected_ids'), (probe, 'value'),\n"
+        "                lambda ids: f'kernel selected: {list(ins.selected.index)}')\n"
+        "probe",
+    ])
+    widget = page.locator(".fairnb-inspector")
+    rows = widget.locator("tbody tr.fairnb-row")
+    rows.first.wait_for()
+    assert rows.count() == 10
+    assert widget.locator(".fairnb-page-label").text_content().startswith("page 1 of")
+    widget.locator("th[data-column='difference'] button").click()
+    widget.locator("th[data-column='difference'] button").click()          # descending
+    page.wait_for_function("el => el.getAttribute('aria-sort') === 'descending'",
+                           arg=widget.locator("th[data-column='difference']").element_handle())
+    column = [c.text_content() for c in widget.locator("thead th[data-column]").all()].index("difference")
+    page.wait_for_function(
+        """([body, j]) => { const v = [...body.querySelectorAll('tr')].map(r => Number(r.children[j].textContent));
+                           return v.length === 10 && v.every((x, i) => i === 0 || v[i - 1] >= x); }""",
+        arg=[widget.locator("tbody").element_handle(), column])
+    widget.locator("button[data-page='next']").click()
+    page.wait_for_function("el => el.textContent.startsWith('page 2 of')",
+                           arg=widget.locator(".fairnb-page-label").element_handle())
+    third = rows.nth(2)
+    pair_id = third.get_attribute("data-id")
+    third.click()
+    page.locator(".widget-html-content", has_text=f"kernel selected: [{pair_id}]").wait_for()
+    summary = widget.locator(".fairnb-detail-summary")
+    summary.wait_for()
+    assert summary.text_content().startswith(f"Pair {pair_id}: changing only sex")
+    assert widget.locator(".fairnb-detail-row.fairnb-changed-protected th").text_content() == "sex"
+
+
+def test_user_strings_render_as_text(page, lab):
+    run_notebook(page, lab, "escaping.ipynb", [
+        "import fairnb\n"
+        f"EVIL = {EVIL!r}\n"
+        "dom = fairnb.TabularDomain([fairnb.Feature(EVIL, 0, 1, labels=(EVIL, 'b')),\n"
+        "                            fairnb.Feature('sex', 0, 1, labels=('f', 'm'))], protected=['sex'])\n"
+        "result = fairnb.search(lambda X: X[:, 1], dom, max_tried=40, random_state=0, progress=False)\n"
+        "ins = result.inspect(selected_ids=[0])\n"
+        "ins",
+    ])
+    widget = page.locator(".fairnb-inspector")
+    widget.locator("tbody tr").first.wait_for()
+    widget.locator(".fairnb-detail-table").wait_for()
+    assert widget.locator("img").count() == 0
+    assert widget.locator("thead th[data-column] button").first.text_content() == EVIL
+    assert EVIL in [c.text_content() for c in widget.locator("tbody td").all()]
+    assert widget.locator(".fairnb-detail-table tbody th").first.text_content() == EVIL
+    assert page.dialogs == []
