@@ -223,6 +223,10 @@ def frequent_rule_sets(bin_rows: np.ndarray, features: Sequence[SensitiveFeature
     if not 0.0 <= theta <= 1.0:
         raise ValueError(f"theta (support threshold) must be in [0, 1], got {theta!r}")
     bin_rows = np.asarray(bin_rows, dtype=np.int64)
+    if bin_rows.ndim != 2 or bin_rows.shape[1] != len(features):
+        raise ValueError(f"bin_rows must have one column per feature ({len(features)}), got shape {bin_rows.shape}")
+    if len(bin_rows) and ((bin_rows < 0) | (bin_rows >= [f.n_bins for f in features])).any():
+        raise ValueError("bin_rows holds bin numbers outside 0..n_bins-1 of their feature (use feature.bins(values))")
     w = np.ones(len(bin_rows)) if weights is None else np.asarray(weights, dtype=float)
     total = w.sum()
     if total <= 0:
