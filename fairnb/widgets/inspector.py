@@ -63,6 +63,7 @@ class PairInspector(FairnbWidget):
     filters = traitlets.Dict().tag(sync=True)
     selected_ids = traitlets.List(traitlets.Int()).tag(sync=True)
     detail = traitlets.Dict().tag(sync=True)
+    version = traitlets.Int(0).tag(sync=True)   # +1 with every page sent: the browser's "answer arrived"
 
     def __init__(self, result, seeds=None, *, page_size: int = 25, **kwargs):
         self.result = result
@@ -133,6 +134,7 @@ class PairInspector(FairnbWidget):
         with self.hold_sync():
             self.total = len(self._ids)
             self.rows = self._table.page(self._ids, self.page, self.page_size)
+            self.version += 1
 
     @traitlets.observe("selected_ids")
     def _on_selection(self, change):

@@ -1,7 +1,8 @@
 // Front end of fairnb.widgets.PairInspector: a paged, sortable, filterable table of discriminatory
 // pairs, and a side-by-side view of the selected pair. The kernel owns the data: it filters, sorts
 // and sends one page of rows at a time, so 100,000 pairs never reach the browser at once. The front
-// end only sets `page`, `page_size`, `sort_by`, `sort_descending`, `filters` and `selected_ids`.
+// end only sets `page`, `page_size`, `sort_by`, `sort_descending`, `filters` and `selected_ids`; the
+// table is marked aria-busy from such a request until the kernel's answer (a new `version`) arrives.
 import { formatCount, h } from "./dom.js";
 
 /**
@@ -14,7 +15,7 @@ import { formatCount, h } from "./dom.js";
  * @typedef {{
  *   columns: Column[], rows: Row[], total: number, n_pairs: number, page: number, page_size: number,
  *   sort_by: string, sort_descending: boolean, filters: Record<string, string>, selected_ids: number[],
- *   detail: Detail, title: string
+ *   detail: Detail, title: string, version: number
  * }} InspectorState
  */
 
@@ -81,8 +82,10 @@ function render({ model, el }) {
     detail,
   ]));
 
+  const QUERY = new Set(["page", "page_size", "sort_by", "sort_descending", "filters"]);
   /** @param {Partial<InspectorState>} changes */
   function send(changes) {
+    if (Object.keys(changes).some((k) => QUERY.has(k))) table.setAttribute("aria-busy", "true");
     for (const [k, v] of Object.entries(changes)) model.set(/** @type {any} */ (k), v);
     model.save_changes();
   }
@@ -213,8 +216,10 @@ function render({ model, el }) {
     ["change:rows", onRows], ["change:total", onRows], ["change:page", onRows], ["change:page_size", onRows],
     ["change:selected_ids", onRows], ["change:sort_by", renderSortMarks], ["change:sort_descending", renderSortMarks],
     ["change:detail", renderDetail], ["change:title", onRows], ["change:filters", syncFilterInputs],
+    ["change:version", () => table.setAttribute("aria-busy", "false")],
   ]);
   for (const [e, fn] of handlers) model.on(e, fn);
+  table.setAttribute("aria-busy", "false");
   renderHead();
   renderBody();
   renderDetail();

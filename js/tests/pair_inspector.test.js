@@ -62,9 +62,13 @@ describe("pair inspector table", () => {
     const model = fakeModel(state());
     widget.render({ model, el });
     expect(button("prev").disabled).toBe(true);
+    const table = el.querySelector("table");
+    expect(table.getAttribute("aria-busy")).toBe("false");
     button("next").click();
     expect(model.sent.at(-1)).toEqual({ page: 1 });
-    model.receive({ rows: rows(1, 25, 100000) });
+    expect(table.getAttribute("aria-busy")).toBe("true");
+    model.receive({ rows: rows(1, 25, 100000), version: 1 });
+    expect(table.getAttribute("aria-busy")).toBe("false");
     expect(el.querySelector("tbody tr").getAttribute("data-id")).toBe("25");
     expect(el.querySelector(".fairnb-page-label").textContent).toBe("page 2 of 4,000");
     button("last").click();

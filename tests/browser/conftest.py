@@ -116,8 +116,14 @@ def page(browser):
     context.close()
 
 
-def run_notebook(page, lab, name: str, cells: list[str]):
-    """Write a notebook of code ``cells``, open it in JupyterLab and run all its cells."""
+@pytest.fixture
+def run_notebook(page, lab):
+    """``run_notebook(name, cells)`` writes a notebook of code ``cells``, opens it in JupyterLab (in
+    ``page``) and runs all its cells."""
+    return lambda name, cells: _run_notebook(page, lab, name, cells)
+
+
+def _run_notebook(page, lab, name: str, cells: list[str]):
     url, root = lab
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}

@@ -3,8 +3,6 @@ from __future__ import annotations
 
 import re
 
-from conftest import run_notebook
-
 SETUP = """
 import fairnb, ipywidgets, traitlets
 from fairnb.search import RandomSearch
@@ -14,12 +12,18 @@ model = fairnb.train_demo_model(data, max_iter=100)
 EVIL = "<img src=x onerror=alert(1)>"
 
 
+def _answered(page, widget):
+    """Wait until the kernel has answered the inspector's last request (new rows arrived)."""
+    page.wait_for_function("el => el.getAttribute('aria-busy') === 'false'",
+                           arg=widget.locator("table.fairnb-table").element_handle())
+
+
 def _number(text: str) -> int:
     return int(re.sub(r"[^0-9]", "", text) or 0)
 
 
-def test_progress_panel_updates_live_and_stop_reaches_the_kernel(page, lab):
-    run_notebook(page, lab, "progress.ipynb", [
+def test_progress_panel_updates_live_and_stop_reaches_the_kernel(page, run_notebook):
+    run_notebook("progress.ipynb", [
         SETUP,
         "run = RandomSearch(n_samples=None, max_time=120, batch_size=100, random_state=0).start(model, data.domain)",
         "probe = ipywidgets.HTML('kernel: waiting')\n"
@@ -46,8 +50,8 @@ def test_progress_panel_updates_live_and_stop_reaches_the_kernel(page, lab):
     assert stop.is_disabled()
 
 
-def test_inspector_pages_sorts_and_sends_the_selection_to_the_kernel(page, lab):
-    run_notebook(page, lab, "inspector.ipynb", [
+def test_inspector_pages_sorts_and_sends_the_selection_to_the_kernel(page, run_notebook):
+    run_notebook("inspector.ipynb", [
         SETUP,
         "result = fairnb.search(model, data.domain, max_tried=5000, random_state=0, progress=False)\n"
         "ins = result.inspect(page_size=10)\n"
@@ -66,6 +70,7 @@ def test_inspector_pages_sorts_and_sends_the_selection_to_the_kernel(page, lab):
     widget.locator("th[data-column='difference'] button").click()          # descending
     page.wait_for_function("el => el.getAttribute('aria-sort') === 'descending'",
                            arg=widget.locator("th[data-column='difference']").element_handle())
+    _answered(page, widget)
     column = [c.text_content() for c in widget.locator("thead th[data-column]").all()].index("difference")
     page.wait_for_function(
         """([body, j]) => { const v = [...body.querySelectorAll('tr')].map(r => Number(r.children[j].textContent));
@@ -74,6 +79,7 @@ def test_inspector_pages_sorts_and_sends_the_selection_to_the_kernel(page, lab):
     widget.locator("button[data-page='next']").click()
     page.wait_for_function("el => el.textContent.startsWith('page 2 of')",
                            arg=widget.locator(".fairnb-page-label").element_handle())
+    _answered(page, widget)
     third = rows.nth(2)
     pair_id = third.get_attribute("data-id")
     third.click()
@@ -84,8 +90,8 @@ def test_inspector_pages_sorts_and_sends_the_selection_to_the_kernel(page, lab):
     assert widget.locator(".fairnb-detail-row.fairnb-changed-protected th").text_content() == "sex"
 
 
-def test_user_strings_render_as_text(page, lab):
-    run_notebook(page, lab, "escaping.ipynb", [
+def test_user_strings_render_as_text(page, run_notebook):
+    run_notebook("escaping.ipynb", [
         "import fairnb\n"
         f"EVIL = {EVIL!r}\n"
         "dom = fairnb.TabularDomain([fairnb.Feature(EVIL, 0, 1, labels=(EVIL, 'b')),\n"

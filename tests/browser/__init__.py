@@ -1,0 +1,1 @@
+"""Real-browser tests of the widgets (JupyterLab + chromium); see conftest.py."""
