@@ -160,7 +160,7 @@ class Aequitas(Search):
             raise ValueError("Aequitas needs temperature >= 0, step_size > 0 and n_local >= 0")
         domain = ctx.domain
         policy = self._policy(domain)
-        starts = self._global_inputs(ctx)
+        starts = ctx.use_seeds(self._global_inputs(ctx))
         seen = _TupleCounter(domain)
         found = _TupleCounter(domain)
         stats = {"global": [0, 0], "local": [0, 0]}  # unique tuples generated, unique IDIs (ADF convention)

@@ -12,10 +12,15 @@ import importlib
 METHODS = {
     "random": "fairnb.search.random:RandomSearch",
     "themis": "fairnb.search.random:RandomSearch",
+    "adf": "fairnb.search.adf:ADF",
+    "eidig": "fairnb.search.eidig:EIDIG",
+    "neuronfair": "fairnb.search.neuronfair:NeuronFair",
+    "maft": "fairnb.search.maft:MAFT",
     "aequitas": "fairnb.search.aequitas:Aequitas",
     "aequitas-fully": "fairnb.search.aequitas:Aequitas",
     "aequitas-semi": "fairnb.search.aequitas:AequitasSemiDirected",
     "aequitas-random": "fairnb.search.aequitas:AequitasRandom",
+    "sg": "fairnb.search.sg:SymbolicGeneration",
 }
 
 

@@ -1,0 +1,216 @@
+"""SG, symbolic generation (Aggarwal, Lohia, Nagar, Dey, Saha, ESEC/FSE 2019).
+
+Black-box dynamic symbolic execution over a local decision-tree surrogate of the model:
+
+1. **Seeds**: ``limit`` rows of the seed data (the training data), K-Means clusters (4) taken
+   round robin, enqueued with priority ``rank_seed``.
+2. **Loop** until ``limit`` test cases were generated or the queue is empty: dequeue the input ``t``
+   with the highest priority; a *test case* is ``t`` without its protected attributes, and a test
+   case already generated is dropped without counting. ``t`` is checked for discrimination (every
+   combination of protected values).
+3. **Surrogate path**: a LIME-style neighbourhood of ``t`` (5000 rows, :mod:`.symbolic.sampler`),
+   labelled by the model, fits a ``DecisionTreeClassifier(random_state=2019)``; ``t``'s
+   root-to-leaf path is a list of predicates with confidences.
+4. **Local search** (only when ``t`` is discriminatory): for each non-protected predicate, the whole
+   path with that predicate negated, solved by z3 for the input closest to ``t``; enqueued with
+   priority ``rank_local - r`` (``r`` = the constraint's mean confidence).
+5. **Global search** (always): prefix and one negated predicate, down the path until a predicate's
+   confidence is below ``threshold`` (T1 = 0.3); solved by z3 (attributes the constraint does not
+   mention keep ``t``'s values); enqueued with priority ``rank_global + r``.
+6. A *visited* set (shared by both searches) makes sure no constraint is solved twice; unsatisfiable
+   constraints are remembered as visited and enqueue nothing.
+
+Priorities: local (9..10) before seeds (5) before global (1..2), first-in-first-out among equals
+(see ``sg.md`` §2.4 for why this is the paper's order).
+
+**Batching.** Each round dequeues up to ``batch_size`` test cases, checks them in one oracle call
+per origin, labels all their neighbourhoods in one model call and solves all new constraints in one
+batched z3 session. With ``batch_size=1`` this is exactly the paper's one-input-at-a-time loop; with
+more, the children of one round's inputs are dequeued in the next round (after the rest of the
+round), which changes the order slightly but not what is explored.
+
+The Result's extras report the paper's counts: ``test_cases_generated`` (#Gen, unique non-protected
+tuples checked), ``successful_test_cases`` (#Succ, those discriminatory), ``success_rate`` and the
+same per origin (``seed_*``, ``local_*``, ``global_*``, as in Table 3); plus surrogate and solver
+counters and ``stop_reason``: ``limit``, ``queue_empty`` or ``engine`` (a budget, ``stop()`` or
+Ctrl-C ended it; ``result.status`` says which).
+
+Example
+-------
+>>> import fairnb
+>>> data = fairnb.datasets.make_synthetic(n=2000, random_state=0)
+>>> model = fairnb.train_demo_model(data)
+>>> r = SymbolicGeneration(limit=40, n_samples=500, random_state=0).run(model, data.domain, seeds=data.X)
+>>> r.extras["test_cases_generated"], r.extras["successful_test_cases"] == r.count("adf")
+(40, True)
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .engine import Batch, Search
+from .seeds import cluster_seeds
+from .symbolic import LimeSampler, PriorityQueue, Z3Solver, box, global_constraints, local_constraints, rank, tree_path
+
+ORIGINS = ("seed", "local", "global")
+
+
+class SymbolicGeneration(Search):
+    """SG black-box search: LIME-style neighbourhoods, decision-tree paths, z3, a priority queue.
+
+    Parameters
+    ----------
+    limit : test cases to generate (the paper's budget, 1000); ``None``: until the queue is empty
+        or another budget (``max_time``) ends the search.
+    n_seeds : seeds to enqueue (default: ``limit``, or every row when ``limit`` is None).
+    c_num : K-Means clusters of the seed data (4).
+    seed_order : ``"round-robin"`` over the clusters (the paper) or ``"data"`` (data order, Fig. 3's
+        "iterative").
+    threshold : T1, the confidence below which global search stops going down a path (0.3).
+    n_samples : neighbourhood size of the surrogate (LIME's default 5000).
+    sampler : ``"marginal"`` (LIME with categorical features, the ADF re-implementation) or
+        ``"gaussian"`` (around the input); see :mod:`fairnb.search.symbolic.sampler`.
+    negated_confidence : confidence of a negated predicate in the rank: ``"original"`` (the paper's
+        text) or ``"complement"`` (1 - confidence, the ADF re-implementation).
+    rank_seed, rank_local, rank_global : Rank1, Rank2, Rank3 (5, 10, 1; larger first).
+    enable_local, enable_global : switch the two searches (the paper's ablations).
+    batch_size : test cases per round (1 = the paper's sequential loop).
+    """
+
+    name = "sg"
+
+    def __init__(self, limit: int | None = 1000, n_seeds: int | None = None, c_num: int = 4,
+                 seed_order: str = "round-robin", threshold: float = 0.3, n_samples: int = 5000,
+                 sampler: str = "marginal", negated_confidence: str = "original", rank_seed: float = 5.0,
+                 rank_local: float = 10.0, rank_global: float = 1.0, enable_local: bool = True,
+                 enable_global: bool = True, batch_size: int = 16, **budget):
+        super().__init__(**budget)
+        self.limit = limit
+        self.n_seeds = n_seeds
+        self.c_num = c_num
+        self.seed_order = seed_order
+        self.threshold = threshold
+        self.n_samples = n_samples
+        self.sampler = sampler
+        self.negated_confidence = negated_confidence
+        self.rank_seed = rank_seed
+        self.rank_local = rank_local
+        self.rank_global = rank_global
+        self.enable_local = enable_local
+        self.enable_global = enable_global
+        self.batch_size = batch_size
+
+    # ------------------------------------------------------------------ seeds
+    def _seeds(self, data: np.ndarray) -> np.ndarray:
+        n = self.n_seeds or (min(self.limit, len(data)) if self.limit else len(data))
+        if self.seed_order == "round-robin":
+            return cluster_seeds(data, n, c_num=self.c_num, order="ascending", random_state=2019)
+        if self.seed_order == "data":
+            return data[:n].copy()
+        raise ValueError(f"seed_order must be 'round-robin' or 'data', got {self.seed_order!r}")
+
+    def _check_params(self):
+        if self.limit is not None and self.limit < 1:
+            raise ValueError(f"limit must be a positive number of test cases or None, got {self.limit}")
+        if self.batch_size < 1:
+            raise ValueError(f"batch_size must be at least 1, got {self.batch_size}")
+
+    # ------------------------------------------------------------------ the loop
+    def _generate(self, ctx):
+        if ctx.seeds is None:
+            raise ValueError("SG needs seed data (the training data): pass seeds=X_train to run()")
+        self._check_params()
+        domain = ctx.domain
+        seeds = ctx.use_seeds(self._seeds(ctx.seeds))
+        sampler = LimeSampler(ctx.seeds, domain.lower, domain.upper, n_samples=self.n_samples, mode=self.sampler)
+        solver = Z3Solver(domain.lower, domain.upper)
+        queue = PriorityQueue()
+        for i, s in enumerate(seeds):
+            queue.push(self.rank_seed, (s, "seed", i))
+        generated: set[bytes] = set()
+        visited: set[bytes] = set()
+        tally = {o: [0, 0] for o in ORIGINS}  # generated, successful
+        state = {"stop_reason": "engine", "surrogates": 0, "neighbourhood_rows": 0}
+        nonprot = domain.non_protected
+        try:
+            while queue and (self.limit is None or len(generated) < self.limit):
+                room = self.batch_size if self.limit is None else min(self.batch_size, self.limit - len(generated))
+                rows = []
+                while queue and len(rows) < room:
+                    x, origin, sid = queue.pop()
+                    key = np.rint(x[nonprot]).astype(np.int64).tobytes()
+                    if key not in generated:
+                        generated.add(key)
+                        rows.append((x, origin, sid))
+                if not rows:
+                    break
+                X = np.array([r[0] for r in rows])
+                origins = np.array([r[1] for r in rows])
+                sids = np.array([r[2] for r in rows])
+                disc = np.zeros(len(rows), bool)
+                for origin in dict.fromkeys(origins):  # one oracle call per origin, in queue order
+                    idx = np.flatnonzero(origins == origin)
+                    verdict = yield Batch(X[idx], phase=origin, seed_ids=sids[idx])
+                    disc[idx] = verdict.discriminatory
+                    tally[origin][0] += len(idx)
+                    tally[origin][1] += int(verdict.discriminatory.sum())
+                self._expand(ctx, X, sids, disc, sampler, solver, queue, visited, state)
+            state["stop_reason"] = "limit" if self.limit is not None and len(generated) >= self.limit else "queue_empty"
+        finally:
+            gen = sum(t[0] for t in tally.values())
+            succ = sum(t[1] for t in tally.values())
+            extras = {"test_cases_generated": gen, "successful_test_cases": succ,
+                      "success_rate": round(succ / gen, 6) if gen else 0.0}
+            for o in ORIGINS:
+                extras[f"{o}_generated"], extras[f"{o}_successful"] = tally[o]
+            extras.update(stop_reason=state["stop_reason"], surrogates=state["surrogates"],
+                          neighbourhood_rows=state["neighbourhood_rows"], constraints_solved=solver.solved,
+                          sat=solver.sat, unsat=solver.unsat, z3_checks=solver.checks, queue_left=len(queue))
+            ctx.result.extras.update(extras)
+
+    def _expand(self, ctx, X, sids, disc, sampler, solver, queue, visited, state):
+        """Fit each input's surrogate, derive its new constraints, solve them all, enqueue the answers."""
+        from sklearn.tree import DecisionTreeClassifier
+
+        if not (self.enable_local or self.enable_global):
+            return
+        n, d = X.shape
+        neighbourhoods = sampler.sample(X, ctx.rng)
+        labels = ctx.oracle.predict_proba(neighbourhoods.reshape(-1, d)).argmax(axis=1).reshape(n, -1)
+        state["surrogates"] += n
+        state["neighbourhood_rows"] += n * sampler.n_samples
+        todo, anchors, nearest, pushes = [], [], [], []
+        for i in range(n):
+            tree = DecisionTreeClassifier(random_state=2019).fit(neighbourhoods[i], labels[i])
+            for c, sticky, key, origin in self.candidates(tree_path(tree, X[i]), disc[i], ctx.domain, visited):
+                todo.append(c)
+                anchors.append(X[i])
+                nearest.append(sticky)
+                pushes.append((key, origin, sids[i]))
+        for answer, (key, origin, sid) in zip(solver.solve(todo, anchors, nearest), pushes):
+            if answer is not None:
+                queue.push(key, (answer, origin, sid))
+
+    def candidates(self, path, discriminatory: bool, domain, visited: set) -> list[tuple]:
+        """The constraints to solve for an input with surrogate ``path``, in the paper's order.
+
+        Local constraints first (only for a ``discriminatory`` input), then global ones; each not in
+        ``visited`` (keyed by its integer box) is added to it and returned as
+        ``(constraint, nearest, queue key, origin)``.
+        """
+        protected = frozenset(domain.protected)
+        found = []
+        if discriminatory and self.enable_local:
+            found += [(c, True, self.rank_local - rank(c), "local")
+                      for c in local_constraints(path, protected, self.negated_confidence)]
+        if self.enable_global:
+            found += [(c, False, self.rank_global + rank(c), "global")
+                      for c in global_constraints(path, protected, self.threshold, self.negated_confidence)]
+        out = []
+        for item in found:
+            lo, hi = box(item[0], domain.lower, domain.upper)
+            ident = lo.tobytes() + hi.tobytes()
+            if ident not in visited:
+                visited.add(ident)
+                out.append(item)
+        return out
