@@ -1,0 +1,123 @@
+"""NeuronFair's interpretation: which hidden layer, and which neurons in it, react to the protected attribute.
+
+For *normal pairs* ``<x, x'>`` (``x'`` = ``x`` with another protected value) NeuronFair (ICSE 2022,
+Section 3.1) measures, per hidden neuron, the mean absolute activation difference (ActDiff) and
+squashes it with ``tanh``. Per layer:
+
+* the **AS curve** is the share of the layer's neurons whose normalised ActDiff exceeds a threshold
+  ``t``, for ``t = 0, 0.005, ..., max`` (strict ``>``);
+* its **AUC** (left Riemann sum, the share used as a fraction) measures how biased the layer is; in
+  closed form ``AUC = (0.005 / n) * sum_k ceil(tanh(z_k) / 0.005)``, i.e. about the layer's mean;
+* the layer with the largest AUC is the **most biased layer** (ties: the shallowest);
+* its **biased neurons** are those above ``T_d``, the first grid point where the AS curve meets
+  ``y = x`` (share <= t).
+
+For multi-valued protected attributes the paper does not say which ``x'`` to use; fairnb averages
+``|a(x) - a(x')|`` over all other protected values (all combinations with several protected attributes).
+
+Example (the digest's closed form on a hand-built layer)
+-------
+>>> import numpy as np
+>>> z = np.array([0.0, 0.0123, 0.5, 0.9])
+>>> round(layer_auc(z), 6), round(float(0.005 / 4 * np.ceil(z / 0.005).sum()), 6)
+(0.35375, 0.35375)
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+STEP = 0.005
+
+
+def as_curve(z_hat, step: float = STEP) -> tuple[np.ndarray, np.ndarray]:
+    """The AS curve of one layer: thresholds ``t_j = j * step`` (``j = 0..floor(max/step)``) and the
+    share of neurons with ``z_hat > t_j``."""
+    z_hat = np.asarray(z_hat, dtype=float).ravel()
+    if not len(z_hat):
+        raise ValueError("a layer needs at least one neuron")
+    top = float(z_hat.max())
+    grid = np.arange(int(np.floor(top / step + 1e-9)) + 1) * step
+    share = (z_hat[None, :] > grid[:, None]).mean(axis=1)
+    return grid, share
+
+
+def layer_auc(z_hat, step: float = STEP) -> float:
+    """Area under the AS curve of one layer (the share as a fraction)."""
+    _, share = as_curve(z_hat, step)
+    return float(share.sum() * step)
+
+
+def crossing_threshold(z_hat, step: float = STEP) -> float:
+    """``T_d``: the first threshold where the AS curve is at or below ``y = x``."""
+    grid, share = as_curve(z_hat, step)
+    return float(grid[np.argmax(share <= grid)])
+
+
+def activation_differences(model, domain, X) -> list[np.ndarray]:
+    """Per hidden layer, each neuron's ActDiff: the mean over rows and over the other protected values of
+    ``|a(x) - a(x')|``. One ``layer_outputs`` call for all rows and variants."""
+    X = np.asarray(X, dtype=float)
+    if not len(X):
+        raise ValueError("need at least one input to measure activation differences")
+    V = domain.variants(X)
+    n, m, d = V.shape
+    if m < 2:
+        raise ValueError("the protected attribute has a single value: there is no pair to compare")
+    own = domain.own_variant(X)
+    out = []
+    for A in model.layer_outputs(V.reshape(n * m, d)):
+        A = np.asarray(A, dtype=float).reshape(n, m, -1)
+        diff = np.abs(A - A[np.arange(n), own][:, None, :]).sum(axis=1) / (m - 1)
+        out.append(diff.mean(axis=0))
+    return out
+
+
+@dataclass
+class Interpretation:
+    """NeuronFair's findings on a model: per-layer normalised ActDiff and AUC, the most biased layer,
+    its threshold ``T_d`` and its biased neurons (0-based indices within that layer)."""
+
+    act_diff: list[np.ndarray]
+    auc: list[float]
+    biased_layer: int
+    threshold: float
+    biased_neurons: np.ndarray
+    n_pairs: int
+
+    def table(self) -> pd.DataFrame:
+        """One row per hidden layer: neurons, AUC, whether it is the most biased layer, biased neurons."""
+        return pd.DataFrame({
+            "layer": np.arange(len(self.auc)),
+            "neurons": [len(z) for z in self.act_diff],
+            "auc": np.round(self.auc, 4),
+            "most_biased": [i == self.biased_layer for i in range(len(self.auc))],
+            "biased_neurons": [len(self.biased_neurons) if i == self.biased_layer else 0 for i in range(len(self.auc))],
+        })
+
+    def to_extras(self) -> dict:
+        """Plain values for ``Result.extras`` (JSON-friendly; a widget can redraw the AS curves)."""
+        return {"layer_auc": [round(a, 6) for a in self.auc], "biased_layer": int(self.biased_layer),
+                "biased_threshold": round(self.threshold, 6),
+                "biased_neurons": [int(k) for k in self.biased_neurons],
+                "layer_act_diff": [np.round(z, 6).tolist() for z in self.act_diff],
+                "interpretation_pairs": int(self.n_pairs)}
+
+
+def interpret(model, domain, X, step: float = STEP, layer: int | None = None) -> Interpretation:
+    """Run NeuronFair's Algorithm 1 and the biased-neuron rule on normal pairs built from ``X``.
+
+    ``model`` must offer ``layer_outputs`` (NumpyMLP, Keras). ``layer`` forces the layer whose biased
+    neurons are marked (default: the one with the largest AUC).
+    """
+    z_hat = [np.tanh(z) for z in activation_differences(model, domain, X)]
+    if not z_hat:
+        raise ValueError("the model has no hidden layer to interpret")
+    auc = [layer_auc(z, step) for z in z_hat]
+    if layer is not None and not 0 <= layer < len(z_hat):
+        raise ValueError(f"layer {layer} is not a hidden layer (0..{len(z_hat) - 1})")
+    best = int(np.argmax(auc)) if layer is None else int(layer)
+    t_d = crossing_threshold(z_hat[best], step)
+    return Interpretation(z_hat, auc, best, t_d, np.flatnonzero(z_hat[best] > t_d), len(X))

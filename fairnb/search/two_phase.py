@@ -1,0 +1,354 @@
+"""The two-phase gradient-guided search shared by ADF, EIDIG, MAFT and NeuronFair (tabular data).
+
+All four papers search in two phases (ADF, ICSE 2020 / TSE; EIDIG, ISSTA 2021; NeuronFair, ICSE
+2022; MAFT, ICSE 2024):
+
+**Global phase.** Seeds (K-Means clusters of the data, taken round robin) are checked; a seed that
+is not yet discriminatory gets a counterpart ``x'`` (the protected variant whose output differs most),
+the gradients of both are taken (with momentum in EIDIG/MAFT/NeuronFair), and ``x`` moves one unit
+step on the non-protected attributes where the two gradients agree, then is clipped. A seed stops at
+its first discriminatory state (a *global IDI*) or after ``max_iter`` steps.
+
+**Local phase.** Every distinct global IDI starts a random walk of ``n_local`` steps that tries to
+stay discriminatory: an attribute that the gradients say matters *little* is nudged (probability
+proportional to ``1 / (|g| + |g'| + 1e-6)``), and each new point is checked. What a walker does after a
+failed step is the method's choice: keep it (ADF's pseudo-code, NeuronFair), go back with Metropolis
+acceptance (ADF's reference code), or reset to the seed (EIDIG/MAFT).
+
+The methods differ only in small parts, which subclasses override: the gradient source
+(``_pair_gradients``: loss or class probability by backprop, forward differences, NeuronFair's dynamic
+loss), the global direction rule, the momentum decays, how often the local probabilities are refreshed,
+the failure policy and the local move.
+
+**Batching** (the reason fairnb is fast). The papers loop over one seed at a time and call the model
+once per instance. Here every seed still in the global phase advances together: one oracle call per
+step for all seeds and all their protected variants, and one gradient call for all ``x`` and ``x'``.
+The local walkers (up to ``batch_size`` at a time) also step together. What this changes:
+
+* *Order of random draws.* The papers draw seed 1's whole local walk, then seed 2's; here step ``t``
+  of every walker is drawn together (attribute, direction, acceptance, NeuronFair's random neurons).
+  The draws are independent, so the distribution of walks is the same; the runs are not bit-identical
+  to a one-seed-at-a-time loop with the same random seed.
+* *Order of the phases.* ADF's reference code starts each global IDI's local walk immediately; here
+  (as in EIDIG's and MAFT's Algorithms 3 and 4) the global phase ends for all seeds first. This moves
+  "time to the first IDIs" but not what is found; global IDIs are made distinct (under the method's
+  counting convention) before their walks start.
+* *Budgets.* ``max_tried`` is checked between batches, so it may be exceeded by one batch.
+
+Example
+-------
+>>> import numpy as np, fairnb
+>>> data = fairnb.datasets.make_synthetic(n=600, random_state=0)
+>>> w = np.zeros((7, 1)); w[1], w[3] = 3.0, 0.5          # a model that favours sex = 1
+>>> model = fairnb.models.NumpyMLP([w], [np.array([-6.0])])
+>>> from fairnb.search.eidig import EIDIG
+>>> r = EIDIG(n_seeds=20, n_local=20, seed_selection="as_given", random_state=0).run(model, data.domain, seeds=data.X)
+>>> r.count() > 0 and r.extras["global_idis"] > 0
+True
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..oracle import dedup_keys
+from .engine import Batch, Search
+from .generated import GeneratedInputs
+from .seeds import cluster_seeds
+
+EPSILON = 1e-6          # EIDIG/MAFT's epsilon in the reciprocal-gradient probabilities
+SEED_SELECTIONS = ("kmeans", "as_given")
+FAILURE_POLICIES = ("accept", "metropolis", "reset")
+
+
+@dataclass
+class Pairs:
+    """Discriminatory inputs with their counterparts: the global IDIs that start local walks."""
+
+    X: np.ndarray           # (n, d) inputs
+    proba: np.ndarray       # (n, k) model output on X
+    counterpart: np.ndarray  # (n,) index into domain.protected_values of a flipping variant
+    counterpart_proba: np.ndarray  # (n, k)
+    seed_ids: np.ndarray    # (n,)
+
+    def __len__(self):
+        return len(self.X)
+
+    def take(self, idx) -> "Pairs":
+        return Pairs(self.X[idx], self.proba[idx], self.counterpart[idx], self.counterpart_proba[idx],
+                     self.seed_ids[idx])
+
+    @classmethod
+    def concat(cls, parts: list["Pairs"], d: int) -> "Pairs":
+        if not parts:
+            return cls(np.zeros((0, d)), np.zeros((0, 2)), np.zeros(0, int), np.zeros((0, 2)), np.zeros(0, int))
+        return cls(*(np.concatenate([getattr(p, f) for p in parts]) for f in
+                     ("X", "proba", "counterpart", "counterpart_proba", "seed_ids")))
+
+
+def agreeing_signs(G1: np.ndarray, G2: np.ndarray) -> np.ndarray:
+    """``sign(g1)`` where ``sign(g1) == sign(g2)``, else 0 (ADF's Algorithm 3; zeros agree and give 0).
+
+    >>> agreeing_signs(np.array([[1., -2, 3, 0, 5]]), np.array([[2., 1, 1, 0, -1]])).tolist()
+    [[1.0, 0.0, 1.0, 0.0, 0.0]]
+    """
+    s = np.sign(G1)
+    return np.where(s == np.sign(G2), s, 0.0)
+
+
+def reciprocal_probabilities(G1: np.ndarray, G2: np.ndarray, free: np.ndarray, eps: float = EPSILON) -> np.ndarray:
+    """Attribute probabilities proportional to ``1 / (|g1| + |g2| + eps)`` on the ``free`` columns, 0
+    elsewhere (ADF's Algorithm 8 with EIDIG's epsilon; all-zero gradients give a uniform choice).
+
+    >>> reciprocal_probabilities(np.array([[1., 2, .5, 4]]), np.array([[1., 2, .5, 4]]),
+    ...                          np.array([True, True, False, True]), eps=0).round(6).tolist()
+    [[0.571429, 0.285714, 0.0, 0.142857]]
+    """
+    s = np.where(free, 1.0 / (np.abs(G1) + np.abs(G2) + eps), 0.0)
+    return s / s.sum(axis=1, keepdims=True)
+
+
+def pick_attributes(prob: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One column per row, drawn with the row's probabilities (vectorised inverse-CDF sampling)."""
+    c = np.cumsum(prob, axis=1)
+    c /= c[:, -1:]
+    return np.minimum((c < rng.random((len(prob), 1))).sum(axis=1), prob.shape[1] - 1)
+
+
+class TwoPhaseSearch(Search):
+    """Base class of the two-phase generators (see the module docstring).
+
+    Parameters
+    ----------
+    n_seeds : global seeds (the papers' ``num_g`` / ``g_num``).
+    n_local : local steps per distinct global IDI (``num_l`` / ``l_num``).
+    max_iter : global iterations per seed.
+    global_step, local_step : unit step sizes ``s_g``, ``s_l``.
+    c_num : K-Means clusters for seed selection.
+    seed_selection : ``"kmeans"`` (choose ``n_seeds`` of the given inputs round robin over ``c_num``
+        clusters, as the papers do) or ``"as_given"`` (use the first ``n_seeds`` given inputs).
+    batch_size : local walkers stepping together (memory bound; 4,096 walkers x 16 variants is small).
+    """
+
+    needs_gradients = True
+    needs_seeds = True
+    seed_order = "ascending"     # cluster_seeds order (ADF/NeuronFair); EIDIG/MAFT use "random"
+    dedup = "adf"                # convention that makes global IDIs distinct before their walks
+    counterpart_rule = "l2"      # global x': max L2 output difference; "class": max |delta p| of x's class
+    objective = "proba"          # white-box gradient of each row's class probability ("proba") or loss
+    direction_sign = -1.0        # -1: descend the objective (EIDIG), +1: ascend (ADF's loss)
+
+    def __init__(self, n_seeds: int = 1000, n_local: int = 1000, max_iter: int = 10, global_step: float = 1.0,
+                 local_step: float = 1.0, c_num: int = 4, seed_selection: str = "kmeans", batch_size: int = 4096,
+                 **budget):
+        super().__init__(**budget)
+        self.n_seeds = n_seeds
+        self.n_local = n_local
+        self.max_iter = max_iter
+        self.global_step = global_step
+        self.local_step = local_step
+        self.c_num = c_num
+        self.seed_selection = seed_selection
+        self.batch_size = batch_size
+
+    # ------------------------------------------------------------------ the parts a method may change
+    def _global_checks(self) -> int:
+        """How many times a seed is checked in the global phase."""
+        return self.max_iter
+
+    def _decays(self) -> tuple[float, float]:
+        """Momentum decay of the accumulated gradients (global phase, local phase)."""
+        return 0.0, 0.0
+
+    def _refresh_interval(self) -> float:
+        """Local steps between gradient refreshes (counted from the last refresh or failure)."""
+        return 1
+
+    def _on_failure(self) -> str:
+        """What a walker does after a non-discriminatory step: one of FAILURE_POLICIES."""
+        return "accept"
+
+    def _local_move(self) -> str:
+        """``"one"``: one attribute drawn by the probabilities, moved +-1 at random (ADF, EIDIG, MAFT);
+        ``"each"``: every attribute moves with its probability in its direction (NeuronFair)."""
+        return "one"
+
+    def _begin(self, ctx, seeds: np.ndarray) -> None:
+        """Called once before the global phase (e.g. NeuronFair's interpretation)."""
+
+    def _begin_population(self, ctx, phase: str, size: int) -> None:
+        """Called when a population (all seeds, or one batch of walkers) starts."""
+
+    def _pair_gradients(self, ctx, X, XC, PX, PC, *, rows, t, phase) -> tuple[np.ndarray, np.ndarray]:
+        """Gradients at ``X`` and at the counterparts ``XC`` (outputs ``PX``, ``PC``), each ``(n, d)``.
+
+        Default: white-box ``input_gradient`` of each row's own predicted class (``objective``), in one
+        call for ``X`` and ``XC``. ``rows`` index the population, ``t`` is the step.
+        """
+        n = len(X)
+        classes = np.concatenate([PX.argmax(axis=1), PC.argmax(axis=1)])
+        G = np.asarray(ctx.model.input_gradient(np.vstack([X, XC]), classes, of=self.objective), dtype=float)
+        self._stats["gradient_rows"] += 2 * n
+        return G[:n], G[n:]
+
+    def _global_direction(self, G1: np.ndarray, G2: np.ndarray) -> np.ndarray:
+        """Unit direction of a global step (protected columns are zeroed afterwards)."""
+        return self.direction_sign * agreeing_signs(G1, G2)
+
+    def _local_plan(self, G1: np.ndarray, G2: np.ndarray, free: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Attribute probabilities and directions for the local moves (direction unused by "one")."""
+        return reciprocal_probabilities(G1, G2, free), np.zeros_like(G1)
+
+    # ------------------------------------------------------------------ the search
+    def _check_params(self, domain):
+        for name in ("n_seeds", "n_local", "max_iter", "c_num", "batch_size"):
+            v = getattr(self, name)
+            if not isinstance(v, (int, np.integer)) or v < (1 if name in ("n_seeds", "c_num", "batch_size") else 0):
+                raise ValueError(f"{self.name}: {name} must be a non-negative integer (n_seeds, c_num and "
+                                 f"batch_size at least 1), got {v!r}")
+        for name in ("global_step", "local_step"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"{self.name}: {name} must be positive, got {getattr(self, name)!r}")
+        if self.seed_selection not in SEED_SELECTIONS:
+            raise ValueError(f"{self.name}: seed_selection must be one of {SEED_SELECTIONS}, got {self.seed_selection!r}")
+        if self._on_failure() not in FAILURE_POLICIES:
+            raise ValueError(f"{self.name}: unknown failure policy {self._on_failure()!r}; choose from {FAILURE_POLICIES}")
+        if len(domain.non_protected) == 0:
+            raise ValueError(f"{self.name}: every attribute is protected; there is nothing to perturb")
+
+    def _select_seeds(self, ctx) -> np.ndarray:
+        if ctx.seeds is None or not len(ctx.seeds):
+            raise ValueError(f"{self.name} starts from seed inputs: pass seeds=... (e.g. the training inputs)")
+        if self.seed_selection == "as_given":
+            return np.array(ctx.seeds[: self.n_seeds], dtype=float)
+        state = 2019 if self.seed_order == "ascending" else self.random_state
+        return cluster_seeds(ctx.seeds, self.n_seeds, c_num=self.c_num, order=self.seed_order, random_state=state)
+
+    def _generate(self, ctx):
+        self._check_params(ctx.domain)
+        self._stats = {"gradient_rows": 0, "local_steps": 0}
+        generated = GeneratedInputs(ctx.domain)
+        extras = ctx.result.extras
+        try:
+            seeds = ctx.use_seeds(self._select_seeds(ctx))
+            self._begin(ctx, seeds)
+            found = yield from self._global_phase(ctx, seeds, generated)
+            walkers = self._distinct(ctx.domain, found)
+            extras["global_idis"] = len(walkers)
+            for start in range(0, len(walkers), self.batch_size):
+                yield from self._walk(ctx, walkers.take(np.arange(start, min(start + self.batch_size, len(walkers)))),
+                                      generated)
+        finally:
+            n_gen = generated.count("eidig")
+            extras.update(generated=n_gen, generated_adf=generated.count("adf"),
+                          gsr=round(ctx.result.count("eidig") / n_gen, 6) if n_gen else 0.0,
+                          local_steps=self._stats["local_steps"], gradient_rows=self._stats["gradient_rows"],
+                          model_rows=ctx.oracle.rows_queried)
+
+    def _check(self, generated: GeneratedInputs, X, phase: str, seed_ids):
+        verdict = yield Batch(X, phase=phase, seed_ids=seed_ids)
+        generated.add(verdict.X)
+        return verdict
+
+    def _distinct(self, domain, pairs: Pairs) -> Pairs:
+        if not len(pairs):
+            return pairs
+        _, first = np.unique(dedup_keys(pairs.X, domain, self.dedup), axis=0, return_index=True)
+        return pairs.take(np.sort(first))
+
+    def _global_counterpart(self, P: np.ndarray, VP: np.ndarray, own: np.ndarray) -> np.ndarray:
+        """Index of the protected variant (other than the input's own) whose output differs most."""
+        n = len(P)
+        if self.counterpart_rule == "class":
+            c = P.argmax(axis=1)
+            score = np.abs(np.take_along_axis(VP, c[:, None, None], axis=2)[:, :, 0] - P[np.arange(n), c][:, None])
+        else:
+            score = ((VP - P[:, None, :]) ** 2).sum(axis=2)
+        score[np.arange(n), own] = -np.inf
+        return score.argmax(axis=1)
+
+    def _global_phase(self, ctx, seeds: np.ndarray, generated: GeneratedInputs):
+        dom = ctx.domain
+        prot = list(dom.protected)
+        decay = self._decays()[0]
+        X, ids = seeds.copy(), np.arange(len(seeds))
+        G1, G2 = np.zeros_like(X), np.zeros_like(X)
+        found = []
+        checks = self._global_checks()
+        self._begin_population(ctx, "global", len(seeds))
+        for t in range(checks):
+            v = yield from self._check(generated, X, "global", ids)
+            d = v.discriminatory
+            if d.any():
+                found.append(Pairs(X[d], v.proba[d], v.counterpart_index[d], v.counterpart_proba[d], ids[d]))
+            live = ~d
+            if t == checks - 1 or not live.any():
+                break
+            X, ids, G1, G2 = X[live], ids[live], G1[live], G2[live]
+            PX, VP = v.proba[live], v.variant_proba[live]
+            j = self._global_counterpart(PX, VP, dom.own_variant(X))
+            XC = X.copy()
+            XC[:, prot] = dom.protected_values[j]
+            g, gc = self._pair_gradients(ctx, X, XC, PX, VP[np.arange(len(X)), j], rows=ids, t=t, phase="global")
+            G1, G2 = decay * G1 + g, decay * G2 + gc
+            D = self._global_direction(G1, G2)
+            D[:, prot] = 0.0
+            X = dom.clip(X + self.global_step * D)
+        return Pairs.concat(found, dom.n_features)
+
+    def _move(self, ctx, X, prob, direction) -> np.ndarray:
+        if self._local_move() == "each":
+            step = (ctx.rng.random(X.shape) < prob) * direction
+        else:
+            step = np.zeros_like(X)
+            step[np.arange(len(X)), pick_attributes(prob, ctx.rng)] = ctx.rng.choice([-1.0, 1.0], size=len(X))
+        return ctx.domain.clip(X + self.local_step * step)
+
+    def _walk(self, ctx, start: Pairs, generated: GeneratedInputs):
+        """``n_local`` steps of all walkers in ``start`` together."""
+        dom = ctx.domain
+        prot = list(dom.protected)
+        values = dom.protected_values
+        free = np.ones(dom.n_features, bool)
+        free[prot] = False
+        decay = self._decays()[1]
+        interval = self._refresh_interval()
+        policy = self._on_failure()
+        w = len(start)
+        X, PX, CI, PC = start.X.copy(), start.proba.copy(), start.counterpart.copy(), start.counterpart_proba.copy()
+        G1, G2 = np.zeros_like(X), np.zeros_like(X)
+        prob, direction = np.zeros_like(X), np.zeros_like(X)
+        prob0 = direction0 = None
+        since = np.full(w, np.inf)           # forces a refresh at the first step
+        is_disc = np.ones(w, bool)
+        self._begin_population(ctx, "local", w)
+        for t in range(self.n_local):
+            r = np.flatnonzero(since >= interval)
+            if len(r):
+                XC = X[r].copy()
+                XC[:, prot] = values[CI[r]]
+                g, gc = self._pair_gradients(ctx, X[r], XC, PX[r], PC[r], rows=r, t=t, phase="local")
+                G1[r], G2[r] = decay * G1[r] + g, decay * G2[r] + gc
+                prob[r], direction[r] = self._local_plan(G1[r], G2[r], free)
+                since[r] = 0
+            if prob0 is None:
+                prob0, direction0 = prob.copy(), direction.copy()
+            since += 1
+            candidate = self._move(ctx, X, prob, direction)
+            v = yield from self._check(generated, candidate, "local", start.seed_ids)
+            self._stats["local_steps"] += w
+            ok = v.discriminatory
+            if policy == "accept":
+                keep = np.ones(w, bool)
+            elif policy == "metropolis":   # E = 0 on IDIs, 1 elsewhere; T = 1
+                keep = ok | ~is_disc | (ctx.rng.random(w) < np.exp(-1.0))
+            else:
+                keep = ok
+            X[keep], PX[keep], is_disc[keep] = candidate[keep], v.proba[keep], ok[keep]
+            CI = np.where(keep & ok, v.counterpart_index, CI)           # the last known flipping variant
+            PC[keep] = v.variant_proba[keep, CI[keep]]
+            if policy == "reset" and not ok.all():
+                f = ~ok
+                X[f], PX[f], CI[f], PC[f] = start.X[f], start.proba[f], start.counterpart[f], start.counterpart_proba[f]
+                prob[f], direction[f], G1[f], G2[f], since[f], is_disc[f] = prob0[f], direction0[f], 0.0, 0.0, 0, True

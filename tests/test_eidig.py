@@ -1,0 +1,68 @@
+"""EIDIG: momentum global search, lazily refreshed local guidance, reset on failure."""
+from __future__ import annotations
+
+import numpy as np
+
+from fairnb.models import NumpyMLP
+from fairnb.search import get_method
+from fairnb.search.eidig import EIDIG
+from fairnb.search.seeds import cluster_seeds
+from two_phase_checks import record_batches
+
+
+def only_protected_model(domain, weight=5.0):
+    """A model whose decision depends only on the protected attribute: every input is discriminatory."""
+    w = np.zeros((domain.n_features, 1))
+    w[domain.protected[0]] = weight
+    return NumpyMLP([w], [np.array([-weight / 2])])
+
+
+def test_registered():
+    assert get_method("eidig") is EIDIG
+
+
+def test_every_seed_discriminatory_walk_never_resets(synthetic):
+    """A model reading only the protected attribute: every seed is a global IDI at iteration 0, every local
+    step succeeds, so gradients are refreshed exactly every update_interval steps."""
+    model = only_protected_model(synthetic.domain)
+    search = EIDIG(n_seeds=30, n_local=12, update_interval=5, seed_selection="as_given", random_state=0)
+    batches = record_batches(search)
+    r = search.run(model, synthetic.domain, seeds=synthetic.X)
+    distinct = len(np.unique(synthetic.X.to_numpy()[:30], axis=0))
+    assert r.extras["global_idis"] == distinct
+    assert [p for _, p, _ in batches] == ["global"] + ["local"] * 12
+    assert r.hits == r.tried                                     # no step ever failed
+    assert r.extras["gradient_rows"] == 2 * distinct * 3         # refreshes at steps 0, 5 and 10
+    inf = EIDIG(n_seeds=30, n_local=12, update_interval=float("inf"), seed_selection="as_given").run(
+        model, synthetic.domain, seeds=synthetic.X)
+    assert inf.extras["gradient_rows"] == 2 * distinct           # EIDIG-INF: only the initial guidance
+
+
+def test_global_checks_per_seed(synthetic, biased_model):
+    """At most max_iter checks per seed; the state after the last step is never checked."""
+    search = EIDIG(n_seeds=40, n_local=0, max_iter=4, seed_selection="as_given", random_state=0)
+    batches = record_batches(search)
+    search.run(biased_model, synthetic.domain, seeds=synthetic.X)
+    ids = np.concatenate([s for _, _, s in batches])
+    assert len(batches) <= 4 and np.bincount(ids).max() <= 4
+
+
+def test_global_direction_descends_class_probability(synthetic):
+    """One global step moves along -sign(grad F_p) where the gradients of x and x' agree (none here is an IDI)."""
+    w = np.zeros((7, 1))
+    w[1], w[3], w[5] = 0.2, 0.5, -0.3          # sex barely matters: nothing flips at first
+    model = NumpyMLP([w], [np.array([-3.0])])
+    search = EIDIG(n_seeds=5, n_local=0, max_iter=2, seed_selection="as_given")
+    batches = record_batches(search)
+    search.run(model, synthetic.domain, seeds=synthetic.X)
+    (X0, _, _), (X1, _, _) = batches
+    p1 = model.predict_proba(X0)[:, 1]
+    expected = np.where(p1 > 0.5, -1.0, 1.0)[:, None] * np.sign(w[:, 0])[None, :]   # -sign(grad F_p)
+    expected[:, 1] = 0
+    assert np.array_equal(X1, synthetic.domain.clip(X0 + expected))
+
+
+def test_kmeans_seeds_round_robin(synthetic, biased_model):
+    r = EIDIG(n_seeds=12, n_local=0, random_state=0).run(biased_model, synthetic.domain, seeds=synthetic.X)
+    expected = cluster_seeds(synthetic.X.to_numpy(float), 12, order="random", random_state=0)
+    assert np.array_equal(r.extras["seeds"], expected)

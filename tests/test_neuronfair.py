@@ -1,0 +1,155 @@
+"""NeuronFair: the interpretation (AS curve, AUC, T_d, biased neurons), the dynamic loss and the search."""
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from fairnb.models import NumpyMLP
+from fairnb.search import get_method
+from fairnb.search.biased_neurons import as_curve, crossing_threshold, interpret, layer_auc
+from fairnb.search.neuronfair import NeuronFair
+from two_phase_checks import record_batches
+
+
+def test_registered():
+    assert get_method("neuronfair") is NeuronFair and NeuronFair.needs_activations
+
+
+@pytest.mark.parametrize("z", [np.array([0.0, 0.0123, 0.5, 0.9]), np.random.default_rng(0).uniform(0, 0.99, 64),
+                               np.array([0.3, 0.3, 0.3])])
+def test_auc_closed_form_on_a_hand_built_layer(z):
+    """AUC = (0.005 / n) * sum ceil(z / 0.005); mean(z) <= AUC < mean(z) + 0.005; permutation invariant."""
+    auc = layer_auc(z)
+    assert auc == pytest.approx(0.005 / len(z) * np.ceil(z / 0.005).sum(), abs=1e-12)
+    assert z.mean() <= auc + 1e-12 and auc < z.mean() + 0.005
+    assert layer_auc(z[::-1]) == pytest.approx(auc)
+
+
+def test_as_curve_and_threshold():
+    z = np.random.default_rng(1).uniform(0, 0.8, 32)
+    t, share = as_curve(z)
+    assert t[0] == 0 and share[0] == (z > 0).mean()
+    assert t[-1] <= z.max() < t[-1] + 0.005 and share[-1] == (z > t[-1]).mean() <= 1 / len(z)
+    assert (np.diff(share) <= 0).all()
+    t_d = crossing_threshold(z)
+    i = int(round(t_d / 0.005))
+    assert 0 <= t_d <= z.max() and share[i] <= t_d
+    assert t_d == 0 or share[i - 1] > t_d - 0.005
+    assert (z > t_d).sum() <= len(z) * t_d
+    zero = np.zeros(8)
+    assert layer_auc(zero) == 0 and crossing_threshold(zero) == 0
+
+
+def hand_built(domain, sensitive_neuron=True):
+    """Layer 0: neuron 0 reads sex (if ``sensitive_neuron``), neurons 1-2 read education and age;
+    layer 1 reads only neurons 1-2, so it is insensitive; the output reads layer 1."""
+    W0 = np.zeros((domain.n_features, 3))
+    W0[1, 0] = 2.0 if sensitive_neuron else 0.0
+    W0[3, 1], W0[0, 2], W0[3, 0] = 0.3, 0.5, 0.1
+    W1 = np.zeros((3, 2))
+    W1[1, 0], W1[2, 1] = 1.0, 1.0
+    return NumpyMLP([W0, W1, np.ones((2, 1))], [np.zeros(3), np.zeros(2), np.array([-4.0])])
+
+
+def test_planted_biased_neuron_is_found(synthetic):
+    X = synthetic.X.to_numpy(float)[:500]
+    found = interpret(hand_built(synthetic.domain), synthetic.domain, X)
+    assert found.biased_layer == 0 and found.biased_neurons.tolist() == [0]
+    assert found.auc[1] == 0 and found.auc[0] > 0
+    assert np.tanh(2.0) == pytest.approx(found.act_diff[0][0])          # |2 * (1 - 0)| on every pair
+    table = found.table()
+    assert list(table.columns) == ["layer", "neurons", "auc", "most_biased", "biased_neurons"]
+    assert table["most_biased"].tolist() == [True, False]
+
+
+def test_sensitive_blind_model(synthetic, fair_model):
+    found = interpret(fair_model, synthetic.domain, synthetic.X.to_numpy(float)[:500])
+    assert max(found.auc) == 0 and len(found.biased_neurons) == 0
+    blind = interpret(hand_built(synthetic.domain, sensitive_neuron=False), synthetic.domain,
+                      synthetic.X.to_numpy(float)[:200])
+    assert max(blind.auc) == 0
+
+
+def test_multivalued_protected_averages_over_other_values(synthetic):
+    data = synthetic.with_protected(["race"])
+    W = np.zeros((7, 1))
+    W[2, 0] = 1.0                                      # a neuron equal to the race code 0..4
+    model = NumpyMLP([W, np.ones((1, 1))], [np.zeros(1), np.zeros(1)])
+    X = data.X.to_numpy(float)[:300]
+    found = interpret(model, data.domain, X)
+    expected = np.mean([np.abs(np.arange(5) - r).sum() / 4 for r in X[:, 2]])
+    assert found.act_diff[0][0] == pytest.approx(np.tanh(expected))
+
+
+def test_random_neuron_mask_size_and_redraw_schedule(synthetic, biased_model):
+    nf = NeuronFair(random_share=0.05)
+    rng = np.random.default_rng(0)
+    for n, k in ((64, 3), (32, 1), (16, 0), (256, 12)):
+        nf._biased = np.zeros(n, bool)
+        nf._begin_population(None, "global", 7)
+        nf._draw_random_neurons(rng)
+        assert (nf._random.sum(axis=1) == k).all()
+    search = NeuronFair(n_seeds=30, n_local=120, max_iter=25, seed_selection="as_given", random_state=0)
+    draws = []
+    original = search._draw_random_neurons
+    search._draw_random_neurons = lambda rng: (draws.append(search._phase_t), original(rng))
+    original_grad = search._pair_gradients
+
+    def spy(ctx, X, XC, PX, PC, *, rows, t, phase):
+        search._phase_t = (phase, t)
+        return original_grad(ctx, X, XC, PX, PC, rows=rows, t=t, phase=phase)
+
+    search._pair_gradients = spy
+    search.run(biased_model, synthetic.domain, seeds=synthetic.X)
+    assert [t for p, t in draws if p == "global"] == [0, 10, 20][: len([p for p, _ in draws if p == "global"])]
+    assert [t for p, t in draws if p == "local"] == [0, 50, 100]
+
+
+def test_dynamic_loss_gradient_matches_finite_differences(synthetic):
+    """On a smooth (tanh) network, the gradient of J(x) = -sum m f(x') log f(x) (x' fixed) agrees with a
+    central finite difference, and the twin gradient swaps x and x'."""
+    rng = np.random.default_rng(0)
+    model = NumpyMLP([rng.normal(size=(7, 5)), rng.normal(size=(5, 1))], [np.ones(5) * 2, np.zeros(1)],
+                     activation="logistic")
+    nf = NeuronFair()
+    nf._biased = np.array([True, False, True, False, False])
+    nf._begin_population(None, "global", 3)
+    nf._drawn_at, nf._stats = 0, {"gradient_rows": 0}
+    nf.interpretation_ = SimpleNamespace(biased_layer=0)
+    ctx = SimpleNamespace(model=model, rng=rng)
+    X = synthetic.X.to_numpy(float)[:3]
+    XC = X.copy()
+    XC[:, 1] = 1 - XC[:, 1]
+    g, gc = nf._pair_gradients(ctx, X, XC, None, None, rows=np.arange(3), t=1, phase="global")
+    mask = nf._biased.astype(float)
+
+    def J(Z, target):
+        return -(mask * target * np.log(model.layer_outputs(Z)[0])).sum(axis=1)
+
+    h = 1e-5
+    for A, B, grad in ((X, XC, g), (XC, X, gc)):
+        target = model.layer_outputs(B)[0]
+        central = np.stack([(J(A + h * e, target) - J(A - h * e, target)) / (2 * h) for e in np.eye(7)], axis=1)
+        np.testing.assert_allclose(grad, central, rtol=1e-4, atol=1e-8)
+
+
+def test_interpretation_in_the_result(synthetic, biased_model):
+    search = NeuronFair(n_seeds=20, n_local=10, random_state=0)
+    r = search.run(biased_model, synthetic.domain, seeds=synthetic.X)
+    assert r.extras["layer_auc"] == [round(a, 6) for a in search.interpretation_.auc]
+    assert r.extras["biased_layer"] == search.interpretation_.biased_layer
+    assert len(r.extras["layer_act_diff"]) == len(biased_model.layer_sizes) - 1
+    assert r.extras["interpretation_pairs"] == len(synthetic.X)
+    summary = r.summary()
+    assert summary["layer_auc"] and "biased_neurons" in summary
+    assert len(search.interpretation_.table()) == len(r.extras["layer_auc"])
+
+
+def test_global_checks_per_seed(synthetic, biased_model):
+    search = NeuronFair(n_seeds=40, n_local=0, seed_selection="as_given")
+    batches = record_batches(search)
+    r = search.run(biased_model, synthetic.domain, seeds=synthetic.X)
+    ids = np.concatenate([s for _, _, s in batches])
+    assert len(batches) <= 41 and np.bincount(ids).max() <= 41 and r.extras["global_idis"] <= 40

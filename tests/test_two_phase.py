@@ -1,0 +1,93 @@
+"""The contract every two-phase generator keeps (ADF, EIDIG, MAFT, NeuronFair): planted discrimination is
+found and re-checks, a model that ignores the protected attribute yields nothing, interruption keeps the
+partial Result, budgets and bad input are handled."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from fairnb.search.adf import ADF
+from fairnb.search.eidig import EIDIG
+from fairnb.search.maft import MAFT
+from fairnb.search.neuronfair import NeuronFair
+from blackbox_checks import assert_pairs_rechecked
+from two_phase_checks import assert_sound_run
+
+# (class, extra parameters, planted IDIs expected at 40 seeds x 40 local steps, a bad parameter)
+METHODS = {
+    "adf": (ADF, {}, 200, {"acceptance": "sometimes"}),
+    "adf-metropolis": (ADF, {"acceptance": "metropolis"}, 200, {"max_iter": -1}),
+    "eidig": (EIDIG, {}, 200, {"decay": 1.5}),
+    "maft": (MAFT, {}, 200, {"h": 0}),
+    "neuronfair": (NeuronFair, {}, 20, {"local": "ours"}),
+    "neuronfair-reference": (NeuronFair, {"local": "reference"}, 100, {"random_share": 2}),
+}
+
+
+@pytest.fixture(params=sorted(METHODS))
+def method(request):
+    """A method; seeds are taken as given (K-Means seed selection is tested in test_eidig)."""
+    cls, params, expected, bad = METHODS[request.param]
+    return cls, {"seed_selection": "as_given", **params}, expected, bad
+
+
+def test_planted_found_fair_clean(method, synthetic, biased_model, fair_model):
+    cls, params, expected, _ = method
+    params = {"n_seeds": 40, "n_local": 40, "random_state": 0, **params}
+    biased = assert_sound_run(cls(**params), biased_model, synthetic, min_found=expected)
+    assert biased.extras["gsr"] > 0
+    fair = cls(**params).run(fair_model, synthetic.domain, seeds=synthetic.X)
+    assert fair.count() == 0 and fair.status == "completed"
+
+
+def test_several_protected_attributes(method, synthetic, biased_model):
+    cls, params, _, _ = method
+    data = synthetic.with_protected(["sex", "race"])          # Cartesian product: 10 variants per input
+    r = assert_sound_run(cls(n_seeds=30, n_local=30, random_state=0, **params), biased_model, data, min_found=10)
+    assert r.count("adf") <= r.count("eidig")
+
+
+def test_interruption_keeps_partial_result(method, synthetic, biased_model):
+    """stop() from a listener and KeyboardInterrupt raised in a listener both return the partial Result."""
+    cls, params, _, _ = method
+    params = {"n_seeds": 40, "n_local": 200, "random_state": 0, **params}
+    full = cls(**params).run(biased_model, synthetic.domain, seeds=synthetic.X)
+    search = cls(**params)
+
+    def stop_in_local(event):
+        if event.kind == "progress" and event.phase == "local" and event.found > 0:
+            search.stop()
+
+    def interrupt(event):
+        if event.kind == "progress" and event.phase == "local":
+            raise KeyboardInterrupt
+
+    stopped = search.run(biased_model, synthetic.domain, seeds=synthetic.X, listeners=[stop_in_local])
+    interrupted = cls(**params).run(biased_model, synthetic.domain, seeds=synthetic.X, listeners=[interrupt])
+    for partial, status in ((stopped, "stopped"), (interrupted, "interrupted")):
+        assert partial.status == status
+        assert 0 < partial.count() < full.count()
+        assert "generated" in partial.extras
+        assert_pairs_rechecked(partial, biased_model, synthetic.domain)
+
+
+def test_budgets_and_bad_input(method, synthetic, biased_model):
+    """max_tried ends the search within one batch of the budget; bad parameters and missing seeds are refused."""
+    cls, params, _, bad = method
+    r = cls(n_seeds=40, n_local=500, max_tried=3000, random_state=0, **params).run(
+        biased_model, synthetic.domain, seeds=synthetic.X)
+    assert r.status == "budget" and 3000 <= r.tried < 3000 + 40
+    with pytest.raises(ValueError, match="seed"):
+        cls(**params).run(biased_model, synthetic.domain)
+    with pytest.raises(ValueError, match="seed_selection"):
+        cls(**{**params, "seed_selection": "first"}).run(biased_model, synthetic.domain, seeds=synthetic.X)
+    (name, value), = bad.items()
+    with pytest.raises(ValueError, match=name):
+        cls(**{**params, name: value}).run(biased_model, synthetic.domain, seeds=synthetic.X)
+
+
+def test_same_random_state_same_result(method, synthetic, biased_model):
+    cls, params, _, _ = method
+    a, b = (cls(n_seeds=30, n_local=30, random_state=3, **params).run(biased_model, synthetic.domain,
+                                                                        seeds=synthetic.X) for _ in range(2))
+    assert a.count() == b.count() and np.array_equal(a.inputs, b.inputs)

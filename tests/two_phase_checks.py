@@ -1,0 +1,46 @@
+"""Checks shared by the tests of the two-phase gradient-guided generators (ADF, EIDIG, NeuronFair, MAFT)."""
+from __future__ import annotations
+
+import numpy as np
+
+from blackbox_checks import assert_pairs_rechecked
+
+
+def record_batches(search) -> list[tuple[np.ndarray, str, np.ndarray]]:
+    """Make ``search`` remember every batch it sends to the oracle: (X, phase, seed_ids)."""
+    seen = []
+    original = search._check
+
+    def _check(generated, X, phase, seed_ids):
+        seen.append((np.array(X, dtype=float), phase, np.broadcast_to(np.asarray(seed_ids), (len(X),)).copy()))
+        return (yield from original(generated, X, phase, seed_ids))
+
+    search._check = _check
+    return seen
+
+
+def assert_sound_run(search, model, data, *, min_found: int = 1):
+    """Run ``search`` on ``data`` and check the digests' invariants; returns the Result.
+
+    Every reported pair re-checks as discriminatory; every checked candidate lies inside the domain
+    (clip), keeps its seed's protected values (search steps never change them), and descends from a
+    declared seed; local walks run exactly ``n_local`` steps per distinct global IDI.
+    """
+    dom = data.domain
+    batches = record_batches(search)
+    result = search.run(model, dom, seeds=data.X)
+    assert result.status == "completed"
+    assert result.count() >= min_found
+    if result.count():
+        assert_pairs_rechecked(result, model, dom)
+    seeds = result.extras["seeds"]
+    prot = list(dom.protected)
+    for X, phase, seed_ids in batches:
+        dom.validate(X)
+        assert phase in ("global", "local")
+        assert (X[:, prot] == seeds[seed_ids][:, prot]).all()
+    local_rows = sum(len(X) for X, phase, _ in batches if phase == "local")
+    assert local_rows == result.extras["local_steps"] == result.extras["global_idis"] * search.n_local
+    assert result.extras["global_idis"] <= len(seeds)
+    assert result.extras["generated"] <= result.tried
+    return result
