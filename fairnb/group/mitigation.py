@@ -99,16 +99,19 @@ class RuleGuidedMitigation(BaseEstimator):
         t0 = time.perf_counter()
         tester = self.tester or TestSGD(random_state=self.random_state)
         fair = wrap(model)
-        X_train, X_test, y_train, y_test = data.split()
+        X_train, _, y_train, _ = data.split()
         if rule_set is None:
             rule_set = tester.run(fair, data, sensitive=sensitive).best
-        before = _row(tester.run(fair, data, sensitive=sensitive, rule_sets=[rule_set]), fair, X_test, y_test)
+        before = _row(tester, fair, data, rule_set, sensitive)
         fav = tester.favourable
         target = fav if before["phi_in"] < before["phi_out"] else 1 - fav
         amounts = self.schedule(len(X_train))
         X_new = self._in_group_samples(fair, data, rule_set, target, amounts[-1] if amounts else 0, sensitive)
         rows = [{"added": 0, **before, "kept": True}]
         models = {0: model}
+        if amounts and len(X_new) < amounts[-1]:
+            warnings.warn(f"found {len(X_new)} in-group samples labelled {target} by the model in "
+                          f"{self.max_draws} x {amounts[-1]} draws; the schedule asked for {amounts[-1]}")
         plan = [a for a in amounts if a <= len(X_new)]
         if amounts and 0 < len(X_new) < amounts[-1] and len(X_new) not in plan:
             plan.append(len(X_new))        # fewer samples found than the schedule asks for
@@ -117,14 +120,13 @@ class RuleGuidedMitigation(BaseEstimator):
             y_aug = np.concatenate([y_train, np.full(k, target)])
             new = self._retrain(model, X_aug, y_aug)
             models[k] = new
-            rows.append({"added": k, **_row(tester.run(new, data, sensitive=sensitive, rule_sets=[rule_set]),
-                                             wrap(new), X_test, y_test)})
+            rows.append({"added": k, **_row(tester, wrap(new), data, rule_set, sensitive)})
         steps = pd.DataFrame(rows)
         ok = steps["accuracy"] >= before["accuracy"] - self.max_accuracy_drop - 1e-12
         best = int(steps[ok].sort_values(["score", "added"]).iloc[0]["added"])
         steps["kept"] = steps["added"] == best
-        return MitigationResult(rule_set.text, int(target), steps, models[best], len(X_new),
-                                time.perf_counter() - t0, self.get_params())
+        return MitigationResult(rule_set.text, int(target), steps, models[best], X_new[:best],
+                                len(X_new), time.perf_counter() - t0, self.get_params())
 
     # ------------------------------------------------------------------ parts
     def _in_group_samples(self, model, data, rule_set, target: int, needed: int, sensitive) -> np.ndarray:
@@ -156,8 +158,10 @@ class RuleGuidedMitigation(BaseEstimator):
         raise TypeError(f"no built-in retraining for {type(model).__name__}; pass retrain=f(model, X, y)")
 
 
-def _row(result, model, X_test, y_test) -> dict:
-    top = result.frame.iloc[0]
+def _row(tester, model, data, rule_set, sensitive) -> dict:
+    """Score of ``rule_set`` on ``model`` and the model's test accuracy."""
+    top = tester.run(model, data, sensitive=sensitive, rule_sets=[rule_set]).frame.iloc[0]
+    _, X_test, _, y_test = data.split()
     return {"score": float(top.score), "eps": float(top.eps), "phi_in": float(top.phi_in),
             "phi_out": float(top.phi_out), "n": int(top.n), "accuracy": accuracy(model, X_test, y_test)}
 
@@ -220,14 +224,19 @@ def _retrain_sklearn(estimator, X, y, params):
 
 
 class MitigationResult:
-    """Before/after numbers of a rule-guided mitigation; ``steps`` has one row per amount tried."""
+    """Before/after numbers of a rule-guided mitigation.
 
-    def __init__(self, rule_set: str, label: int, steps: pd.DataFrame, model, generated: int, elapsed: float,
-                 params: dict):
+    ``steps`` has one row per amount tried (the kept one flagged), ``model`` is the kept model and
+    ``samples`` the generated in-group inputs added to its training data, all labelled ``label``.
+    """
+
+    def __init__(self, rule_set: str, label: int, steps: pd.DataFrame, model, samples: np.ndarray, generated: int,
+                 elapsed: float, params: dict):
         self.rule_set = rule_set
         self.label = label
         self.steps = steps
         self.model = model
+        self.samples = samples
         self.generated = generated
         self.elapsed = elapsed
         self.params = params
