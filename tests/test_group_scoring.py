@@ -161,3 +161,19 @@ def test_sampler_needs_a_free_feature():
     X = np.array([[0, 1], [1, 0]], dtype=float)
     with pytest.raises(ValueError, match="no non-sensitive feature"):
         GroupSampler(X, np.column_stack([f.bins(X[:, f.index]) for f in feats]), dom, [0, 1])
+
+
+@pytest.mark.parametrize("p_in,p_out", [(0.3, 0.1), (0.5, 0.5), (0.2, 0.83)])
+def test_bound_covers_the_true_score(p_in, p_out):
+    """O9: over 2,000 simulated runs of the stopping rule, |f_hat - f| <= eps in at least 90% of them."""
+    rng = np.random.default_rng(7)
+    cap = max_samples_needed()
+    cin = np.cumsum(rng.random((2000, cap)) < p_in, axis=1)
+    cout = np.cumsum(rng.random((2000, cap)) < p_out, axis=1)
+    n = first_stop(cin, cout, 0, 1000, 0.05, 1.96)
+    assert (n >= 1000).all() and (n <= cap).all()
+    rows = np.arange(2000)
+    a, b = cin[rows, n - 1], cout[rows, n - 1]
+    f_hat = np.abs(a - b) / n
+    eps = combined_margin(a, b, n)
+    assert np.mean(np.abs(f_hat - abs(p_in - p_out)) <= eps) >= 0.90
