@@ -98,15 +98,16 @@ class RuleGuidedMitigation(BaseEstimator):
             raise TypeError("mitigation needs a fairnb Dataset (training labels and a test split)")
         t0 = time.perf_counter()
         tester = self.tester or TestSGD(random_state=self.random_state)
-        fair = wrap(model)
+        original = wrap(model)
         X_train, _, y_train, _ = data.split()
         if rule_set is None:
-            rule_set = tester.run(fair, data, sensitive=sensitive).best
-        before = _row(tester, fair, data, rule_set, sensitive)
-        fav = tester.favourable
+            rule_set = tester.run(original, data, sensitive=sensitive).best
+        before = _row(tester, original, data, rule_set, sensitive)
+        fav = tester.favourable                  # binary labels 0/1: the other label is 1 - fav
         target = fav if before["phi_in"] < before["phi_out"] else 1 - fav
         amounts = self.schedule(len(X_train))
-        X_new = self._in_group_samples(fair, data, rule_set, target, amounts[-1] if amounts else 0, sensitive)
+        X_new = self._in_group_samples(tester, original, data, rule_set, target, amounts[-1] if amounts else 0,
+                                       sensitive)
         rows = [{"added": 0, **before, "kept": True}]
         models = {0: model}
         if amounts and len(X_new) < amounts[-1]:
@@ -129,9 +130,8 @@ class RuleGuidedMitigation(BaseEstimator):
                                 len(X_new), time.perf_counter() - t0, self.get_params())
 
     # ------------------------------------------------------------------ parts
-    def _in_group_samples(self, model, data, rule_set, target: int, needed: int, sensitive) -> np.ndarray:
+    def _in_group_samples(self, tester, model, data, rule_set, target: int, needed: int, sensitive) -> np.ndarray:
         """Up to ``needed`` in-group samples the original model labels ``target``."""
-        tester = self.tester or TestSGD(random_state=self.random_state)
         _, feats, sampler = tester.setup(data, sensitive=sensitive)
         cover = cell_covers(sampler, feats, [rule_set])
         rng = np.random.default_rng(self.random_state)
