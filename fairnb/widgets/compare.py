@@ -9,7 +9,7 @@ Example
 -------
 >>> import fairnb
 >>> data = fairnb.datasets.make_synthetic(n=500, random_state=0)
->>> model = fairnb.train_demo_model(data, max_iter=50)
+>>> model = data.info["true_model"]              # the known model behind the synthetic data
 >>> runs = [fairnb.search(model, data.domain, max_tried=2000, random_state=s, progress=False) for s in (0, 1)]
 >>> cmp = compare(runs)
 >>> list(cmp.table.index)

@@ -19,7 +19,7 @@ Example
 >>> data = fairnb.datasets.make_synthetic(n=500, random_state=0)
 >>> search = RandomSearch(n_samples=2000, progress=False)
 >>> panel = ProgressPanel(search)
->>> result = search.run(fairnb.train_demo_model(data, max_iter=50), data.domain, listeners=[panel])
+>>> result = search.run(data.info["true_model"], data.domain, listeners=[panel])
 >>> panel.status, panel.tried
 ('completed', 2000)
 """

@@ -10,7 +10,7 @@ Example
 >>> import fairnb
 >>> from fairnb.search import RandomSearch
 >>> data = fairnb.datasets.make_synthetic(n=500, random_state=0)
->>> model = fairnb.train_demo_model(data, max_iter=50)
+>>> model = data.info["true_model"]              # the known model behind the synthetic data
 >>> run = RandomSearch(n_samples=None, max_time=60, progress=False).start(model, data.domain)
 >>> result = run.stop()        # ends at the next batch
 >>> result.status, run.done
