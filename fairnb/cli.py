@@ -46,12 +46,16 @@ def build_parser() -> argparse.ArgumentParser:
     _data_dir_arg(p)
 
     p = sub.add_parser("bench", help="run a published benchmark (e.g. C-g) for several methods")
-    p.add_argument("--benchmark", required=True, help="C-a, C-r, C-g, G-g, G-a or B-a")
-    p.add_argument("--methods", default="adf,eidig,neuronfair,maft")
+    p.add_argument("--benchmark", required=True, help="C-a, C-r, C-g, G-g, G-a, B-a, several comma-separated, or all")
+    p.add_argument("--methods", default="adf,eidig,neuronfair,maft",
+                   help="registered methods, comma-separated; parameters as name[key=value;key=value]")
     p.add_argument("--seeds", type=int, default=1000, help="global seeds")
     p.add_argument("--local", type=int, default=1000, help="local iterations per global IDI")
     p.add_argument("--max-time", type=float, default=None, help="time budget per method (seconds)")
     p.add_argument("--models-dir", default=None, help="folder with the published models (default: $FAIRNB_MODELS)")
+    p.add_argument("--rounds", type=int, default=1, help="repetitions with other seeds (reports the mean)")
+    p.add_argument("--random-state", type=int, default=0, help="seed of the first round")
+    p.add_argument("--out", default=None, help="folder for the CSV and markdown reports")
     p.add_argument("--json", default=None, help="write the full results as JSON here")
     _data_dir_arg(p)
 

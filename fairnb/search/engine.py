@@ -157,7 +157,17 @@ class Engine:
         return verdict
 
     def run(self, strategy: Generator[Batch, Verdict, None]) -> Result:
-        """Drive ``strategy`` until it finishes or the search must end; always returns the Result."""
+        """Drive ``strategy`` until it finishes or the search must end; always returns the Result.
+
+        numpy's BLAS runs single-threaded meanwhile: batches of a few thousand rows through small dense
+        networks are fastest that way, and BLAS threads on a busy machine are several times slower.
+        """
+        from threadpoolctl import threadpool_limits
+
+        with threadpool_limits(limits=1, user_api="blas"):
+            return self._drive(strategy)
+
+    def _drive(self, strategy: Generator[Batch, Verdict, None]) -> Result:
         self._t0 = time.perf_counter()
         self.result.mark(0.0)
         self._emit("start")
