@@ -29,6 +29,7 @@ Example
 """
 from __future__ import annotations
 
+import functools
 import inspect
 import threading
 import time
@@ -93,6 +94,14 @@ class SearchContext:
         X = np.asarray(X, dtype=float)
         self.engine.result.extras["seeds"] = X
         return X
+
+
+@functools.cache
+def _blas_controller():
+    """threadpoolctl's view of the loaded BLAS libraries (scanning them takes ~10 ms, so once)."""
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()
 
 
 class Engine:
@@ -162,9 +171,7 @@ class Engine:
         numpy's BLAS runs single-threaded meanwhile: batches of a few thousand rows through small dense
         networks are fastest that way, and BLAS threads on a busy machine are several times slower.
         """
-        from threadpoolctl import threadpool_limits
-
-        with threadpool_limits(limits=1, user_api="blas"):
+        with _blas_controller().limit(limits=1, user_api="blas"):
             return self._drive(strategy)
 
     def _drive(self, strategy: Generator[Batch, Verdict, None]) -> Result:
