@@ -17,6 +17,7 @@ from two_phase_checks import assert_sound_run
 METHODS = {
     "adf": (ADF, {}, 200, {"acceptance": "sometimes"}),
     "adf-metropolis": (ADF, {"acceptance": "metropolis"}, 200, {"max_iter": -1}),
+    "adf-reset": (ADF, {"acceptance": "reset"}, 200, {"global_step": 0}),
     "eidig": (EIDIG, {}, 200, {"decay": 1.5}),
     "maft": (MAFT, {}, 200, {"h": 0}),
     "neuronfair": (NeuronFair, {}, 20, {"local": "ours"}),

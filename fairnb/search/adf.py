@@ -23,6 +23,8 @@ by zero, and all-zero gradients give a uniform choice, as the reference code doe
   tables): a move from a discriminatory to a non-discriminatory point is kept with probability
   ``e^-1``, otherwise the walk goes back. (The reference code's no-op L-BFGS-B "minimiser", which costs
   ``n + 1`` extra checks per step and finds nothing, is not reproduced.)
+* ``"reset"`` (the ADF re-implementation in EIDIG's and MAFT's artifacts, whose numbers those papers
+  compare with): the walker goes back to its global IDI.
 
 Deviations, documented: the reference code's edge-case fallbacks in the global direction (forcing a
 random attribute when no sign agrees) are not reproduced; the paper's rule is used. Seeds: K-Means(4,
@@ -44,13 +46,14 @@ from __future__ import annotations
 
 from .two_phase import TwoPhaseSearch
 
-ACCEPTANCE = {"all": "accept", "metropolis": "metropolis"}
+ACCEPTANCE = {"all": "accept", "metropolis": "metropolis", "reset": "reset"}
 
 
 class ADF(TwoPhaseSearch):
     """ADF; see the module docstring and ``TwoPhaseSearch`` for the parameters.
 
-    acceptance : ``"all"`` (paper) or ``"metropolis"`` (reference code) for non-discriminatory local steps.
+    acceptance : ``"all"`` (paper), ``"metropolis"`` (reference code) or ``"reset"`` (EIDIG/MAFT's
+        re-implementation) for non-discriminatory local steps.
     """
 
     name = "adf"
