@@ -92,3 +92,22 @@ def test_same_random_state_same_result(method, synthetic, biased_model):
     a, b = (cls(n_seeds=30, n_local=30, random_state=3, **params).run(biased_model, synthetic.domain,
                                                                         seeds=synthetic.X) for _ in range(2))
     assert a.count() == b.count() and np.array_equal(a.inputs, b.inputs)
+
+
+@pytest.mark.tf
+@pytest.mark.shared
+@pytest.mark.slow
+def test_keras_and_numpy_backends_agree(data_dir, models_dir):
+    """The published census model as a Keras model and as a NumpyMLP: the same IDIs for every method
+    (white-box gradients and activations through TensorFlow, MAFT through predict_proba only)."""
+    from fairnb.bench import load_benchmark
+    from fairnb.models import load_model
+
+    _, data, numpy_model, X_train = load_benchmark("C-g", data_dir=data_dir, models_dir=models_dir)
+    keras_model = load_model(models_dir / "adult_model.h5", backend="keras")
+    seeds = X_train[:30]
+    for name, (cls, params, _, _) in METHODS.items():
+        runs = [cls(n_seeds=30, n_local=20, seed_selection="as_given", random_state=0, **params).run(
+            m, data.domain, seeds=seeds) for m in (numpy_model, keras_model)]
+        assert runs[0].count() == runs[1].count(), name
+        assert np.array_equal(runs[0].inputs, runs[1].inputs), name
