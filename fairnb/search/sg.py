@@ -23,11 +23,13 @@ Black-box dynamic symbolic execution over a local decision-tree surrogate of the
 Priorities: local (9..10) before seeds (5) before global (1..2), first-in-first-out among equals
 (see ``sg.md`` §2.4 for why this is the paper's order).
 
-**Batching.** Each round dequeues up to ``batch_size`` test cases, checks them in one oracle call
-per origin, labels all their neighbourhoods in one model call and solves all new constraints in one
-batched z3 session. With ``batch_size=1`` this is exactly the paper's one-input-at-a-time loop; with
-more, the children of one round's inputs are dequeued in the next round (after the rest of the
-round), which changes the order slightly but not what is explored.
+**Batching.** A round takes up to ``batch_size`` inputs from the top of the queue, but only while
+they are local-search inputs: a seed or a global-search input is a round of its own, because the
+local children of a discriminatory one must come before the next seed (as in the paper's loop).
+Each round checks its inputs in one oracle call, labels all their neighbourhoods in one model call
+and solves all new constraints in one z3 call. The only change from the paper's one-at-a-time loop
+(``batch_size=1``) is the order among local inputs: the children of a round's inputs are dequeued
+after the rest of the round. Local inputs are almost all test cases (Table 3), so rounds are full.
 
 The Result's extras report the paper's counts: ``test_cases_generated`` (#Gen, unique non-protected
 tuples checked), ``successful_test_cases`` (#Succ, those discriminatory), ``success_rate`` and the
@@ -74,7 +76,7 @@ class SymbolicGeneration(Search):
         text) or ``"complement"`` (1 - confidence, the ADF re-implementation).
     rank_seed, rank_local, rank_global : Rank1, Rank2, Rank3 (5, 10, 1; larger first).
     enable_local, enable_global : switch the two searches (the paper's ablations).
-    batch_size : test cases per round (1 = the paper's sequential loop).
+    batch_size : local-search test cases per round (1 = the paper's one-at-a-time loop).
     """
 
     name = "sg"
@@ -99,6 +101,13 @@ class SymbolicGeneration(Search):
         self.enable_local = enable_local
         self.enable_global = enable_global
         self.batch_size = batch_size
+
+    @classmethod
+    def bench_params(cls, *, seeds: int, local: int, max_time: float | None) -> dict:
+        """``fairnb bench`` settings: the round's seeds as given (already clustered round robin),
+        the paper's 1,000 test cases, or no test-case limit under a time budget (``local`` does not apply)."""
+        params = {"n_seeds": seeds, "seed_order": "data", "limit": None if max_time is not None else 1000}
+        return params if max_time is None else {**params, "max_time": max_time}
 
     # ------------------------------------------------------------------ seeds
     def _seeds(self, data: np.ndarray) -> np.ndarray:
@@ -136,7 +145,8 @@ class SymbolicGeneration(Search):
             while queue and (self.limit is None or len(generated) < self.limit):
                 room = self.batch_size if self.limit is None else min(self.batch_size, self.limit - len(generated))
                 rows = []
-                while queue and len(rows) < room:
+                # a round: local inputs only, or one seed / global input (see "Batching")
+                while queue and len(rows) < room and (not rows or (rows[0][1] == "local" == queue.peek()[1])):
                     x, origin, sid = queue.pop()
                     key = np.rint(x[nonprot]).astype(np.int64).tobytes()
                     if key not in generated:
@@ -145,15 +155,12 @@ class SymbolicGeneration(Search):
                 if not rows:
                     break
                 X = np.array([r[0] for r in rows])
-                origins = np.array([r[1] for r in rows])
                 sids = np.array([r[2] for r in rows])
-                disc = np.zeros(len(rows), bool)
-                for origin in dict.fromkeys(origins):  # one oracle call per origin, in queue order
-                    idx = np.flatnonzero(origins == origin)
-                    verdict = yield Batch(X[idx], phase=origin, seed_ids=sids[idx])
-                    disc[idx] = verdict.discriminatory
-                    tally[origin][0] += len(idx)
-                    tally[origin][1] += int(verdict.discriminatory.sum())
+                origin = rows[0][1]  # every input of a round has the same origin
+                verdict = yield Batch(X, phase=origin, seed_ids=sids)
+                disc = verdict.discriminatory
+                tally[origin][0] += len(rows)
+                tally[origin][1] += int(disc.sum())
                 self._expand(ctx, X, sids, disc, sampler, solver, queue, visited, state)
             state["stop_reason"] = "limit" if self.limit is not None and len(generated) >= self.limit else "queue_empty"
         finally:

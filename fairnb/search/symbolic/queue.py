@@ -7,6 +7,8 @@ order.
 >>> q = PriorityQueue()
 >>> for key, item in [(5, "seed a"), (1.4, "global"), (9.2, "local"), (5, "seed b")]:
 ...     q.push(key, item)
+>>> q.peek()
+'local'
 >>> [q.pop() for _ in range(len(q))]
 ['local', 'seed a', 'seed b', 'global']
 """
@@ -25,6 +27,10 @@ class PriorityQueue:
 
     def push(self, key: float, item):
         heapq.heappush(self._heap, (-float(key), next(self._counter), item))
+
+    def peek(self):
+        """The item ``pop`` would return, left in the queue; ``IndexError`` when empty."""
+        return self._heap[0][2]
 
     def pop(self):
         """The item with the largest key (the earliest pushed among equals); ``IndexError`` when empty."""
