@@ -65,16 +65,12 @@ class Result:
         """Add discriminatory inputs; keeps only full instances not seen before. Returns how many were new."""
         X = np.asarray(X, dtype=float)
         self.hits += len(X)
-        keys = dedup_keys(X, self.domain, "eidig")
-        adf_keys = dedup_keys(X, self.domain, "adf")
-        new = []
-        for i in range(len(X)):
-            k = keys[i].tobytes()
-            if k in self._seen:
-                continue
-            self._seen.add(k)
-            self._seen_adf.setdefault(adf_keys[i].tobytes(), elapsed)
-            new.append(i)
+        keys = _row_bytes(dedup_keys(X, self.domain, "eidig"))
+        adf_keys = _row_bytes(dedup_keys(X, self.domain, "adf"))
+        seen, seen_adf = self._seen, self._seen_adf
+        new = [i for i, k in enumerate(keys) if k not in seen and not seen.add(k)]
+        for i in new:
+            seen_adf.setdefault(adf_keys[i], elapsed)
         if new:
             idx = np.array(new)
             chunk = {
@@ -235,9 +231,8 @@ class Result:
                  "phase": frame["phase"].astype(str).to_numpy(object), "seed": frame["seed"].to_numpy(np.int64),
                  "time": frame["time"].to_numpy(float)}
         r._chunks = [chunk] if len(frame) else []
-        r._seen = {row.tobytes() for row in dedup_keys(chunk["X"], dom, "eidig")}
-        for row, t in zip(dedup_keys(chunk["X"], dom, "adf"), chunk["time"]):
-            key = row.tobytes()
+        r._seen = set(_row_bytes(dedup_keys(chunk["X"], dom, "eidig")))
+        for key, t in zip(_row_bytes(dedup_keys(chunk["X"], dom, "adf")), chunk["time"]):
             r._seen_adf[key] = min(t, r._seen_adf.get(key, t))
         r.tried, r.hits, r.elapsed, r.status = meta["tried"], meta["hits"], meta["elapsed"], meta["status"]
         r._timeline = [tuple(t) for t in meta["timeline"]]
@@ -298,6 +293,12 @@ class Result:
         from .widgets.inspector import PairInspector
 
         return PairInspector(self, seeds, **kwargs)
+
+
+def _row_bytes(keys: np.ndarray) -> list[bytes]:
+    """Each row of an int64 matrix as one hashable bytes object (fast: no per-row numpy calls)."""
+    keys = np.ascontiguousarray(keys)
+    return keys.view(np.dtype((np.void, keys.dtype.itemsize * keys.shape[1]))).ravel().tolist()
 
 
 def _round(x):
