@@ -153,3 +153,17 @@ def test_global_checks_per_seed(synthetic, biased_model):
     r = search.run(biased_model, synthetic.domain, seeds=synthetic.X)
     ids = np.concatenate([s for _, _, s in batches])
     assert len(batches) <= 41 and np.bincount(ids).max() <= 41 and r.extras["global_idis"] <= 40
+
+
+@pytest.mark.parametrize("local, extra", [("paper", 1), ("reference", 0)])
+def test_local_steps_per_walker(synthetic, biased_model, local, extra):
+    """Algorithm 3 loops t = 0..max_iter_local inclusive (n_local + 1 steps, like the global loop's
+    max_iter + 1 checks); the released code's walk (basin hopping, niter = n_local) takes n_local."""
+    search = NeuronFair(n_seeds=20, n_local=7, seed_selection="as_given", random_state=0, local=local)
+    batches = record_batches(search)
+    r = search.run(biased_model, synthetic.domain, seeds=synthetic.X)
+    steps = np.bincount(np.concatenate([s for _, p, s in batches if p == "local"]))
+    assert r.extras["global_idis"] > 0
+    assert set(steps[steps > 0]) == {7 + extra} and r.extras["local_steps"] == r.extras["global_idis"] * (7 + extra)
+    search.n_local = 0                                   # no local phase at all
+    assert search._local_steps() == 0

@@ -24,7 +24,7 @@ def assert_sound_run(search, model, data, *, min_found: int = 1):
 
     Every reported pair re-checks as discriminatory; every checked candidate lies inside the domain
     (clip), keeps its seed's protected values (search steps never change them), and descends from a
-    declared seed; local walks run exactly ``n_local`` steps per distinct global IDI.
+    declared seed; local walks run exactly ``_local_steps()`` steps per distinct global IDI.
     """
     dom = data.domain
     batches = record_batches(search)
@@ -40,7 +40,7 @@ def assert_sound_run(search, model, data, *, min_found: int = 1):
         assert phase in ("global", "local")
         assert (X[:, prot] == seeds[seed_ids][:, prot]).all()
     local_rows = sum(len(X) for X, phase, _ in batches if phase == "local")
-    assert local_rows == result.extras["local_steps"] == result.extras["global_idis"] * search.n_local
+    assert local_rows == result.extras["local_steps"] == result.extras["global_idis"] * search._local_steps()
     assert result.extras["global_idis"] <= len(seeds)
     assert result.extras["generated"] <= result.tried
     return result

@@ -19,8 +19,10 @@ Then the two-phase search (``two_phase``) runs with NeuronFair's parts:
 * **global phase**: up to ``max_iter + 1 = 41`` checks per seed (``t = 0..40``);
 * **local phase** (Algorithm 3): gradients at every step; every non-protected attribute moves
   independently with probability ``softmax(1 / (|g + g'| + 1e-6))`` in direction ``sign(g + g')``;
-  the walk continues from each new point (no reset); ``max_iter_local = 1000`` steps per distinct
-  global IDI (non-protected projection). The counterpart is the last flipping variant seen.
+  the walk continues from each new point (no reset); ``t = 0..max_iter_local`` inclusive, i.e.
+  ``n_local + 1`` steps per distinct global IDI (non-protected projection), as the global loop's
+  ``t = 0..max_iter`` (``n_local = 0`` skips the local phase). The counterpart is the last flipping
+  variant seen.
 
 Deviations and resolutions (the digest's section 7): ``mod(step_size, r_step)`` in the paper is read
 as ``mod(t, r_step)``; for multi-valued protected attributes ActDiff averages over all other values;
@@ -118,6 +120,9 @@ class NeuronFair(TwoPhaseSearch):
     def _global_checks(self):
         return self.max_iter + 1
 
+    def _local_steps(self):
+        return self.n_local + 1 if self.local == "paper" and self.n_local else self.n_local
+
     def _decays(self):
         return self.momentum_global, self.momentum_local if self.local == "paper" else 0.0
 
@@ -150,11 +155,16 @@ class NeuronFair(TwoPhaseSearch):
         A = np.asarray(ctx.model.layer_outputs(Z)[layer], dtype=float)
         n = len(X)
         a, ac = A[:n], A[n:]
-        # dJ/da for J(x) = -sum m * a(x') * log a(x), and the twin with x and x' swapped
-        weights = np.vstack([-mask * ac / np.maximum(a, LOG_FLOOR), -mask * a / np.maximum(ac, LOG_FLOOR)])
+        weights = np.vstack([self._loss_weights(a, ac, mask), self._loss_weights(ac, a, mask)])
         G = np.asarray(ctx.model.activation_gradient(Z, layer, weights), dtype=float)
         self._stats["gradient_rows"] += 2 * n
         return G[:n], G[n:]
+
+    @staticmethod
+    def _loss_weights(a, target, mask):
+        """``dJ/da`` of Eq. 4, ``J = -sum_k m_k target_k log a_k``, with the target held constant (the
+        twin gradient calls this with ``a`` and ``target`` swapped)."""
+        return -mask * target / np.maximum(a, LOG_FLOOR)
 
     def _global_direction(self, G1, G2):
         return np.sign(G1 + G2)

@@ -161,6 +161,10 @@ class TwoPhaseSearch(Search):
         """Momentum decay of the accumulated gradients (global phase, local phase)."""
         return 0.0, 0.0
 
+    def _local_steps(self) -> int:
+        """Local steps per walker."""
+        return self.n_local
+
     def _refresh_interval(self) -> float:
         """Local steps between gradient refreshes (counted from the last refresh or failure)."""
         return 1
@@ -306,7 +310,7 @@ class TwoPhaseSearch(Search):
         return ctx.domain.clip(X + self.local_step * step)
 
     def _walk(self, ctx, start: Pairs, generated: GeneratedInputs):
-        """``n_local`` steps of all walkers in ``start`` together."""
+        """``_local_steps()`` steps of all walkers in ``start`` together."""
         dom = ctx.domain
         prot = list(dom.protected)
         values = dom.protected_values
@@ -323,7 +327,7 @@ class TwoPhaseSearch(Search):
         since = np.full(w, np.inf)           # forces a refresh at the first step
         is_disc = np.ones(w, bool)
         self._begin_population(ctx, "local", w)
-        for t in range(self.n_local):
+        for t in range(self._local_steps()):
             r = np.flatnonzero(since >= interval)
             if len(r):
                 XC = X[r].copy()
