@@ -17,6 +17,10 @@ from pathlib import Path
 import pandas as pd
 
 
+SUMMARY_COLUMNS = ("status", "unique_idis_eidig", "unique_idis_adf", "tried", "success_rate", "elapsed_s",
+                   "idis_per_s", "time_to_first_s", "time_to_1000_s")
+
+
 def _plot_timeline(results, path: Path) -> None:
     import matplotlib
 
@@ -25,9 +29,10 @@ def _plot_timeline(results, path: Path) -> None:
 
     fig, ax = plt.subplots(figsize=(6, 3.4), dpi=110)
     for r in results:
-        t = r.timeline
+        t = r.timeline.iloc[1:]           # the origin sample cannot be drawn on a log axis
         ax.step(t["elapsed"], t["found"], where="post", label=f"{r.method} ({r.count()} IDIs)")
-    ax.set_xlabel("seconds")
+    ax.set_xscale("log")
+    ax.set_xlabel("seconds (log scale)")
     ax.set_ylabel("unique discriminatory inputs")
     ax.set_title("Discriminatory inputs found over time")
     ax.grid(alpha=0.3)
@@ -46,7 +51,7 @@ def write_report(results, out_dir, *, title: str = "fairnb report", intro: str =
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     _plot_timeline(results, out / "timeline.png")
-    summary = pd.DataFrame([r.summary() for r in results]).set_index("method")
+    summary = pd.DataFrame([r.summary() for r in results]).set_index("method")[list(SUMMARY_COLUMNS)]
     parts = [
         f"<h1>{html.escape(title)}</h1>",
         f"<p>{html.escape(intro)}</p>" if intro else "",
@@ -59,7 +64,7 @@ def write_report(results, out_dir, *, title: str = "fairnb report", intro: str =
     ]
     for r in results:
         parts += [f"<h2>Examples found by {html.escape(r.method)}</h2>",
-                  r.pairs.head(15).to_html(escape=True, index=False, float_format="%.3f")]
+                  r.pairs.head(8).to_html(escape=True, index=False, float_format="%.3f")]
     for heading, block in sections:
         parts += [f"<h2>{html.escape(heading)}</h2>", block]
     page = ("<!doctype html><html><head><meta charset='utf-8'><title>" + html.escape(title) + "</title>"
