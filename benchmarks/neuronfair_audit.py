@@ -219,13 +219,14 @@ def markdown(report: dict) -> str:
     lines = ["# NeuronFair audit (C-g, published census model)", "",
              f"Command: `{report['command']}`. Machine: {m.get('cpus')} CPUs, load average "
              f"{m.get('load_average')} (contended; timings are indicative only).", "",
-             "## Interpretation: AUC per hidden layer", "", "| activations, pairs from | AUC per layer | most biased | biased neurons |",
-             "|---|---|---|---|"]
+             "## Interpretation: AUC per hidden layer", "",
+             "| activations, pairs from | AUC per layer | most biased | biased neurons |", "|---|---|---|---|"]
     for k, v in report["interpretation"].items():
         lines.append(f"| {k} | {v['auc']} | {v['layer']} | {v.get('biased_neurons', '')} |")
     lines += ["", "## Global trace (1,000 seeds; biased neurons of the chosen layer)", ""]
     for label, trace in report.get("global_trace", {}).items():
-        lines += [f"**{label}**", "", "| t | live seeds | zero gradient | a(x) | a(x') | abs(a(x)-a(x')) | abs(p(x)-p(x')) |",
+        lines += [f"**{label}**", "",
+                  "| t | live seeds | zero gradient | a(x) | a(x') | abs(a(x)-a(x')) | abs(p(x)-p(x')) |",
                   "|---|---|---|---|---|---|---|"]
         for t in sorted(trace, key=int):
             if int(t) in (0, 1, 2, 4, 8, 16, 39):
