@@ -12,25 +12,21 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 
 
-def _dir(env: str, default: Path) -> Path | None:
+def _required_dir(env: str, default: Path, what: str) -> Path:
     p = Path(os.environ[env]) if os.environ.get(env) else default
-    return p if p.is_dir() else None
+    if not p.is_dir():
+        pytest.fail(f"{what} not found at {p}: set {env} or put shared/ beside the checkout")
+    return p
 
 
 @pytest.fixture(scope="session")
 def data_dir() -> Path:
-    d = _dir("FAIRNB_DATA", SHARED / "data")
-    if d is None:
-        pytest.fail("benchmark data not found: set FAIRNB_DATA or put shared/ beside the checkout")
-    return d
+    return _required_dir("FAIRNB_DATA", SHARED / "data", "benchmark data")
 
 
 @pytest.fixture(scope="session")
 def models_dir() -> Path:
-    d = _dir("FAIRNB_MODELS", SHARED / "models")
-    if d is None:
-        pytest.fail("published models not found: set FAIRNB_MODELS or put shared/ beside the checkout")
-    return d
+    return _required_dir("FAIRNB_MODELS", SHARED / "models", "published models")
 
 
 @pytest.fixture(scope="session")
