@@ -66,3 +66,37 @@ def test_kmeans_seeds_round_robin(synthetic, biased_model):
     r = EIDIG(n_seeds=12, n_local=0, random_state=0).run(biased_model, synthetic.domain, seeds=synthetic.X)
     expected = cluster_seeds(synthetic.X.to_numpy(float), 12, order="random", random_state=0)
     assert np.array_equal(r.extras["seeds"], expected)
+
+
+def test_local_pair_is_a_random_flipping_variant():
+    """FindPair (maft.md 2.4): the local guidance pairs x with a uniformly random protected variant that
+    gets another decision, not always the one that changes the output most (ADF's engine default)."""
+    from fairnb.domains import Feature, TabularDomain
+    from fairnb.search.maft import MAFT
+
+    dom = TabularDomain([Feature("a", 0, 3), Feature("x", 0, 9)], protected=["a"])
+    p1 = {0: 0.1, 1: 0.9, 2: 0.7, 3: 0.1}            # from a = 0, variants 1 and 2 flip, 1 the most
+
+    def model(X):
+        return np.array([p1[int(a)] for a in X[:, 0]]) + 0.001 * X[:, 1]
+
+    def pairs_used(local_pair):
+        used = []
+
+        class Recording(MAFT):
+            def _pair_gradients(self, ctx, X, XC, PX, PC, *, rows, t, phase):
+                if phase == "local":
+                    used.extend(XC[:, 0].tolist())
+                return super()._pair_gradients(ctx, X, XC, PX, PC, rows=rows, t=t, phase=phase)
+
+        search = Recording(n_seeds=10, n_local=50, seed_selection="as_given", random_state=0)
+        search.local_pair = local_pair
+        seeds = np.column_stack([np.zeros(10), np.arange(10.0)])
+        r = search.run(model, dom, seeds=seeds)
+        assert r.hits == r.tried          # every input with a = 0 is discriminatory: no step fails
+        return used
+
+    assert MAFT.local_pair == "random"
+    random_pairs = pairs_used("random")
+    assert set(random_pairs) == {1.0, 2.0} and 0.3 < random_pairs.count(1.0) / len(random_pairs) < 0.7
+    assert set(pairs_used("max")) == {1.0}

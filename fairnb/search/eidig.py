@@ -8,7 +8,8 @@ EIDIG changes three things in ADF's two-phase search (see ``two_phase``):
 2. momentum in the global phase: ``g1 <- decay * g1 + grad F_p(x)``, ``g2`` likewise for ``x'``,
    ``decay = 0.5``, reset for every seed;
 3. in the local phase the attribute probabilities (reciprocal gradients, epsilon 1e-6) are
-   recomputed only after ``update_interval = 5`` consecutive successes; a failed step resets the
+   recomputed only after ``update_interval = 5`` consecutive successes, from ``x`` and a uniformly
+   random protected variant of it with another decision (``FindPair``); a failed step resets the
    walker to its seed and the seed's probabilities. ``update_interval=float("inf")`` gives
    EIDIG-INF (never refresh).
 
@@ -41,6 +42,7 @@ class EIDIG(TwoPhaseSearch):
     name = "eidig"
     seed_order = "random"
     dedup = "eidig"
+    local_pair = "random"
     objective = "proba"
     direction_sign = -1.0
 

@@ -136,6 +136,8 @@ class TwoPhaseSearch(Search):
     seed_order = "ascending"     # cluster_seeds order (ADF/NeuronFair); EIDIG/MAFT use "random"
     dedup = "adf"                # convention that makes global IDIs distinct before their walks
     counterpart_rule = "l2"      # global x': max L2 output difference; "class": max |delta p| of x's class
+    local_pair = "max"           # local x': the flipping variant that changes the output most; "random":
+                                 # a uniformly random flipping variant (EIDIG/MAFT's FindPair)
     objective = "proba"          # white-box gradient of each row's class probability ("proba") or loss
     direction_sign = -1.0        # -1: descend the objective (EIDIG), +1: ascend (ADF's loss)
 
@@ -272,6 +274,17 @@ class TwoPhaseSearch(Search):
         score[np.arange(n), own] = -np.inf
         return score.argmax(axis=1)
 
+    def _local_counterpart(self, ctx, v) -> np.ndarray:
+        """Per checked row, the flipping variant a local walk pairs it with (-1 where none flips)."""
+        if self.local_pair == "max":
+            return v.counterpart_index
+        differs = v.variant_proba.argmax(axis=2) != v.proba.argmax(axis=1)[:, None]
+        j = v.counterpart_index.copy()
+        multi = np.flatnonzero(differs.sum(axis=1) > 1)      # a choice to make (never with one binary attribute)
+        if len(multi):
+            j[multi] = np.where(differs[multi], ctx.rng.random((len(multi), differs.shape[1])), -1.0).argmax(axis=1)
+        return j
+
     def _global_phase(self, ctx, seeds: np.ndarray, generated: GeneratedInputs):
         dom = ctx.domain
         prot = list(dom.protected)
@@ -285,7 +298,8 @@ class TwoPhaseSearch(Search):
             v = yield from self._check(generated, X, "global", ids)
             d = v.discriminatory
             if d.any():
-                found.append(Pairs(X[d], v.proba[d], v.counterpart_index[d], v.counterpart_proba[d], ids[d]))
+                j = self._local_counterpart(ctx, v)[d]
+                found.append(Pairs(X[d], v.proba[d], j, v.variant_proba[d, j], ids[d]))
             live = ~d
             if t == checks - 1 or not live.any():
                 break
@@ -350,7 +364,7 @@ class TwoPhaseSearch(Search):
             else:
                 keep = ok
             X[keep], PX[keep], is_disc[keep] = candidate[keep], v.proba[keep], ok[keep]
-            CI = np.where(keep & ok, v.counterpart_index, CI)           # the last known flipping variant
+            CI = np.where(keep & ok, self._local_counterpart(ctx, v), CI)   # the last known flipping variant
             PC[keep] = v.variant_proba[keep, CI[keep]]
             if policy == "reset" and not ok.all():
                 f = ~ok
