@@ -13,7 +13,7 @@ SHARED = ROOT.parent / "shared"
 
 
 def _required_dir(env: str, default: Path, what: str) -> Path:
-    p = Path(os.environ[env]) if os.environ.get(env) else default
+    p = (Path(os.environ[env]) if os.environ.get(env) else default).resolve()
     if not p.is_dir():
         pytest.fail(f"{what} not found at {p}: set {env} or put shared/ beside the checkout")
     return p

@@ -137,6 +137,21 @@ def test_background_errors_reach_wait_and_the_panel(synthetic, notebook):
     assert run.panel.status == "failed" and "TypeError" in run.panel.message
 
 
+def test_one_search_object_runs_one_search_at_a_time(synthetic, biased_model):
+    search = _long_search(progress=False)
+    run = search.start(biased_model, synthetic.domain)
+    for again in (search.run, search.start):
+        with pytest.raises(RuntimeError, match="already running"):
+            again(biased_model, synthetic.domain)
+    first = run.stop()
+    assert first.status == "stopped"
+    search.set_params(max_tried=500)               # free again once the first search has ended
+    assert search.run(biased_model, synthetic.domain).tried >= 500
+    with pytest.raises(ValueError):                 # a run that fails also frees the object
+        search.run(biased_model, synthetic.domain, seeds=np.full((3, synthetic.domain.n_features), np.nan))
+    assert search.run(biased_model, synthetic.domain).status != "failed"
+
+
 def test_wait_with_timeout_on_a_running_search(synthetic, biased_model):
     run = _long_search(progress=False).start(biased_model, synthetic.domain)
     with pytest.raises(TimeoutError, match="stop"):

@@ -35,7 +35,7 @@ from .two_phase import TwoPhaseSearch
 class EIDIG(TwoPhaseSearch):
     """EIDIG-5 by default; see the module docstring and ``TwoPhaseSearch`` for the parameters.
 
-    decay : momentum of the global gradients.
+    decay : momentum of the global gradients (0: none; 1: plain sums, which is what MAFT's artifact ran).
     update_interval : consecutive local successes between refreshes of the local guidance.
     """
 
@@ -54,8 +54,8 @@ class EIDIG(TwoPhaseSearch):
 
     def _check_params(self, domain):
         super()._check_params(domain)
-        if not 0 <= self.decay < 1:
-            raise ValueError(f"{self.name}: decay must be in [0, 1), got {self.decay!r}")
+        if not 0 <= self.decay <= 1:
+            raise ValueError(f"{self.name}: decay must be in [0, 1], got {self.decay!r}")
         if not self.update_interval >= 1:
             raise ValueError(f"{self.name}: update_interval must be at least 1 (or inf), got {self.update_interval!r}")
 

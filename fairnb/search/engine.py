@@ -217,6 +217,7 @@ class Search:
         self.random_state = random_state
         self.progress = progress
         self._stop_event = threading.Event()
+        self._busy = threading.Lock()       # held while a run is in progress (one run per object at a time)
         self.engine_: Engine | None = None
 
     # ------------------------------------------------------------------ sklearn-style parameters
@@ -260,7 +261,25 @@ class Search:
 
         ``seeds`` are inputs the search starts from (e.g. the training data); strategies that need
         seeds and get none raise ``ValueError``. ``progress`` overrides ``self.progress`` for this run.
+        A search object runs one search at a time: a second ``run``/``start`` while one is in progress
+        raises ``RuntimeError`` (run a copy, ``type(search)(**search.get_params())``, to search in parallel).
         """
+        self._claim()
+        return self._run_claimed(model, domain, seeds, listeners=listeners, progress=progress)
+
+    def _claim(self):
+        if not self._busy.acquire(blocking=False):
+            raise RuntimeError(f"this {type(self).__name__} is already running a search; stop it or wait for it "
+                               f"first, or run a copy: type(search)(**search.get_params())")
+
+    def _run_claimed(self, model, domain, seeds=None, *, listeners=(), progress=None) -> Result:
+        """``run`` for a caller that holds ``_busy``; releases it when the search ends."""
+        try:
+            return self._run(model, domain, seeds, listeners=listeners, progress=progress)
+        finally:
+            self._busy.release()
+
+    def _run(self, model, domain, seeds, *, listeners, progress) -> Result:
         from ..models import supports_activations, supports_gradients, wrap
         from .progress import make_listener
 
@@ -290,7 +309,12 @@ class Search:
         works, because no cell is blocked while the search runs."""
         from ..widgets.runner import BackgroundSearch
 
-        return BackgroundSearch(self, model, domain, seeds, listeners=listeners)
+        self._claim()
+        try:
+            return BackgroundSearch(self, model, domain, seeds, listeners=listeners)
+        except BaseException:
+            self._busy.release()
+            raise
 
     def _generate(self, ctx: SearchContext) -> Generator[Batch, Verdict, None]:
         raise NotImplementedError

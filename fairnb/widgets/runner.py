@@ -48,7 +48,7 @@ class BackgroundSearch:
 
     def _work(self, model, domain, seeds, listeners):
         try:
-            self._result = self.search.run(model, domain, seeds, listeners=listeners, progress=False)
+            self._result = self.search._run_claimed(model, domain, seeds, listeners=listeners, progress=False)
         except BaseException as e:  # noqa: BLE001 - re-raised by wait()
             self._error = e
             if self.panel is not None:
