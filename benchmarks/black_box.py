@@ -159,9 +159,10 @@ def main(argv=None) -> dict:
             log(f"AEQUITAS: {res['aequitas_adf_census_gender']['runs']['fully']}")
         if "sg-adf" in only:
             started = machine()
-            done("sg_adf_census_gender", {"model": model_info,
-                                          "run": run_sg(model, gender, census.X.to_numpy(float), args.sg_time)}, started)
-            log(f"SG: {res['sg_adf_census_gender']['run']}")
+            key = f"sg_adf_census_gender_{args.sg_time:g}s"     # one entry per budget
+            done(key, {"model": model_info, "run": run_sg(model, gender, census.X.to_numpy(float), args.sg_time)},
+                 started)
+            log(f"SG: {res[key]['run']}")
     if "sg-lr" in only:
         started = machine()
         done("sg_lr_census_sex", run_sg_lr(census), started)
@@ -201,7 +202,8 @@ def markdown(report: dict) -> str:
             size = "10000 global x 1000, max 1,000 IDIs" if "until" in variant else "1000x1000"
             rows.append(f"| {label} | AEQUITAS {variant} {size} | {_fmt(s['generated'])} | {_fmt(s['unique_idis_adf'])} | "
                         f"{s['success_rate']:.3f} | {_fmt(s['time_to_1000_adf_s'])} | {_fmt(s['elapsed_s'])} | {paper} |")
-    for key, label in (("sg_adf_census_gender", "ADF model, census gender"), ("c_g_sg", "C-g (EIDIG model)")):
+    sg_runs = sorted((k for k in r if k.startswith("sg_adf_census_gender_")), key=lambda k: r[k]["run"]["budget_s"])
+    for key, label in [(k, "ADF model, census gender") for k in sg_runs] + [("c_g_sg", "C-g (EIDIG model)")]:
         if key in r:
             s = r[key]["run"]
             paper = (f"Table V {P['sg_table_v']['generated']:,} / {P['sg_table_v']['idis']} in 500 s; "
