@@ -4,7 +4,7 @@ PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip -q --disable-pip-version-check
 SHARED ?= $(abspath ../shared)
 
-.PHONY: demo test test-js test-python test-browser test-notebooks bench clean
+.PHONY: demo test test-js test-python test-cpus test-browser test-notebooks bench clean
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -45,6 +45,15 @@ test-browser: $(VENV)/.all fairnb/static/.built
 test-python: $(VENV)/.all fairnb/static/.built
 	FAIRNB_DATA=$${FAIRNB_DATA:-$(SHARED)/data} FAIRNB_MODELS=$${FAIRNB_MODELS:-$(SHARED)/models} \
 	  $(PY) -m pytest -n 2 --timeout 900 -q -m "not browser"
+
+# the Python suite again under two OpenBLAS kernels (float rounding differs between CPUs: no test may
+# depend on it); .ci/run calls this after `make test`
+test-cpus: $(VENV)/.all fairnb/static/.built
+	for core in Haswell Prescott; do \
+	  echo "== OPENBLAS_CORETYPE=$$core"; \
+	  OPENBLAS_CORETYPE=$$core FAIRNB_DATA=$${FAIRNB_DATA:-$(SHARED)/data} FAIRNB_MODELS=$${FAIRNB_MODELS:-$(SHARED)/models} \
+	    $(PY) -m pytest -p no:cacheprovider -n 2 --timeout 900 -q -m "not browser" || exit 1; \
+	done
 
 test-notebooks: $(VENV)/.all fairnb/static/.built
 	FAIRNB_SMOKE=1 FAIRNB_DATA=$${FAIRNB_DATA:-$(SHARED)/data} FAIRNB_MODELS=$${FAIRNB_MODELS:-$(SHARED)/models} \
