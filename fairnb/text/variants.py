@@ -1,0 +1,127 @@
+"""Sensitive occurrences in a text and "the same text with another term of the group" (digest §7.2.2-3).
+
+A text (a row of padded token ids) is sensitive for a group when one of its tokens is a term of that group
+(exact whole-token match). Its protected variants replace the sensitive occurrence by every other term of
+the group, one token -> one token, so every variant has the text's length and differs from it exactly at
+the sensitive position:
+
+* ``jointly=False`` (default, the ADF paper's semantics): one occurrence at a time; other occurrences keep
+  their terms. A text with ``k`` occurrences has ``k * (|group| - 1)`` variants.
+* ``jointly=True`` (counterfactual-fairness style): every occurrence of the same term is replaced together.
+  One variant per distinct term in the text and per other term.
+
+The functions work on whole batches of id arrays (what a batched search calls); :func:`text_variants` does
+the same on one token list.
+
+Example
+-------
+>>> text_variants(["the", "muslim", "and", "the", "muslim", "cook"], ["christian", "muslim", "atheist"])
+[['the', 'christian', 'and', 'the', 'muslim', 'cook'], ['the', 'atheist', 'and', 'the', 'muslim', 'cook'], \
+['the', 'muslim', 'and', 'the', 'christian', 'cook'], ['the', 'muslim', 'and', 'the', 'atheist', 'cook']]
+>>> text_variants(["the", "muslim", "and", "the", "muslim", "cook"], ["christian", "muslim"], jointly=True)
+[['the', 'christian', 'and', 'the', 'christian', 'cook']]
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .terms import normalise_term
+from .vocabulary import OOV_ID, PAD_ID, Vocabulary
+
+
+def group_ids(vocab: Vocabulary, terms: Iterable[str]) -> np.ndarray:
+    """The ids of a group's terms; every term must be in the vocabulary (``ValueError`` names the missing)."""
+    terms = [normalise_term(t) for t in terms]
+    missing = [t for t in terms if t not in vocab]
+    if missing:
+        raise ValueError(f"sensitive terms missing from the vocabulary: {missing[:10]}"
+                         f"{' ...' if len(missing) > 10 else ''}; build the vocabulary with "
+                         "Vocabulary.build(..., extra=groups.all_terms) so that swaps to them are possible")
+    ids = np.unique(vocab.ids(terms))
+    if len(ids) < 2:
+        raise ValueError(f"a term group needs at least 2 distinct terms, got {terms}")
+    return ids.astype(np.int32)
+
+
+def _check_ids(ids) -> np.ndarray:
+    ids = np.asarray(ids)
+    if ids.ndim != 2 or not np.issubdtype(ids.dtype, np.integer):
+        raise ValueError(f"ids must be a 2-d integer array (texts x positions), got {ids.dtype} {ids.shape}")
+    return ids
+
+
+def sensitive_mask(ids: np.ndarray, term_ids: np.ndarray) -> np.ndarray:
+    """Boolean ``(n, L)``: where a term of the group sits (padding and OOV never count)."""
+    ids = _check_ids(ids)
+    term_ids = np.asarray(term_ids)
+    if np.isin([PAD_ID, OOV_ID], term_ids).any():
+        raise ValueError("term_ids must not contain the padding or OOV id; use group_ids(vocab, terms)")
+    return np.isin(ids, term_ids)
+
+
+@dataclass(frozen=True)
+class Variants:
+    """The protected variants of a batch of texts.
+
+    ``ids[j]`` is a variant of text ``row[j]``; it has term ``new[j]`` where the text had ``old[j]``, at
+    ``position[j]`` (one occurrence at a time) or at every position holding ``old[j]`` (``jointly=True``,
+    ``position[j] == -1``).
+    """
+
+    ids: np.ndarray
+    row: np.ndarray
+    position: np.ndarray
+    old: np.ndarray
+    new: np.ndarray
+
+    def __len__(self):
+        return len(self.row)
+
+
+def protected_variants(ids: np.ndarray, term_ids: np.ndarray, *, jointly: bool = False) -> Variants:
+    """Every protected variant of every row of ``ids`` (rows without a sensitive term have none).
+
+    Order: by text, then by occurrence (position; term id when ``jointly``), then by the new term's id.
+    """
+    ids = _check_ids(ids)
+    term_ids = np.unique(np.asarray(term_ids, dtype=ids.dtype))
+    mask = sensitive_mask(ids, term_ids)
+    if jointly:
+        rows, cols = np.nonzero(mask)
+        first = np.ones(len(rows), dtype=bool)
+        if len(rows):   # one entry per (text, term): its first occurrence
+            key = rows.astype(np.int64) * (int(ids.max()) + 1) + ids[rows, cols]
+            _, idx = np.unique(key, return_index=True)
+            first[:] = False
+            first[idx] = True
+        rows, cols = rows[first], cols[first]
+    else:
+        rows, cols = np.nonzero(mask)
+    old = ids[rows, cols]
+    new = np.broadcast_to(term_ids, (len(rows), len(term_ids)))
+    keep = new != old[:, None]
+    k = keep.sum(axis=1)
+    row, col, old_r, new_r = np.repeat(rows, k), np.repeat(cols, k), np.repeat(old, k), new[keep]
+    out = ids[row].copy()
+    if jointly:
+        out[out == old_r[:, None]] = np.broadcast_to(new_r[:, None], out.shape)[out == old_r[:, None]]
+        col = np.full(len(row), -1)
+    else:
+        out[np.arange(len(row)), col] = new_r
+    return Variants(out, row.astype(np.int64), col.astype(np.int64), old_r.astype(ids.dtype), new_r.astype(ids.dtype))
+
+
+def text_variants(tokens: Sequence[str], terms: Iterable[str], *, jointly: bool = False) -> list[list[str]]:
+    """The protected variants of one token list (same order as :func:`protected_variants`)."""
+    if isinstance(tokens, str):
+        raise TypeError("tokens must be a list of tokens, not a string; tokenize the text first")
+    terms = [normalise_term(t) for t in terms]
+    local = Vocabulary.build([list(tokens)], extra=terms)
+    ids = local.encode([tokens], max_len=max(len(tokens), 1), padding="post")
+    if not len(tokens):
+        return []
+    found = protected_variants(ids, group_ids(local, terms), jointly=jointly)
+    return local.decode(found.ids)
