@@ -97,12 +97,17 @@ def sha256(path) -> str:
     return h.hexdigest()
 
 
-def _check(path: Path, name: str) -> Path:
+def verify_sha256(path, expected: str, what: str) -> Path:
+    """``path`` if its SHA-256 is ``expected``, else ``ValueError`` naming ``what`` it should be."""
     got = sha256(path)
-    if got != FILES[name][1]:
-        raise ValueError(f"{path}: SHA-256 {got} does not match the UCI file {name} ({FILES[name][1]}); "
-                         "the file is damaged or not the original UCI file")
-    return path
+    if got != expected:
+        raise ValueError(f"{path}: SHA-256 {got} does not match {what} ({expected}); "
+                         f"the file is damaged or not {what}")
+    return Path(path)
+
+
+def _check(path: Path, name: str) -> Path:
+    return verify_sha256(path, FILES[name][1], f"the UCI file {name}")
 
 
 def _file_names(files) -> tuple[str, ...]:
@@ -151,24 +156,35 @@ def download(files="adult", *, folder=None, timeout: float = 30.0, opener=urllib
 
 
 def _fetch(name: str, target: Path, timeout: float, opener) -> None:
-    url, _ = FILES[name]
+    url, expected = FILES[name]
+    fetch_verified(url, expected, target, what=f"the UCI file {name}", timeout=timeout, opener=opener,
+                   offline_hint=f"get the UCI file {name} elsewhere and either pass its folder "
+                                "(fairnb.datasets.uci.download(..., folder='path')) or put it in the cache folder "
+                                f"{str(target.parent)!r} ($FAIRNB_CACHE)")
+
+
+def fetch_verified(url: str, expected_sha256: str, target: Path, *, what: str, offline_hint: str,
+                   timeout: float = 30.0, opener=urllib.request.urlopen) -> Path:
+    """Download ``url`` to ``target`` if its SHA-256 is ``expected_sha256`` (nothing is left otherwise).
+
+    A failed download raises :class:`DownloadError` ending with "Without network, <offline_hint>".
+    """
+    target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=name, dir=target.parent)
+    fd, tmp = tempfile.mkstemp(prefix=target.name, dir=target.parent)
     try:
         with os.fdopen(fd, "wb") as out:
             try:
                 with opener(url, timeout=timeout) as response:
                     shutil.copyfileobj(response, out)
             except (urllib.error.URLError, OSError, ValueError) as e:
-                raise DownloadError(
-                    f"could not download {url} ({e}). Without network, get the UCI file {name} elsewhere and "
-                    f"either pass its folder (fairnb.datasets.uci.download(..., folder='path')) or put it in the "
-                    f"cache folder {str(target.parent)!r} ($FAIRNB_CACHE)") from None
-        _check(Path(tmp), name)
+                raise DownloadError(f"could not download {url} ({e}). Without network, {offline_hint}") from None
+        verify_sha256(tmp, expected_sha256, what)
         os.replace(tmp, target)
     finally:
         if os.path.exists(tmp):
             os.remove(tmp)
+    return target
 
 
 # ---------------------------------------------------------------------------------------------- Adult

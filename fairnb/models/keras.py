@@ -123,6 +123,58 @@ def _build_keras(layers: list[dict]):
     return model
 
 
+def output_kind(model) -> tuple[str, int]:
+    """``(activation, n_classes)`` of a Keras classifier's last layer: ``("sigmoid", 1)`` or ``("softmax", k)``."""
+    last = model.layers[-1]
+    output = getattr(getattr(last, "activation", None), "__name__", None)
+    n_classes = int(model.outputs[0].shape[-1])
+    if output not in _OUTPUTS or (output == "sigmoid") != (n_classes == 1):
+        raise ValueError(f"the model's last layer {last.name!r} must give class probabilities: one sigmoid "
+                         f"unit or k >= 2 softmax units (got activation {output!r} on {n_classes} "
+                         "units); add a sigmoid/softmax")
+    return output, n_classes
+
+
+def logits_of(last, h):
+    """Graph code: the logits of the output layer ``last`` given its input ``h`` (a Dense layer's
+    pre-activation; an Activation layer's input is the logits)."""
+    import tensorflow as tf
+
+    if isinstance(last, _keras().layers.Dense):
+        return tf.matmul(h, last.kernel) + (0.0 if last.bias is None else last.bias)
+    return h
+
+
+def two_columns(p, output: str):
+    """Graph code: a sigmoid model's ``(n, 1)`` output as ``[1 - p, p]``; softmax output unchanged."""
+    import tensorflow as tf
+
+    return tf.concat([1.0 - p[:, :1], p[:, :1]], axis=1) if output == "sigmoid" else p
+
+
+def class_loss(z, c, output: str):
+    """Graph code: per-row cross-entropy ``-log p[c]`` from the logits ``z`` of a sigmoid/softmax head."""
+    import tensorflow as tf
+
+    if output == "sigmoid":
+        return tf.nn.sigmoid_cross_entropy_with_logits(labels=tf.cast(c, z.dtype), logits=z[:, 0])
+    return tf.nn.sparse_softmax_cross_entropy_with_logits(labels=c, logits=z)
+
+
+def run_batched(fn, batch_size: int, X: np.ndarray, *extra):
+    """``fn`` over chunks of ``batch_size`` rows of ``X`` (and ``extra``), float64 results concatenated
+    (a list of arrays when ``fn`` returns several)."""
+    outs = []
+    for start in range(0, max(len(X), 1), batch_size):
+        sl = slice(start, start + batch_size)
+        res = fn(X[sl], *(e[sl] for e in extra))
+        outs.append([np.asarray(r, dtype=np.float64) for r in res] if isinstance(res, (list, tuple))
+                    else np.asarray(res, dtype=np.float64))
+    if isinstance(outs[0], list):
+        return [np.concatenate(parts) for parts in zip(*outs)]
+    return np.concatenate(outs)
+
+
 # ---------------------------------------------------------------------------------------------- adapter
 
 
@@ -149,20 +201,11 @@ class KerasModel:
         self.batch_size = int(batch_size)
         self.n_features = int(shape[-1])
         last = model.layers[-1]
-        self.output = getattr(getattr(last, "activation", None), "__name__", None)
-        self.n_classes = int(model.outputs[0].shape[-1])
-        if self.output not in _OUTPUTS or (self.output == "sigmoid") != (self.n_classes == 1):
-            raise ValueError(f"the model's last layer {last.name!r} must give class probabilities: one sigmoid "
-                             f"unit or k >= 2 softmax units (got activation {self.output!r} on {self.n_classes} "
-                             "units); add a sigmoid/softmax")
+        self.output, self.n_classes = output_kind(model)
         self._logit_layer = last if isinstance(last, keras.layers.Dense) else None
         self._hidden = [layer for layer in model.layers if isinstance(layer, keras.layers.Dense) and layer is not last]
         body = keras.Model(model.inputs, last.input)
-        if self._logit_layer is not None:
-            kernel, bias = last.kernel, last.bias
-            self._logits = lambda x: tf.matmul(body(x, training=False), kernel) + (0.0 if bias is None else bias)
-        else:   # an Activation layer: its input are the logits
-            self._logits = lambda x: body(x, training=False)
+        self._logits = lambda x: logits_of(last, body(x, training=False))
         spec = tf.TensorSpec([None, self.n_features], tf.float32)
         self._hidden_model = (keras.Model(model.inputs, [layer.output for layer in self._hidden])
                               if self._hidden else None)
@@ -202,12 +245,7 @@ class KerasModel:
 
     # ------------------------------------------------------------------ graphs
     def _proba_graph(self, x):
-        import tensorflow as tf
-
-        p = self.model(x, training=False)
-        if self.output == "sigmoid":
-            p = tf.concat([1.0 - p[:, :1], p[:, :1]], axis=1)
-        return p
+        return two_columns(self.model(x, training=False), self.output)
 
     def _layers_graph(self, x):
         return self._hidden_model(x, training=False)
@@ -224,11 +262,7 @@ class KerasModel:
         with tf.GradientTape() as tape:
             tape.watch(x)
             if of == "loss":
-                z = self._logits(x)
-                if self.output == "sigmoid":
-                    s = tf.nn.sigmoid_cross_entropy_with_logits(labels=tf.cast(c, z.dtype), logits=z[:, 0])
-                else:
-                    s = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=c, logits=z)
+                s = class_loss(self._logits(x), c, self.output)
             else:
                 s = tf.gather(self._proba_graph(x), c, axis=1, batch_dims=1)
             total = tf.reduce_sum(s)
@@ -260,16 +294,7 @@ class KerasModel:
         return X
 
     def _batched(self, fn, X, *extra):
-        X = self._check(X)
-        outs = []
-        for start in range(0, max(len(X), 1), self.batch_size):
-            sl = slice(start, start + self.batch_size)
-            res = fn(X[sl], *(e[sl] for e in extra))
-            outs.append([np.asarray(r, dtype=np.float64) for r in res] if isinstance(res, (list, tuple))
-                        else np.asarray(res, dtype=np.float64))
-        if isinstance(outs[0], list):
-            return [np.concatenate(parts) for parts in zip(*outs)]
-        return np.concatenate(outs)
+        return run_batched(fn, self.batch_size, self._check(X), *extra)
 
     def predict_proba(self, X: np.ndarray) -> np.ndarray:
         return self._batched(self._proba_fn, X)

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .terms import normalise_term
-from .vocabulary import OOV_ID, PAD_ID, Vocabulary
+from .vocabulary import OOV_ID, PAD_ID, Vocabulary, as_id_array
 
 
 def group_ids(vocab: Vocabulary, terms: Iterable[str]) -> np.ndarray:
@@ -46,16 +46,9 @@ def group_ids(vocab: Vocabulary, terms: Iterable[str]) -> np.ndarray:
     return ids.astype(np.int32)
 
 
-def _check_ids(ids) -> np.ndarray:
-    ids = np.asarray(ids)
-    if ids.ndim != 2 or not np.issubdtype(ids.dtype, np.integer):
-        raise ValueError(f"ids must be a 2-d integer array (texts x positions), got {ids.dtype} {ids.shape}")
-    return ids
-
-
 def sensitive_mask(ids: np.ndarray, term_ids: np.ndarray) -> np.ndarray:
     """Boolean ``(n, L)``: where a term of the group sits (padding and OOV never count)."""
-    ids = _check_ids(ids)
+    ids = as_id_array(ids)
     term_ids = np.asarray(term_ids)
     if np.isin([PAD_ID, OOV_ID], term_ids).any():
         raise ValueError("term_ids must not contain the padding or OOV id; use group_ids(vocab, terms)")
@@ -86,7 +79,7 @@ def protected_variants(ids: np.ndarray, term_ids: np.ndarray, *, jointly: bool =
 
     Order: by text, then by occurrence (position; term id when ``jointly``), then by the new term's id.
     """
-    ids = _check_ids(ids)
+    ids = as_id_array(ids)
     term_ids = np.unique(np.asarray(term_ids, dtype=ids.dtype))
     mask = sensitive_mask(ids, term_ids)
     if jointly:

@@ -120,3 +120,12 @@ class Vocabulary:
         if ids.size and (ids.min() < 0 or ids.max() >= len(self)):
             raise ValueError(f"ids must lie in 0..{len(self) - 1}, got {ids.min()}..{ids.max()}")
         return [[self.tokens[i] for i in row if keep_padding or i != PAD_ID] for row in ids.tolist()]
+
+
+def as_id_array(ids) -> np.ndarray:
+    """``ids`` as a 2-d int32 array (texts x positions), or ``ValueError`` saying how to make one."""
+    ids = np.asarray(ids)
+    if ids.ndim != 2 or not np.issubdtype(ids.dtype, np.integer):
+        raise ValueError(f"expected a 2-d integer array of token ids (texts x positions), got {ids.dtype} "
+                         f"{ids.shape}; encode texts with Vocabulary.encode")
+    return ids.astype(np.int32, copy=False)

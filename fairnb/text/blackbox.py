@@ -1,0 +1,70 @@
+"""Black-box text models: a callable on strings, or a scikit-learn pipeline, as a model on token ids.
+
+The search works on padded token-id batches; a black-box model reads strings. :class:`TextFunctionModel`
+decodes each id row with the vocabulary, joins the tokens into a string and calls the model on the whole
+batch of strings at once. It has ``predict_proba`` only (no gradients), so it works with the strategies
+that need none (random perturbation, the TestSGD sampling).
+
+Example
+-------
+>>> from fairnb.text import Vocabulary
+>>> vocab = Vocabulary.build([["the", "muslim", "cook"], ["the", "christian", "cook"]])
+>>> model = TextFunctionModel(lambda texts: [float("muslim" in t) for t in texts], vocab)
+>>> model.predict_proba(vocab.encode([["the", "muslim", "cook"], ["the", "christian", "cook"]], 4)).tolist()
+[[0.0, 1.0], [1.0, 0.0]]
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..models import _is_keras
+from ..models.base import as_probability_matrix
+from .tokenize import Tokenizer
+from .vocabulary import Vocabulary, as_id_array
+
+
+class TextFunctionModel:
+    """``model`` on strings (a callable ``list[str] -> probabilities``, or an object with ``predict_proba``
+    such as ``make_pipeline(TfidfVectorizer(), LogisticRegression())``) as a model on token ids."""
+
+    def __init__(self, model, vocab: Vocabulary, name: str | None = None):
+        if not isinstance(vocab, Vocabulary):
+            raise TypeError(f"vocab must be a fairnb.text.Vocabulary, got {type(vocab).__name__}")
+        if hasattr(model, "predict_proba"):
+            self._fn = model.predict_proba
+        elif callable(model):
+            self._fn = model
+        else:
+            raise TypeError(f"expected a callable on a list of strings or an object with predict_proba, "
+                            f"got {type(model).__name__}")
+        self.model = model
+        self.vocab = vocab
+        self.name = name or getattr(model, "__name__", type(model).__name__)
+
+    def __repr__(self):
+        return f"TextFunctionModel({self.name})"
+
+    def texts(self, ids: np.ndarray) -> list[str]:
+        """The strings the model sees for a batch of token ids."""
+        return [Tokenizer.detokenize(tokens) for tokens in self.vocab.decode(ids)]
+
+    def predict_proba(self, ids: np.ndarray) -> np.ndarray:
+        ids = as_id_array(ids)
+        return as_probability_matrix(self._fn(self.texts(ids)), len(ids), source=f"text model {self.name!r}")
+
+
+def wrap_text_model(model, vocab: Vocabulary):
+    """The fairnb text model for ``model``: a Keras model with an Embedding first gets
+    :class:`~fairnb.text.keras_model.KerasTextModel` (white box); anything else on strings
+    :class:`TextFunctionModel`; fairnb text models pass through."""
+    if type(model).__module__.startswith("fairnb.text."):
+        return model
+    if _is_keras(model):
+        from .keras_model import KerasTextModel
+
+        adapter = KerasTextModel(model)
+        if adapter.vocab_size != len(vocab):
+            raise ValueError(f"the model's embedding has {adapter.vocab_size} rows but the vocabulary {len(vocab)} "
+                             "tokens: give the vocabulary the model was trained with")
+        return adapter
+    return TextFunctionModel(model, vocab)
