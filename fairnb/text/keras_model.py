@@ -195,12 +195,16 @@ class KerasTextModel:
         rng = np.random.default_rng(0)
         ids = rng.integers(0, self.vocab_size, size=(3, self.max_len or 5)).astype(np.int32)
         ids[:, 0] = PAD_ID
-        ours = np.asarray(self._proba_fn(ids))
+        message = ("KerasTextModel supports models that are a chain of single-input layers after the Embedding "
+                   "(e.g. keras.Sequential); this model's graph branches")
+        try:
+            ours = np.asarray(self._proba_fn(ids))
+        except Exception as e:            # a layer that needs several inputs fails when chained
+            raise ValueError(f"{message} ({type(e).__name__})") from None
         theirs = np.asarray(self.model(ids, training=False))
         theirs = np.column_stack([1 - theirs[:, 0], theirs[:, 0]]) if self.output == "sigmoid" else theirs
-        if not np.allclose(ours, theirs, atol=1e-4):
-            raise ValueError("KerasTextModel supports models that are a chain of layers after the Embedding "
-                             "(e.g. keras.Sequential); this model's graph branches")
+        if ours.shape != theirs.shape or not np.allclose(ours, theirs, atol=1e-4):
+            raise ValueError(message)
 
     # ------------------------------------------------------------------ running
     def _ids(self, ids) -> np.ndarray:

