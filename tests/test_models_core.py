@@ -80,7 +80,8 @@ def test_label_only_models_are_detected(rng):
 
 
 def test_importing_fairnb_stays_light():
-    code = ("import sys, fairnb, fairnb.search, fairnb.oracle, fairnb.results; "
+    code = ("import sys, fairnb, fairnb.search, fairnb.oracle, fairnb.results, fairnb.text, fairnb.text.glove, "
+            "fairnb.text.wordnet, fairnb.text.keras_model, fairnb.text.metrics, fairnb.text.loaders; "
             "heavy = [m for m in ('tensorflow', 'keras', 'gensim', 'nltk', 'torch') if m in sys.modules]; "
             "print(heavy); sys.exit(bool(heavy))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
