@@ -8,7 +8,7 @@ import os
 import pandas as pd
 import pytest
 
-from fairnb.text import (TextDataset, Tokenizer, Vocabulary, load_civil_comments, load_imdb, load_jigsaw,
+from fairnb.text import (TextDataset, all_builtin_terms, Tokenizer, Vocabulary, load_civil_comments, load_imdb, load_jigsaw,
                          load_redditbias, load_wikipedia_talk, make_template_corpus, term_groups)
 from fairnb.text import loaders
 
@@ -141,8 +141,8 @@ def test_shared_redditbias_matches_its_readme(data_dir, monkeypatch):
     seen = {t for ts in tokens for t in ts}
     race = term_groups()["race"]
     assert len(set(race) - seen) >= 3
-    vocab = Vocabulary.build(tokens, extra=term_groups().all_terms)
-    assert set(term_groups().all_terms) <= set(vocab.tokens)
+    vocab = Vocabulary.build(tokens, extra=all_builtin_terms())
+    assert set(term_groups().all_terms) | set(term_groups("testsgd").all_terms) <= set(vocab.tokens)
 
 
 # ---------------------------------------------------------------------------------------------- folder loaders

@@ -161,6 +161,14 @@ def class_loss(z, c, output: str):
     return tf.nn.sparse_softmax_cross_entropy_with_logits(labels=c, logits=z)
 
 
+def class_indices(classes, n_rows: int, n_classes: int) -> np.ndarray:
+    """``classes`` (one class or one per row) as ``(n_rows,)`` int32, each in ``0..max(n_classes, 2) - 1``."""
+    c = np.broadcast_to(np.asarray(classes, dtype=np.int32), (n_rows,)).copy()
+    if ((c < 0) | (c >= max(n_classes, 2))).any():
+        raise ValueError(f"classes must lie in 0..{max(n_classes, 2) - 1}")
+    return c
+
+
 def run_batched(fn, batch_size: int, X: np.ndarray, *extra):
     """``fn`` over chunks of ``batch_size`` rows of ``X`` (and ``extra``), float64 results concatenated
     (a list of arrays when ``fn`` returns several)."""
@@ -303,10 +311,7 @@ class KerasModel:
         if of not in self._grad_fns:
             raise ValueError(f"of must be 'proba' or 'loss', got {of!r}")
         X = self._check(X)
-        c = np.broadcast_to(np.asarray(classes, dtype=np.int32), (len(X),)).copy()
-        if ((c < 0) | (c >= max(self.n_classes, 2))).any():
-            raise ValueError(f"classes must lie in 0..{max(self.n_classes, 2) - 1}")
-        return self._batched(self._grad_fns[of], X, c)
+        return self._batched(self._grad_fns[of], X, class_indices(classes, len(X), self.n_classes))
 
     def layer_outputs(self, X: np.ndarray) -> list[np.ndarray]:
         if self._layers_fn is None:

@@ -149,7 +149,8 @@ def vocabulary_with_neighbours(token_lists: Iterable[Sequence[str]], extra: Iter
                                min_count: int = 1, max_size: int | None = None,
                                search_size: int = 50_000) -> Vocabulary:
     """The corpus vocabulary (see :meth:`Vocabulary.build`) plus ``extra`` (pass every sensitive term:
-    ``term_groups().all_terms``) plus the ``k`` GloVe neighbours of all of them."""
+    :func:`~fairnb.text.terms.all_builtin_terms`, and your own groups' terms) plus the ``k`` GloVe neighbours
+    of all of them. For RedditBias (``min_count=2``) that is about 20,600 tokens, built in about 20 s."""
     vocab = Vocabulary.build(token_lists, extra=extra, min_count=min_count, max_size=max_size)
     neighbours = glove_neighbours(vocab.tokens, k, search_size=search_size)
     return vocab.extended(w for ws in neighbours.values() for w in ws)

@@ -33,7 +33,7 @@ import inspect
 
 import numpy as np
 
-from ..models.keras import class_loss, logits_of, output_kind, run_batched, two_columns
+from ..models.keras import class_indices, class_loss, logits_of, output_kind, run_batched, two_columns
 from .vocabulary import PAD_ID, as_id_array
 
 CELLS = ("lstm", "gru")
@@ -249,9 +249,7 @@ class KerasTextModel:
         if of not in self._grad_fns:
             raise ValueError(f"of must be 'loss' or 'proba', got {of!r}")
         ids = self._ids(ids)
-        c = np.broadcast_to(np.asarray(classes, dtype=np.int32), (len(ids),)).copy()
-        if ((c < 0) | (c >= max(self.n_classes, 2))).any():
-            raise ValueError(f"classes must lie in 0..{max(self.n_classes, 2) - 1}")
+        c = class_indices(classes, len(ids), self.n_classes)
         return tuple(run_batched(self._grad_fns[of], self.batch_size, ids, c))
 
     def tracing_count(self) -> int:

@@ -142,6 +142,11 @@ def normalise_term(term: str) -> str:
     return clean
 
 
+def all_builtin_terms() -> tuple[str, ...]:
+    """Every term of every built-in list (ADF's and TestSGD's), once: what a model vocabulary must hold."""
+    return tuple(dict.fromkeys(t for src in (ADF_TERMS, TESTSGD_TERMS) for terms in src.values() for t in terms))
+
+
 def term_groups(source: str = "default", extra: Mapping[str, Iterable[str]] | None = None) -> TermGroups:
     """The built-in sensitive-term groups, optionally extended.
 

@@ -20,16 +20,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from .terms import ADF_TERMS, TESTSGD_TERMS, normalise_term
+from .terms import all_builtin_terms, normalise_term
 
 _TOKEN = re.compile(r"[^\W_]+(?:['-][^\W_]+)*|[^\w\s]|_")
 _CLITICS = ("n't", "'s", "'re", "'ve", "'ll", "'d", "'m")
 _NO_SPACE_BEFORE = set(".,!?;:%)]}") | set(_CLITICS)
 _NO_SPACE_AFTER = set("([{$#")
-
-
-def _builtin_terms() -> tuple[str, ...]:
-    return tuple(dict.fromkeys(t for src in (ADF_TERMS, TESTSGD_TERMS) for terms in src.values() for t in terms))
 
 
 class Tokenizer:
@@ -41,7 +37,7 @@ class Tokenizer:
     """
 
     def __init__(self, terms: Iterable[str] | None = None):
-        terms = _builtin_terms() if terms is None else tuple(normalise_term(t) for t in terms)
+        terms = all_builtin_terms() if terms is None else tuple(normalise_term(t) for t in terms)
         self.terms = tuple(dict.fromkeys(terms))
         self._whole = {t for t in self.terms if " " not in t}
         # each multi-word term as the word tokens it is made of; longest first so the longest wins
