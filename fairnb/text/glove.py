@@ -56,7 +56,7 @@ def _glove():
 
 @lru_cache(maxsize=1)
 def _mean_vector() -> np.ndarray:
-    return np.asarray(_glove()[1], dtype=np.float64).mean(axis=0).astype(np.float32)
+    return _glove()[1].mean(axis=0, dtype=np.float64).astype(np.float32)     # float64 sums, no float64 copy
 
 
 def token_vectors(tokens: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
