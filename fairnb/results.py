@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from . import summaries
 from .domains import Feature, TabularDomain
 from .oracle import CONVENTIONS, dedup_keys
 
@@ -52,6 +53,7 @@ class Result:
         self.hits = 0
         self.elapsed = 0.0
         self.status = "running"
+        self.ended_by: tuple | None = None   # (budget, limit) when a budget ended the search
         self.extras: dict = {}
         self._lock = threading.Lock()
         self._chunks: list[dict] = []
@@ -133,6 +135,16 @@ class Result:
     def success_rate(self) -> float:
         """Share of checked candidates that were discriminatory (duplicates included)."""
         return self.hits / self.tried if self.tried else 0.0
+
+    @property
+    def class_names(self) -> tuple | None:
+        """What the decisions 0, 1, ... mean (e.g. ``("<=50K", ">50K")``), when the domain's data set knows."""
+        return getattr(self.domain, "class_names", None)
+
+    @property
+    def ending(self) -> str:
+        """Why the search ended, in words ("time budget of 10 s reached", "stopped by user", ...)."""
+        return summaries.ending(self.status, self.ended_by)
 
     def summary(self) -> dict:
         """The headline numbers as a flat dict (JSON-serialisable)."""
@@ -255,23 +267,28 @@ class Result:
 
     # ------------------------------------------------------------------ display
     def __repr__(self):
-        s = self.summary()
-        return (f"<Result {self.method or 'search'} {s['status']}: {s['unique_idis_eidig']} unique IDIs "
-                f"({s['unique_idis_adf']} without protected attributes) from {s['tried']} tried "
-                f"in {s['elapsed_s']} s>")
+        fmt = summaries
+        return (f"<Result {self.method or 'search'}, {self.ending}: {fmt.fmt_count(self.count('eidig'))} "
+                f"discriminatory inputs ({fmt.fmt_count(self.count('adf'))} without protected attributes) "
+                f"from {fmt.fmt_count(self.tried)} checked in {fmt.fmt_seconds(self.elapsed)}>")
 
     def _repr_html_(self) -> str:
-        s = self.summary()
-        rows = "".join(f"<tr><th style='text-align:left'>{html.escape(str(k))}</th>"
-                       f"<td>{html.escape(str(v))}</td></tr>" for k, v in s.items())
+        rows = "".join(f"<tr><th style='text-align:left'>{html.escape(k)}</th>"
+                       f"<td style='text-align:right'>{html.escape(v)}</td></tr>"
+                       for k, v in summaries.rows(self.summary(), self.ended_by))
+        from .widgets.table import decision_text, first_columns
+
         head = self.pairs.head(10)
+        head = head[first_columns(list(head.columns), set(self.domain.protected_names))]
+        for col in ("label", "label'"):
+            head[col] = [decision_text(v, self.class_names) for v in head[col]]
         head.columns = [html.escape(str(c), quote=False) for c in head.columns]
         prot = [html.escape(self.domain.names[i], quote=False) for i in self.domain.protected]
-        styled = head.style.set_properties(subset=prot + [f"{p}'" for p in prot],
-                                           **{"background-color": "#ffe8a3", "font-weight": "bold"})
+        styled = head.style.set_properties(subset=prot + [f"{p}'" for p in prot],  # dark text: readable on dark themes
+                                           **{"background-color": "#ffe8a3", "color": "#222", "font-weight": "bold"})
         table = styled.format(precision=3, escape="html").hide(axis="index").to_html()
         return (f"<div class='fairnb-result'><b>fairnb result: {html.escape(self.method or 'search')}</b>"
-                f"<table>{rows}</table><p>First {len(head)} of {len(self)} pairs "
+                f"<table>{rows}</table><p>First {len(head)} of {summaries.fmt_count(len(self))} pairs "
                 f"(protected attributes highlighted):</p>{table}</div>")
 
     def plot(self, ax=None, convention: str = "eidig"):

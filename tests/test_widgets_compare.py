@@ -4,6 +4,7 @@ from __future__ import annotations
 import pytest
 
 import fairnb
+from fairnb.search import get_method
 from fairnb.widgets.compare import Comparison
 
 
@@ -21,7 +22,8 @@ def test_table_holds_each_search_headline_numbers(runs):
     assert list(cmp.table.index) == ["biased", "fair"]
     assert cmp.table.loc["biased", "unique IDIs"] == runs["biased"].count() > 0
     assert cmp.table.loc["fair", "unique IDIs"] == 0
-    assert cmp.table.loc["biased", "tried"] == 4000
+    assert cmp.table.loc["biased", "candidates checked"] == 4000
+    assert cmp.table.loc["biased", "ended"] == "4,000-candidate cap reached"
     assert cmp.table.loc["biased", "success rate"] == pytest.approx(runs["biased"].success_rate, abs=1e-6)
 
 
@@ -30,10 +32,40 @@ def test_figure_draws_one_curve_per_search(runs, tmp_path):
     curve, bars = cmp.figure.axes
     assert [line.get_label() for line in curve.get_lines()] == ["random", "random (2)"]
     assert curve.get_lines()[0].get_ydata()[-1] == runs["biased"].count()
-    assert curve.get_xlabel() == "candidates tried"
+    assert curve.get_xlabel() == "candidates checked"
     assert [p.get_width() for p in bars.patches] == [runs["biased"].count(), 0]
     assert cmp.savefig(tmp_path / "c.png").stat().st_size > 1000
     assert "data:image/png;base64," in cmp._repr_html_() and "biased" not in repr(cmp)
+
+
+def test_like_with_like_notes_and_axes(synthetic, biased_model, runs):
+    biased = runs["biased"]
+    assert fairnb.compare(runs).figure.axes[0].get_xlabel() == "candidates checked"  # both ended at a candidate cap
+    assert fairnb.compare(runs).notes == []
+    timed = fairnb.search(biased_model, synthetic.domain, max_time=0.3, random_state=0, progress=False)
+    search = get_method("random")(n_samples=None, max_time=60, progress=False)
+    stopped = search.start(biased_model, synthetic.domain).stop()
+    cmp = fairnb.compare({"capped": biased, "timed": timed, "stopped": stopped})
+    assert cmp.figure.axes[0].get_xlabel() == "time (seconds)"
+    assert cmp.notes[0].startswith("not like with like: the searches ended at different kinds of budget")
+    assert "timed: time budget of 0.3 s reached" in cmp.notes[0]
+    assert cmp.notes[1] == "stopped stopped early: stopped by user"
+    text = cmp._repr_html_()
+    assert "not like with like" in text and "4,000" in text and "stopped by user" in text
+    assert "note: stopped stopped early" in repr(cmp)
+
+
+def test_bars_show_success_rates_on_a_log_scale_when_counts_differ_by_orders(synthetic, biased_model):
+    few = fairnb.search(biased_model, synthetic.domain, max_tried=100, batch_size=100, random_state=0, progress=False)
+    many = fairnb.search(biased_model, synthetic.domain, max_tried=40_000, random_state=0, progress=False)
+    assert 0 < 100 * few.count() < many.count()
+    curve, bars = fairnb.compare([few, many]).figure.axes
+    assert bars.get_xscale() == curve.get_yscale() == "symlog"
+    labels = [t.get_text() for t in bars.texts]
+    assert labels[1] == f" {many.count():,} ({100 * many.success_rate:.1f} %)"
+    assert bars.get_title() == "Total found (success rate)"
+    same = fairnb.compare([many, many]).figure
+    assert same.axes[1].get_xscale() == "linear" and same.get_facecolor()[:3] == (1, 1, 1)
 
 
 def test_bad_arguments():

@@ -46,7 +46,7 @@ def test_pages_hold_page_size_rows_and_cover_everything(random_result):
     ins = PairInspector(random_result, page_size=50)
     n = len(random_result)
     assert ins.n_pairs == ins.total == n > 100
-    assert [c["name"] for c in ins.columns] == list(random_result.pairs.columns)
+    assert sorted(c["name"] for c in ins.columns) == sorted(random_result.pairs.columns)
     seen = []
     for page in range((n + 49) // 50):
         ins.page = page
@@ -62,6 +62,33 @@ def test_columns_are_classified_for_highlighting(random_result):
     assert kinds["age"] == "feature" and kinds["seed"] == "meta"
 
 
+def test_what_makes_a_pair_discriminatory_comes_first(random_result):
+    # at 1,280 px only the first ~8 columns are on screen: protected values, outputs and decisions
+    names = [c["name"] for c in PairInspector(random_result).columns]
+    assert names[:7] == ["sex", "sex'", "p", "p'", "label", "label'", "difference"]
+    assert names.index("age") > names.index("difference") and names[-1] == "time"
+
+
+def test_decisions_are_named_by_the_data_sets_class_names(synthetic, random_result):
+    assert synthetic.label_names == ("<=50K", ">50K") and random_result.class_names == synthetic.label_names
+    ins = PairInspector(random_result, selected_ids=[0])
+    cells = dict(zip([c["name"] for c in ins.columns], ins.rows[0]["cells"]))
+    row = random_result.pairs.iloc[ins.rows[0]["id"]]
+    assert cells["label"] == synthetic.label_names[row["label"]]
+    assert {cells["label"], cells["label'"]} == {"<=50K", ">50K"}
+    assert [o["name"] for o in ins.detail["outputs"]] == ["output p", "decision", "difference"]
+    assert set(ins.detail["outputs"][1].values()) >= {"<=50K", ">50K"}
+    first = random_result.pairs.iloc[0]
+    assert ins.detail["summary"].endswith(f"decision {ins.decision(first['label'])} → {ins.decision(first['label' + chr(39)])}.")
+    assert [f["protected"] for f in ins.detail["features"]][:2] == [True, False]
+    ins.sort_by = "label"                                   # sorted by the decision, not its name
+    assert ins.visible_ids == random_result.pairs.sort_values("label", kind="stable").index.tolist()
+    numbers = PairInspector(random_result, class_names=("0", "1")).rows[0]["cells"]
+    assert set(numbers[4:6]) == {"0", "1"}
+    with pytest.raises(TypeError, match="class_names"):
+        PairInspector(random_result, class_names="ab")
+
+
 def test_filters_and_sorting_match_pandas(random_result):
     ins = PairInspector(random_result, page_size=1000)
     pairs = random_result.pairs
@@ -70,7 +97,7 @@ def test_filters_and_sorting_match_pandas(random_result):
     assert ins.total == len(expected) > 0
     ins.sort_by, ins.sort_descending = "difference", True
     assert ins.visible_ids == expected.sort_values("difference", ascending=False, kind="stable").index.tolist()
-    assert [r["cells"][list(pairs.columns).index("difference")] for r in ins.rows[:1]] == \
+    assert [r["cells"][[c["name"] for c in ins.columns].index("difference")] for r in ins.rows[:1]] == \
         [f"{expected['difference'].max():.3f}"]
     ins.filters = {"occupation": "sal", "age": "3..5"}   # substring of a label, range of encoded values
     raw = random_result.to_frame(decoded=False)
@@ -156,10 +183,12 @@ def test_strings_reach_the_browser_unchanged_and_unescaped():
     result = fairnb.search(lambda X: X[:, 1], dom, max_tried=40, random_state=0, progress=False)
     ins = PairInspector(result)
     state = json.loads(json.dumps(ins.get_state()))
-    assert state["columns"][0]["name"] == EVIL
-    assert EVIL in [row["cells"][0] for row in state["rows"]]   # plain text: the front end uses textContent
+    j = [c["name"] for c in state["columns"]].index(EVIL)
+    assert EVIL in [row["cells"][j] for row in state["rows"]]   # plain text: the front end uses textContent
+    ins = PairInspector(result, class_names=(EVIL, EVIL + "!"))
     ins.selected_ids = [state["rows"][0]["id"]]
-    assert ins.detail["features"][0]["name"] == EVIL
+    assert ins.detail["features"][1]["name"] == EVIL and EVIL in ins.detail["summary"]
+    assert EVIL in PairInspector(result, class_names=(EVIL, "b")).rows[0]["cells"][4:6]
     assert EVIL not in result._repr_html_() and "&lt;img" in result._repr_html_()
     assert EVIL not in fairnb.compare([result])._repr_html_()
 

@@ -43,6 +43,8 @@ class Dataset:
         self.y = np.asarray(self.y).astype(np.int64)
         if len(self.y) != len(self.X):
             raise ValueError(f"{self.name}: {len(self.X)} rows but {len(self.y)} labels")
+        if getattr(self.domain, "class_names", None) is None and tuple(self.label_names) != ("0", "1"):
+            self.domain.class_names = tuple(self.label_names)   # results of searches on this domain name decisions
 
     def __len__(self):
         return len(self.X)

@@ -124,12 +124,12 @@ class Engine:
         """The reason to end now, or None."""
         if self.stop_event.is_set():
             return "stopped"
-        if self.max_time is not None and self.elapsed >= self.max_time:
-            return "budget"
-        if self.max_tried is not None and self.result.tried >= self.max_tried:
-            return "budget"
-        if self.max_found is not None and self.result.count("eidig") >= self.max_found:
-            return "budget"
+        for name, limit, spent in (("max_time", self.max_time, self.elapsed),
+                                   ("max_tried", self.max_tried, self.result.tried),
+                                   ("max_found", self.max_found, self.result.count("eidig"))):
+            if limit is not None and spent >= limit:
+                self.result.ended_by = (name, limit)  # which budget ended it, for the summaries
+                return "budget"
         return None
 
     def _emit(self, kind: str, new: int = 0):

@@ -1,7 +1,9 @@
 """The pair inspector: a paged, sortable, filterable table of discriminatory pairs.
 
-``result.inspect()`` (or ``PairInspector(result)``) shows every pair with human-readable values,
-the protected attribute highlighted, both model outputs and their difference. Selecting a row shows
+``result.inspect()`` (or ``PairInspector(result)``) shows every pair with human-readable values.
+The columns that make a pair discriminatory come first: the protected attribute(s) and their
+counterpart values, both model outputs, both decisions (named by ``class_names``, e.g. ``>50K``,
+when the data set knows what its labels mean) and the difference; the other features follow. Selecting a row shows
 the pair side by side and, for searches that start from seeds, which non-protected features the
 search changed from the pair's seed. ``inspector.selected`` gives the selected rows as a DataFrame.
 
@@ -33,10 +35,7 @@ import pandas as pd
 import traitlets
 
 from ._assets import FairnbWidget
-from .table import PairTable, format_cell
-
-CHANGED = "changed from seed"
-_OUTPUTS = ("p", "p'", "label", "label'", "difference")
+from .table import CHANGED, PairTable, column_kind, decision_text, first_columns, format_cell
 
 
 class PairInspector(FairnbWidget):
@@ -47,6 +46,8 @@ class PairInspector(FairnbWidget):
     result : a tabular ``Result``.
     seeds : the inputs that the pairs' seed ids index (default ``result.extras["seeds"]``).
     page_size : rows per page (1 to 1000).
+    class_names : what the decisions 0, 1, ... mean (default ``result.class_names``, which a
+        ``Dataset``'s domain gives, e.g. ``("<=50K", ">50K")``); numbers when None.
     """
 
     _esm_file = "pair_inspector.js"
@@ -65,19 +66,24 @@ class PairInspector(FairnbWidget):
     detail = traitlets.Dict().tag(sync=True)
     version = traitlets.Int(0).tag(sync=True)   # +1 with every page sent: the browser's "answer arrived"
 
-    def __init__(self, result, seeds=None, *, page_size: int = 25, **kwargs):
+    def __init__(self, result, seeds=None, *, page_size: int = 25, class_names=None, **kwargs):
         self.result = result
         self.domain = result.domain
         self.seeds = _seed_inputs(result, seeds)
+        self.class_names = _class_names(result.class_names if class_names is None else class_names)
         self.frame = result.pairs
         shown, raw = self.frame.copy(), result.to_frame(decoded=False)
+        for col in ("label", "label'"):
+            shown[col] = [self.decision(v) for v in shown[col]]
         if self.seeds is not None:
             shown[CHANGED], raw[CHANGED] = self._changed_from_seed()
+        protected = set(self.domain.protected_names)
+        order = first_columns(list(shown.columns), protected)
+        shown, raw = shown[order], raw[order]
         self._ids: list[int] = []
         self._table = PairTable(shown, raw)
-        protected = set(self.domain.protected_names)
         super().__init__(title=f"{result.method or 'search'}: discriminatory pairs",
-                         columns=[{"name": c, "kind": _kind(c, protected)} for c in shown.columns],
+                         columns=[{"name": c, "kind": column_kind(c, protected)} for c in shown.columns],
                          n_pairs=len(shown), page_size=page_size, **kwargs)
         self._refresh()
         self._update_detail()
@@ -143,8 +149,13 @@ class PairInspector(FairnbWidget):
     def _update_detail(self):
         self.detail = self.describe(self.selected_ids[-1]) if self.selected_ids else {}
 
+    def decision(self, label) -> str:
+        """The meaning of a decision (``">50K"``), or the number when no class names are known."""
+        return decision_text(label, self.class_names)
+
     def describe(self, pair_id: int) -> dict:
-        """The side-by-side comparison of one pair, as shown below the table."""
+        """The side-by-side comparison of one pair, as shown below the table: the protected
+        attribute(s) first, then the outputs and decisions, then the other features."""
         dom, row = self.domain, self.frame.iloc[pair_id]
         x, c = self.result.inputs[pair_id], self.result.counterparts[pair_id]
         seed = self._seed_of(pair_id)
@@ -152,7 +163,8 @@ class PairInspector(FairnbWidget):
         decoded = dom.decode(np.stack(rows)).astype(str).to_numpy()
         protected = set(dom.protected)
         features = []
-        for j, name in enumerate(dom.names):
+        for j in sorted(range(dom.n_features), key=lambda j: j not in protected):
+            name = dom.names[j]
             features.append({
                 "name": name, "input": decoded[0, j], "counterpart": decoded[1, j],
                 "seed": None if seed is None else decoded[2, j],
@@ -163,7 +175,7 @@ class PairInspector(FairnbWidget):
         changes = ", ".join(f"{f['name']} from {f['input']} to {f['counterpart']}" for f in features
                             if f["changed_protected"])
         p, p2, diff = (format_cell(float(row[k])) for k in ("p", "p'", "difference"))
-        label, label2 = row["label"], row["label'"]
+        label, label2 = self.decision(row["label"]), self.decision(row["label'"])
         summary = (f"Pair {pair_id}: changing only {changes} moves the model's output from {p} to {p2} "
                    f"(difference {diff}); decision {label} → {label2}.")
         if seed is not None:
@@ -172,8 +184,9 @@ class PairInspector(FairnbWidget):
                         if moved else f" It is seed {int(row['seed'])} itself.")
         return {
             "pair": int(pair_id), "summary": summary, "features": features, "seed_known": seed is not None,
-            "outputs": [{"name": k, "input": format_cell(row[k]), "counterpart": format_cell(row[k + "'"])}
-                        for k in ("p", "label")],
+            "outputs": [{"name": "output p", "input": p, "counterpart": p2},
+                        {"name": "decision", "input": label, "counterpart": label2},
+                        {"name": "difference", "input": diff, "counterpart": ""}],
         }
 
     def _seed_of(self, pair_id: int):
@@ -203,13 +216,9 @@ def _seed_inputs(result, seeds):
     return seeds
 
 
-def _kind(column: str, protected: set) -> str:
-    if column in protected:
-        return "protected"
-    if column.endswith("'") and column[:-1] in protected:
-        return "counterpart"
-    if column in _OUTPUTS:
-        return "output"
-    if column in ("phase", "seed", "time", CHANGED):
-        return "meta"
-    return "feature"
+def _class_names(names):
+    if names is None:
+        return None
+    if isinstance(names, str) or not all(isinstance(n, (str, int, float)) for n in names):
+        raise TypeError(f"class_names must be a sequence of names, one per class, e.g. ('<=50K', '>50K'); got {names!r}")
+    return tuple(str(n) for n in names)

@@ -8,9 +8,10 @@ IDIs over time.
 
 The Stop button sets ``stop_requested``; the panel then calls ``search.stop()`` and the search ends
 after its current batch, keeping every pair found. A click can only reach the kernel while no cell
-is running, so the button works for searches started with ``search.start(...)`` (a background
-thread); for a blocking ``search.run(...)`` the panel says to interrupt the kernel instead, which
-also keeps every pair.
+is running or while the cell waits in ``run.wait()`` (which handles widget messages), so the button
+works for searches started with ``search.start(...)`` (a background thread), "Run All" included; for
+a blocking ``search.run(...)`` the panel says to interrupt the kernel instead, which also keeps
+every pair.
 
 Example
 -------

@@ -19,6 +19,7 @@ Example
 from __future__ import annotations
 
 import threading
+from time import monotonic
 
 
 class BackgroundSearch:
@@ -82,8 +83,13 @@ class BackgroundSearch:
         return self.wait(timeout) if wait else None
 
     def wait(self, timeout: float | None = None):
-        """Block until the search ends and return its Result (re-raising its error, if any)."""
-        self._thread.join(timeout)
+        """Block until the search ends and return its Result (re-raising its error, if any).
+
+        Inside a Jupyter kernel the wait keeps processing widget messages, so the panel's Stop
+        button still works while a "Run All" sits in ``run.wait()``; cells queued behind this one
+        run after it, in order.
+        """
+        _join(self._thread, timeout)
         if self._thread.is_alive():
             raise TimeoutError(f"the search is still running after {timeout} s; call .stop() to end it")
         if self._error is not None:
@@ -95,3 +101,70 @@ class BackgroundSearch:
         state = "running" if not self.done else ("failed" if self._error else r.status)
         found = f", {r.count()} unique IDIs from {r.tried} tried" if r is not None else ""
         return f"<BackgroundSearch {self.search.name} {state}{found}>"
+
+
+
+def _kernel_shell_pump():
+    """A function ``pump(timeout)`` that handles the widget messages waiting for the kernel's main
+    thread, or None outside an IPython kernel (or one whose message loop is not ipykernel 7's).
+
+    A cell that blocks (``run.wait()`` in a "Run All") keeps the kernel's main thread from reading
+    its shell messages, so a Stop click would wait behind the cell. The pump reads them itself:
+    comm messages (the widgets' clicks) are handled at once; everything else (the next cells'
+    ``execute_request`` s, ...) is handed back to the kernel's own loop, in order, to run after the
+    current cell. (``jupyter-ui-poll`` does this for ipykernel 6, whose ``do_one_iteration`` 7 removed.)
+    """
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    try:
+        from IPython import get_ipython
+
+        kernel = get_ipython().kernel
+        socket = kernel.shell_channel_thread.manager._shell_channel_to_main.to_socket
+        parent_var = kernel._shell_parent_ident
+        from tornado.ioloop import IOLoop
+    except (ImportError, AttributeError):
+        return None
+    loop = IOLoop.current()
+
+    def pump(timeout: float) -> None:
+        while socket.poll(timeout * 1000):
+            timeout = 0
+            msg = socket.recv_multipart(copy=False)
+            if _msg_type(kernel, msg) in ("comm_msg", "comm_close"):
+                ident, parent = kernel._get_shell_context_var(parent_var), kernel.get_parent("shell")
+                try:
+                    _run_sync(kernel.dispatch_shell(msg, concurrent=True))
+                finally:
+                    kernel.set_parent(ident, parent, channel="shell")  # the cell's output stays its own
+            else:
+                loop.add_callback(kernel.shell_main, None, msg)  # FIFO: runs after this cell, in order
+
+    return pump
+
+
+def _msg_type(kernel, msg) -> str:
+    _, frames = kernel.session.feed_identities(msg, copy=False)
+    return kernel.session.deserialize(frames, content=False, copy=False)["header"]["msg_type"]
+
+
+def _run_sync(coroutine) -> None:
+    """Run a coroutine that never suspends (ipykernel's comm dispatch) to its end."""
+    try:
+        coroutine.send(None)
+    except StopIteration:
+        return
+    coroutine.close()
+    raise RuntimeError("a widget message handler suspended; fairnb cannot handle it while waiting")
+
+
+def _join(thread: threading.Thread, timeout: float | None, poll_every: float = 0.05) -> None:
+    """Join ``thread`` (up to ``timeout`` s); inside a kernel, handling widget messages meanwhile."""
+    pump = _kernel_shell_pump()
+    if pump is None:
+        thread.join(timeout)
+        return
+    deadline = None if timeout is None else monotonic() + timeout
+    while thread.is_alive() and (deadline is None or monotonic() < deadline):
+        pump(poll_every)
+        thread.join(0)

@@ -28,6 +28,8 @@ import pandas as pd
 _NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
 _COMPARE = re.compile(rf"(<=|>=|!=|==|<|>|=)\s*({_NUMBER})")
 _RANGE = re.compile(rf"({_NUMBER})\s*\.\.\s*({_NUMBER})")
+CHANGED = "changed from seed"
+_OUTPUTS = ("p", "p'", "label", "label'", "difference")
 _OPS = {"<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal,
         "=": np.equal, "==": np.equal, "!=": np.not_equal}
 
@@ -115,3 +117,36 @@ def format_cell(value) -> str:
     if isinstance(value, (float, np.floating)):
         return f"{value:.3f}"
     return str(value)
+
+
+def decision_text(label, class_names=None) -> str:
+    """A decision by its meaning when ``class_names`` are known, else its number.
+
+    >>> decision_text(1, ("<=50K", ">50K")), decision_text(1)
+    ('>50K', '1')
+    """
+    label = int(label)
+    return class_names[label] if class_names and 0 <= label < len(class_names) else str(label)
+
+
+def first_columns(columns: list[str], protected: set) -> list[str]:
+    """The protected attributes, their counterparts and the outputs first, then the other features.
+
+    >>> first_columns(["age", "sex", "sex'", "p", "p'", "label", "label'", "difference", "seed"], {"sex"})
+    ['sex', "sex'", 'p', "p'", 'label', "label'", 'difference', 'age', 'seed']
+    """
+    rank = {"protected": 0, "counterpart": 0, "output": 1, "feature": 2, "meta": 3}
+    return sorted(columns, key=lambda c: rank[column_kind(c, protected)])
+
+
+def column_kind(column: str, protected: set) -> str:
+    """How the inspector highlights a column of ``result.pairs``: protected, counterpart, output, feature or meta."""
+    if column in protected:
+        return "protected"
+    if column.endswith("'") and column[:-1] in protected:
+        return "counterpart"
+    if column in _OUTPUTS:
+        return "output"
+    if column in ("phase", "seed", "time", CHANGED):
+        return "meta"
+    return "feature"

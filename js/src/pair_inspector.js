@@ -184,7 +184,8 @@ function render({ model, el }) {
     }
     const seedKnown = Boolean(d.seed_known);
     const header = ["feature", ...(seedKnown ? ["seed"] : []), "input", "counterpart"];
-    const rows = d.features.map((f) => {
+    const features = [...d.features.filter((f) => f.protected), ...d.features.filter((f) => !f.protected)];
+    const rows = features.map((f) => {
       const cls = ["fairnb-detail-row"];
       if (f.protected) cls.push("fairnb-protected");
       if (f.changed_protected) cls.push("fairnb-changed-protected");
@@ -196,11 +197,13 @@ function render({ model, el }) {
     const outputs = (d.outputs ?? []).map((o) =>
       h("tr", { className: "fairnb-detail-output" }, [h("th", { text: o.name }), ...(seedKnown ? [h("td")] : []),
         h("td", { text: o.input }), h("td", { text: o.counterpart })]));
+    // what makes the pair discriminatory first: the protected attribute(s), the outputs and decisions
+    const nProtected = d.features.filter((f) => f.protected).length;
     detail.replaceChildren(
       h("p", { className: "fairnb-detail-summary", text: d.summary ?? "" }),
       h("table", { className: "fairnb-detail-table" }, [
         h("thead", {}, [h("tr", {}, header.map((c) => h("th", { text: c })))]),
-        h("tbody", {}, [...rows, ...outputs]),
+        h("tbody", {}, [...rows.slice(0, nProtected), ...outputs, ...rows.slice(nProtected)]),
       ]),
       h("p", {
         className: "fairnb-detail-legend",

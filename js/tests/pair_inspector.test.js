@@ -155,6 +155,16 @@ describe("pair detail", () => {
     expect(el.querySelector(".fairnb-detail-output").textContent).toBe("p0.3000.700");
   });
 
+  it("puts the protected attribute and the outputs before the other features", () => {
+    const model = fakeModel(state());
+    widget.render({ model, el });
+    model.receive({ selected_ids: [4], detail: { ...detail, outputs: [
+      { name: "output p", input: "0.300", counterpart: "0.700" },
+      { name: "decision", input: "<=50K", counterpart: ">50K" }] } });
+    expect([...el.querySelectorAll(".fairnb-detail-table tbody th")].map((t) => t.textContent))
+      .toEqual(["sex", "output p", "decision", "age", "hours"]);
+  });
+
   it("leaves out the seed column when the search had no seeds", () => {
     const model = fakeModel(state());
     widget.render({ model, el });

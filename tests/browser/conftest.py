@@ -135,4 +135,5 @@ def _run_notebook(page, lab, name: str, cells: list[str]):
         const k = w && w.sessionContext && w.sessionContext.session && w.sessionContext.session.kernel;
         return Boolean(w && w.context && w.context.isReady && k && k.status === 'idle');
     }""")
-    page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    # not awaited: "Run All" resolves only when every cell has run, and a test may need to click meanwhile
+    page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")

@@ -1,0 +1,117 @@
+"""Human labels and one number format for a Result's summary (what a teacher reads).
+
+``Result.summary()`` keeps its machine keys (``unique_idis_eidig``, ...) for JSON and the CLI; the
+displays (``repr``, ``_repr_html_``, ``fairnb.compare``, the demo report) show them through this
+module: labelled, counts with thousands separators, shares as percentages, seconds with units, and
+the reason the search ended in words ("time budget of 10 s reached").
+
+>>> fmt_count(20400), fmt_share(0.12345), fmt_seconds(3.14159), fmt_seconds(0.0123)
+('20,400', '12.3 %', '3.14 s', '0.0123 s')
+>>> ending("budget", ("max_found", 100000))
+'100,000-pair cap reached'
+>>> ending("stopped")
+'stopped by user'
+"""
+from __future__ import annotations
+
+import math
+
+# labels of Result.summary() keys, in the order they are shown
+LABELS = {
+    "method": "method",
+    "status": "ended",
+    "protected": "protected attributes",
+    "unique_idis_eidig": "discriminatory inputs (unique full inputs)",
+    "unique_idis_adf": "discriminatory inputs (unique without protected attributes)",
+    "tried": "candidates checked",
+    "hits": "discriminatory candidates (with repeats)",
+    "success_rate": "success rate",
+    "elapsed_s": "time",
+    "idis_per_s": "discriminatory inputs per second",
+    "time_to_first_s": "time to the first discriminatory input",
+    "time_to_1000_s": "time to 1,000 discriminatory inputs",
+}
+_BUDGETS = {
+    "max_time": lambda v: f"time budget of {fmt_seconds(v)} reached",
+    "max_tried": lambda v: f"{fmt_count(v)}-candidate cap reached",
+    "max_found": lambda v: f"{fmt_count(v)}-pair cap reached",
+}
+_STATUS = {
+    "completed": "completed (the method ran to its end)",
+    "budget": "budget reached",
+    "stopped": "stopped by user",
+    "interrupted": "interrupted (Ctrl-C or kernel interrupt)",
+    "running": "still running",
+    "failed": "failed (the pairs found before the error are kept)",
+}
+
+
+def fmt_count(n) -> str:
+    """An integer count with thousands separators."""
+    return f"{int(n):,}"
+
+
+def fmt_share(x) -> str:
+    """A share in [0, 1] as a percentage with three significant digits."""
+    pct = 100 * float(x)
+    if pct == 0 or pct >= 10:
+        return f"{pct:.1f} %"
+    return f"{pct:.{max(1, 2 - math.floor(math.log10(abs(pct))))}f} %"
+
+
+def fmt_seconds(s) -> str:
+    """Seconds with three significant digits (no exponent)."""
+    s = float(s)
+    if s >= 100:
+        return f"{s:,.0f} s"
+    return f"{s:.3g} s" if s >= 0.001 else f"{s:.4f} s"
+
+
+def fmt_rate(x) -> str:
+    """A per-second rate: one decimal below 100, whole numbers above."""
+    x = float(x)
+    return f"{x:,.0f}" if x >= 100 else f"{x:.1f}"
+
+
+def ending(status: str, ended_by=None) -> str:
+    """Why a search ended, in words; ``ended_by`` is ``(budget name, limit)`` when a budget ended it."""
+    if status == "budget" and ended_by and ended_by[0] in _BUDGETS:
+        return _BUDGETS[ended_by[0]](ended_by[1])
+    return _STATUS.get(status, str(status))
+
+
+def formatted(key: str, value, ended_by=None) -> str:
+    """One summary value as text (None: "not reached")."""
+    if value is None:
+        return "not reached" if key.startswith("time_to") else "n/a"
+    if key == "status":
+        return ending(value, ended_by)
+    if key == "protected":
+        return ", ".join(map(str, value)) or "none"
+    if key == "success_rate":
+        return fmt_share(value)
+    if key == "idis_per_s":
+        return fmt_rate(value)
+    if key.endswith("_s"):
+        return fmt_seconds(value)
+    if isinstance(value, bool) or isinstance(value, str):
+        return str(value)
+    if isinstance(value, int):
+        return fmt_count(value)
+    if isinstance(value, float):
+        return f"{value:,.0f}" if value.is_integer() and abs(value) >= 1000 else f"{value:.4g}"
+    if isinstance(value, (list, tuple)):
+        return ", ".join(formatted("", v) for v in value)
+    return str(value)
+
+
+def rows(summary: dict, ended_by=None) -> list[tuple[str, str]]:
+    """(label, text) for every entry of a summary: the known keys first, then the method's extras.
+
+    >>> rows({"tried": 20400, "success_rate": 0.2136, "idis_per_s": 4358.2, "nodes": 3})
+    [('candidates checked', '20,400'), ('success rate', '21.4 %'), ('discriminatory inputs per second', '4,358'), ('nodes', '3')]
+    """
+    known = [k for k in LABELS if k in summary]
+    extra = [k for k in summary if k not in LABELS]
+    return ([(LABELS[k], formatted(k, summary[k], ended_by)) for k in known]
+            + [(k.replace("_", " "), formatted(k, summary[k])) for k in extra])
