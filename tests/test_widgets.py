@@ -13,6 +13,7 @@ from fairnb.search import progress as progress_module
 from fairnb.widgets import _assets
 from fairnb.widgets.progress import ProgressPanel
 
+EVIL = "<img src=x onerror=alert(1)>"
 WIDGETS = {"ProgressPanel": "progress_panel.js", "PairInspector": "pair_inspector.js"}
 
 
@@ -21,10 +22,25 @@ def notebook(monkeypatch):
     """Pretend to run inside a Jupyter kernel (panels are created but displayed nowhere)."""
     import IPython.display
 
-    shown = []
+    shown = _Shown()
     monkeypatch.setattr(progress_module, "in_notebook", lambda: True)
-    monkeypatch.setattr(IPython.display, "display", lambda obj: shown.append(obj))
+    monkeypatch.setattr(IPython.display, "display", shown.display)
     return shown
+
+
+class _Shown(list):
+    """What was displayed, and the static HTML each ``update`` of a display sent."""
+
+    def __init__(self):
+        super().__init__()
+        self.updates = []
+
+    def display(self, obj, display_id=None):
+        self.append(obj)
+        return self if display_id else None
+
+    def update(self, obj):
+        self.updates.append(obj._repr_mimebundle_()[0]["text/html"])
 
 
 def _long_search(**kw):
@@ -166,6 +182,25 @@ def test_blocking_run_in_a_notebook_shows_a_panel_without_stop(synthetic, biased
     (panel,) = notebook
     assert isinstance(panel, ProgressPanel) and not panel.stoppable
     assert panel.status == result.status == "completed"
+
+
+def test_widgets_carry_a_static_fallback_for_exported_notebooks(synthetic, biased_model, notebook):
+    run = RandomSearch(n_samples=3000, random_state=0).start(biased_model, synthetic.domain)
+    result = run.wait()
+    (panel,) = notebook
+    data, _ = panel._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in data           # the live widget in JupyterLab
+    assert result.ending in data["text/html"] and f"{result.tried:,}" in data["text/html"]
+    assert f"{result.count():,}" in data["text/plain"] and "<script" not in data["text/html"]
+    assert notebook.updates and result.ending in notebook.updates[-1]   # the saved output shows the end
+    ins = result.inspect(page_size=5)
+    data, _ = ins._repr_mimebundle_()
+    assert data["text/html"].count("<tr>") == 6 and f"5 of {len(result):,} shown" in data["text/html"]
+    evil = fairnb.TabularDomain([fairnb.Feature(EVIL, 0, 1, labels=(EVIL, "b")),
+                                 fairnb.Feature("sex", 0, 1, labels=("f", "m"))], protected=["sex"])
+    found = fairnb.search(lambda X: X[:, 1], evil, max_tried=40, random_state=0, progress=False)
+    page = found.inspect()._repr_mimebundle_()[0]["text/html"]
+    assert EVIL not in page and "&lt;img" in page
 
 
 def test_panel_rejects_bad_settings():

@@ -5,6 +5,7 @@
 """
 from __future__ import annotations
 
+import html
 from pathlib import Path
 
 import anywidget
@@ -37,3 +38,16 @@ class FairnbWidget(anywidget.AnyWidget):
     @traitlets.default("_css")
     def _default_css(self):
         return asset("fairnb.css")
+
+    def _repr_mimebundle_(self, **kwargs):
+        """The widget view, with a static ``text/html`` and ``text/plain`` beside it for places that
+        show no widgets (exported HTML, GitHub previews, nbviewer)."""
+        bundle = super()._repr_mimebundle_(**kwargs)
+        if bundle is None:
+            return None
+        data, metadata = bundle
+        return {**data, "text/plain": repr(self), "text/html": self.static_html()}, metadata
+
+    def static_html(self) -> str:
+        """What the widget shows, as escaped HTML without scripts (subclasses say more)."""
+        return f"<pre>{html.escape(repr(self))}</pre>"

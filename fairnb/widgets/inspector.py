@@ -30,6 +30,8 @@ Example
 """
 from __future__ import annotations
 
+import html
+
 import numpy as np
 import pandas as pd
 import traitlets
@@ -87,6 +89,18 @@ class PairInspector(FairnbWidget):
                          n_pairs=len(shown), page_size=page_size, **kwargs)
         self._refresh()
         self._update_detail()
+
+    def __repr__(self):
+        return f"<fairnb pair inspector: {self.title}, {self.n_pairs:,} pairs, page {self.page + 1}>"
+
+    def static_html(self) -> str:
+        """The current page as a plain escaped table (for exported notebooks and previews)."""
+        head = "".join(f"<th>{html.escape(c['name'])}</th>" for c in self.columns)
+        body = "".join("<tr>" + "".join(f"<td>{html.escape(v)}</td>" for v in row["cells"]) + "</tr>"
+                       for row in self.rows)
+        return (f"<div class='fairnb-inspector-static'><b>{html.escape(self.title)}</b> "
+                f"({len(self.rows):,} of {self.total:,} shown)<table><thead><tr>{head}</tr></thead>"
+                f"<tbody>{body}</tbody></table></div>")
 
     # ------------------------------------------------------------------ Python side of the selection
     @property

@@ -26,11 +26,13 @@ Example
 """
 from __future__ import annotations
 
+import html
 import threading
 from time import monotonic
 
 import traitlets
 
+from .. import summaries
 from ._assets import FairnbWidget
 
 
@@ -60,6 +62,7 @@ class ProgressPanel(FairnbWidget):
     stoppable = traitlets.Bool(False).tag(sync=True)
     stop_requested = traitlets.Bool(False).tag(sync=True)
     message = traitlets.Unicode("").tag(sync=True)
+    ending = traitlets.Unicode("").tag(sync=True)   # why the search ended, in words
 
     def __init__(self, search=None, *, stoppable: bool = False, min_interval: float = 0.1,
                  max_points: int = 240, **kwargs):
@@ -73,13 +76,30 @@ class ProgressPanel(FairnbWidget):
         self.updates = 0
         self._last = float("-inf")
         self._lock = threading.Lock()
+        self._display = None
 
     def show(self):
-        """Display the panel in the notebook (call from the kernel's main thread)."""
+        """Display the panel in the notebook (call from the kernel's main thread); when the search
+        ends, the display is refreshed so that the notebook file keeps the final numbers."""
         from IPython.display import display
 
-        display(self)
+        self._display = display(self, display_id=True)
         return self
+
+    def __repr__(self):
+        return (f"<fairnb progress {self.method or 'search'}: {self.ending or self.status}; "
+                f"{summaries.fmt_count(self.found)} unique IDIs from {summaries.fmt_count(self.tried)} tried "
+                f"({summaries.fmt_share(self.success_rate)}) in {summaries.fmt_seconds(self.elapsed)}>")
+
+    def static_html(self) -> str:
+        """The panel's numbers as a plain table (for exported notebooks)."""
+        rows = [("status", self.ending or self.status), ("tried", summaries.fmt_count(self.tried)),
+                ("found (unique)", summaries.fmt_count(self.found)),
+                ("success rate", summaries.fmt_share(self.success_rate)),
+                ("elapsed", summaries.fmt_seconds(self.elapsed))]
+        cells = "".join(f"<tr><th style='text-align:left'>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>"
+                        for k, v in rows)
+        return f"<div class='fairnb-progress-static'><b>fairnb · {html.escape(self.method or 'search')}</b><table>{cells}</table></div>"
 
     def stop(self):
         """Ask the search to end after its current batch (what the Stop button does)."""
@@ -113,12 +133,15 @@ class ProgressPanel(FairnbWidget):
                 t = r.timeline
                 self.series = _thin([[round(float(a), 3), int(b)] for a, b in zip(t["elapsed"], t["found"])],
                                     self.max_points)
+                self.ending = r.ending
                 self.status = r.status
             else:
                 self.series = _thin(self.series + [[round(float(event.elapsed), 3), int(event.found)]],
                                     self.max_points)
                 self.status = "running"
             self.updates += 1
+        if event.kind == "done" and self._display is not None:
+            self._display.update(self)   # the saved notebook shows the final numbers without widgets
 
     def fail(self, error: BaseException):
         """Show that the search ended with an error."""

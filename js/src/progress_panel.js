@@ -12,7 +12,9 @@ import { formatCount, formatDuration, formatPercent, h, svg } from "./dom.js";
  */
 
 const FINISHED = new Set(["completed", "budget", "stopped", "interrupted", "failed"]);
-const CHART = { width: 260, height: 64, pad: 2 };
+// the chart: a plot box with room for the y labels on the left and the x labels below
+const CHART = { width: 340, height: 120, left: 46, top: 8, right: 10, bottom: 30, pad: 2 };
+const PLOT = { width: CHART.width - CHART.left - CHART.right, height: CHART.height - CHART.top - CHART.bottom };
 
 /**
  * SVG polyline points for the series of (elapsed, found) samples, scaled into the chart box.
@@ -40,8 +42,9 @@ export function chartPoints(series, width, height, pad = 0) {
  * @param {string} status
  * @param {boolean} stopRequested
  */
-export function statusText(status, stopRequested) {
+export function statusText(status, stopRequested, ending = "") {
   if (stopRequested && !FINISHED.has(status)) return "stopping…";
+  if (status === "budget" && ending) return ending;
   return {
     waiting: "waiting to start",
     running: "running",
@@ -75,12 +78,29 @@ function render({ model, el }) {
     viewBox: `0 0 ${CHART.width} ${CHART.height}`, role: "img",
   });
   const chartLabel = svg("title");
-  chart.append(chartLabel, line);
+  const plot = svg("g", { transform: `translate(${CHART.left},${CHART.top})` });
+  const [x0, y0] = [0, PLOT.height];
+  const axes = svg("polyline", { class: "fairnb-chart-axis", fill: "none",
+    points: `${x0},0 ${x0},${y0} ${PLOT.width},${y0}` });
+  const tick = (cls, x, y, anchor) => svg("text", { class: `fairnb-chart-tick ${cls}`, x, y, "text-anchor": anchor });
+  const yTop = tick("fairnb-chart-ymax", -4, 8, "end");
+  const yZero = tick("fairnb-chart-y0", -4, y0, "end");
+  const xZero = tick("fairnb-chart-x0", 0, y0 + 12, "start");
+  const xEnd = tick("fairnb-chart-xmax", PLOT.width, y0 + 12, "end");
+  const xTitle = tick("fairnb-chart-title", PLOT.width / 2, y0 + 24, "middle");
+  const yTitle = svg("text", { class: "fairnb-chart-tick fairnb-chart-title", "text-anchor": "middle",
+    transform: `translate(${-CHART.left + 10},${PLOT.height / 2}) rotate(-90)` });
+  xTitle.textContent = "elapsed time";
+  yTitle.textContent = "unique IDIs";
+  yZero.textContent = "0";
+  plot.append(axes, line, yTop, yZero, xZero, xEnd, xTitle, yTitle);
+  chart.append(chartLabel, plot);
   const chartMax = h("span", { className: "fairnb-chart-max" });
   const hint = h("div", {
     className: "fairnb-progress-hint",
     text: "This cell is busy, so the Stop button cannot reach the kernel: interrupt the kernel (■) to end the " +
-      "search (every pair found so far is kept), or start it in the background with search.start(...).",
+      "search (every pair found so far is kept), or start it in the background with search.start(...) " +
+      "and wait with run.wait().",
   });
 
   const message = h("div", { className: "fairnb-progress-message" });
@@ -104,7 +124,7 @@ function render({ model, el }) {
     const requested = model.get("stop_requested");
     const finished = FINISHED.has(st);
     title.textContent = `fairnb · ${model.get("method") || "search"}`;
-    status.textContent = statusText(st, requested);
+    status.textContent = statusText(st, requested, model.get("ending"));
     status.setAttribute("data-status", st);
     tried.textContent = formatCount(model.get("tried"));
     found.textContent = formatCount(model.get("found"));
@@ -115,10 +135,14 @@ function render({ model, el }) {
     elapsed.textContent = formatDuration(model.get("elapsed"));
     phase.textContent = model.get("phase") || "—";
     const series = model.get("series") ?? [];
-    line.setAttribute("points", chartPoints(series, CHART.width, CHART.height, CHART.pad));
+    line.setAttribute("points", chartPoints(series, PLOT.width, PLOT.height, CHART.pad));
     const last = series.length ? series[series.length - 1] : [0, 0];
+    const top = Math.max(0, ...series.map((p) => p[1]));
     chartLabel.textContent = `unique IDIs over time: ${formatCount(last[1])} after ${formatDuration(last[0])}`;
-    chartMax.textContent = `${formatCount(Math.max(0, ...series.map((p) => p[1])))} IDIs`;
+    chartMax.textContent = `${formatCount(top)} IDIs`;
+    yTop.textContent = formatCount(Math.max(top, 1));
+    xZero.textContent = "0 s";
+    xEnd.textContent = formatDuration(last[0]);
     const stoppable = model.get("stoppable");
     stop.disabled = finished || requested || !stoppable;
     stop.textContent = requested && !finished ? "Stopping…" : "Stop";
@@ -131,7 +155,7 @@ function render({ model, el }) {
   }
 
   const events = ["method", "status", "phase", "tried", "found", "found_adf", "success_rate", "rate", "elapsed",
-    "series", "stoppable", "stop_requested", "message"].map((k) => `change:${k}`);
+    "series", "stoppable", "stop_requested", "message", "ending"].map((k) => `change:${k}`);
   for (const e of events) model.on(e, update);
   update();
   return () => {

@@ -39,8 +39,26 @@ describe("progress panel", () => {
     expect(stat("rate")).toBe("19,551");
     expect(stat("tried")).toBe("20,000");
     expect(stat("elapsed")).toBe("1 min 15 s");
-    expect(el.querySelector("polyline").getAttribute("points")).toBe(chartPoints([[0, 0], [75, 500]], 260, 64, 2));
+    expect(el.querySelector(".fairnb-chart-line").getAttribute("points")).toBe(chartPoints([[0, 0], [75, 500]], 284, 82, 2));
     expect(el.querySelector(".fairnb-chart-max").textContent).toBe("500 IDIs");
+  });
+
+  it("draws the chart with axes: labelled, from 0 to the latest time and count", () => {
+    const model = fakeModel(state());
+    widget.render({ model, el });
+    model.receive({ series: [[0, 0], [75, 12500]] });
+    const text = (cls) => el.querySelector(`.fairnb-chart-${cls}`).textContent;
+    expect(el.querySelector(".fairnb-chart-axis").getAttribute("points")).toBe("0,0 0,82 284,82");
+    expect([text("y0"), text("ymax"), text("x0"), text("xmax")]).toEqual(["0", "12,500", "0 s", "1 min 15 s"]);
+    expect([...el.querySelectorAll(".fairnb-chart-title")].map((t) => t.textContent)).toEqual(["elapsed time", "unique IDIs"]);
+  });
+
+  it("names the budget that ended the search", () => {
+    const model = fakeModel(state());
+    widget.render({ model, el });
+    model.receive({ status: "budget", ending: "time budget of 10 s reached" });
+    expect(el.querySelector(".fairnb-progress-status").textContent).toBe("time budget of 10 s reached");
+    expect(statusText("budget", false, "")).toBe("budget reached");
   });
 
   it("Stop sets stop_requested and sends it once", () => {
