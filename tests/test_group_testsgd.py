@@ -1,6 +1,7 @@
 """TestSGD estimator, result display and CLI."""
 from __future__ import annotations
 
+import html
 import json
 from argparse import Namespace
 
@@ -78,7 +79,49 @@ def test_rule_sets_given_explicitly_and_stop(planted):
         tester.stop()
 
     res = tester.run(_planted_model, planted, sensitive=["sex", "race"], listeners=[listener])
-    assert res.info["status"] == "stopped" and calls[0][1] == len(sets)
+    repeated = sum(len(v) for v in res.info["aliases"].values())
+    assert res.info["status"] == "stopped" and calls[0][1] == len(sets) - len(res.info["skipped"]) - repeated
+
+
+def _rare_value_data(n=2000):
+    """a: balanced; r: 3 in 0.5% of the records (so "r in {0, 1, 2}" is everyone but a handful)."""
+    rng = np.random.default_rng(0)
+    dom = TabularDomain([Feature("a", 0, 1), Feature("r", 0, 3), Feature("v", 0, 9)], protected=["a", "r"])
+    r = np.where(np.arange(n) % 200 == 0, 3, rng.integers(0, 3, n))
+    return dom, np.column_stack([rng.integers(0, 2, n), r, rng.integers(0, 10, n)]).astype(float)
+
+
+def test_groups_whose_complement_is_below_the_support_threshold_are_not_scored():
+    dom, X = _rare_value_data()
+    res = TestSGD(random_state=0).run(lambda Z: (Z[:, 1] == 3).astype(float), X, dom, sensitive=["r"])
+    assert "r in {0, 1, 2}" in res.info["skipped"]                 # 99.5% inside, 0.5% outside
+    assert "r in {0, 1, 2}" not in set(res.frame.rule_set)
+    assert res.frame.score.max() < 0.5        # the 1.0 gap between the few r = 3 records and the rest is not ranked
+    page = res._repr_html_()
+    assert "records outside it are below the support threshold" in page
+
+
+def test_near_identical_rule_sets_are_ranked_once():
+    dom, X = _rare_value_data()
+    res = TestSGD(random_state=0).run(lambda Z: Z[:, 0], X, dom)
+    texts = list(res.frame.rule_set)
+    assert "a = 0" in texts and "a = 0 and r in {0, 1, 2}" not in texts
+    assert "a = 0 and r in {0, 1, 2}" in res.info["aliases"]["a = 0"]
+    assert len(texts) == len(set(texts))
+    page = res._repr_html_()
+    assert "selects almost the same records as" in page or "near-identical" in page
+
+
+def test_display_defines_favourable_with_the_class_name(planted):
+    res = TestSGD(random_state=0).run(_planted_model, planted, sensitive=["sex"])
+    page = res._repr_html_()
+    name = planted.label_names[1]
+    assert planted.label_names != ("0", "1")
+    assert f"favourable = the model decides {html.escape(name)}" in page
+    header = page.split("<thead>")[1].split("</thead>")[0]
+    first_row = page.split("<tbody>")[1].split("</tr>")[0]
+    assert header.count("<th") == first_row.count("<td")
+    assert header.count("text-align:right") == first_row.count("text-align:right")
 
 
 def test_degenerate_rule_sets_are_skipped():
@@ -119,14 +162,18 @@ def test_cli_on_a_saved_model(tmp_path, monkeypatch, planted):
 @pytest.mark.shared
 @pytest.mark.slow
 def test_census_with_the_published_model(data_dir, models_dir):
-    """The EIDIG census model: every frequent rule set over race, gender and age gets scored."""
+    """The EIDIG census model: every frequent rule set over race, gender and age is scored, or named as
+    near-identical to one that is, or skipped for a rare complement."""
     import fairnb
 
     data = fairnb.datasets.load("census", data_dir)
     model = fairnb.models.load_model(models_dir / "adult_model.h5")
     res = TestSGD(random_state=0, continuous=["age"]).run(model, data, sensitive=["race", "gender", "age"])
     assert res.info["n_candidates"] == 31 * 3 * 10 - 1
-    assert len(res) == res.info["n_frequent"] > 300
+    repeated = sum(len(v) for v in res.info["aliases"].values())
+    assert len(res) + len(res.info["skipped"]) + repeated == res.info["n_frequent"] > 300 and len(res) > 100
+    assert "race in {White, Other}" in res.info["aliases"]["race = White"]      # Other: < 1% of the records
     assert res.frame["n"].between(1000, 1537).all() and (res.frame["eps"] <= 0.05 + 1e-9).all()
-    top = res.frame.iloc[0]
-    assert "gender = Male" in top.rule_set and top.phi_in > top.phi_out and top.score > 0.15
+    assert res.frame.iloc[0].score > 0.15
+    male = res.frame.head(3)[res.frame.head(3).rule_set.str.contains("gender = Male")]
+    assert len(male) and (male.phi_in > male.phi_out).all()

@@ -7,14 +7,26 @@ from __future__ import annotations
 import html
 
 
+def favourable_text(result) -> str:
+    """What "favourable" means in this result: the decision whose rate is compared."""
+    fav = result.params.get("favourable", 1)
+    names = result.info.get("class_names")
+    name = names[fav] if names and 0 <= fav < len(names) else f"class {fav}"
+    return f"favourable = the model decides {name}"
+
+
 def html_table(result, rows: int = 20) -> str:
     """The ``rows`` best rule sets as an HTML table, with an inline bar per score and its bound."""
     info = result.info
-    head = (f"TestSGD: {len(result)} rule sets scored (of {info.get('n_frequent', '?')} frequent, "
-            f"{info.get('n_candidates', '?')} candidates) in {result.elapsed:.1f} s; "
+    head = (f"TestSGD: {len(result):,} rule sets scored (of {info.get('n_frequent', '?'):,} frequent, "
+            f"{info.get('n_candidates', '?'):,} candidates) in {result.elapsed:.1f} s; "
             f"score bounds hold at {result.confidence ** 2:.2%} confidence")
     if info.get("status") == "stopped":
         head += " (stopped early)"
+    aliases = info.get("aliases") or {}
+    cols = (("rank", "right"), ("group (rule set)", "left"), ("support", "right"),
+            ("favourable in group", "right"), ("favourable outside", "right"), ("score ± bound", "right"),
+            ("(bar: score, line: bound)", "left"), ("samples per side", "right"))
     body = []
     for rank, r in result.frame.head(rows).iterrows():
         lo, hi = max(r.score - r.eps, 0.0), min(r.score + r.eps, 1.0)
@@ -22,18 +34,30 @@ def html_table(result, rows: int = 20) -> str:
                f"<div style='position:absolute;left:0;width:{100 * r.score:.1f}%;height:100%;background:#d9534f'></div>"
                f"<div style='position:absolute;left:{100 * lo:.1f}%;width:{100 * (hi - lo):.1f}%;top:4px;"
                f"height:2px;background:#333'></div></div>")
-        body.append(
-            f"<tr><td>{rank}</td><td style='text-align:left'>{html.escape(str(r.rule_set))}</td>"
-            f"<td>{r.support:.1%}</td><td>{r.phi_in:.1%}</td><td>{r.phi_out:.1%}</td>"
-            f"<td><b>{r.score:.1%}</b> &plusmn; {r.eps:.1%}</td><td>{bar}</td><td>{int(r.n)}</td></tr>")
-    cols = ("rank", "group (rule set)", "support", "favourable in group", "favourable outside", "score",
-            "", "samples/side")
-    header = "".join(f"<th>{html.escape(c)}</th>" for c in cols)
-    more = f"<p>First {min(rows, len(result))} of {len(result)} rule sets.</p>" if len(result) > rows else ""
+        same = aliases.get(r.rule_set, [])
+        group = html.escape(str(r.rule_set)) + (
+            f"<br><small title='{html.escape('; '.join(same))}'>+ {len(same)} near-identical rule set(s)</small>"
+            if same else "")
+        cells = (f"{rank}", group, f"{r.support:.1%}", f"{r.phi_in:.1%}", f"{r.phi_out:.1%}",
+                 f"<b>{r.score:.1%}</b> &plusmn; {r.eps:.1%}", bar, f"{int(r.n):,}")
+        body.append("<tr>" + "".join(f"<td style='text-align:{align};white-space:nowrap'>{c}</td>"
+                                     for c, (_, align) in zip(cells, cols)) + "</tr>")
+    header = "".join(f"<th style='text-align:{align}'>{html.escape(c)}</th>" for c, align in cols)
+    more = f"<p>First {min(rows, len(result))} of {len(result):,} rule sets.</p>" if len(result) > rows else ""
     skipped = info.get("skipped") or []
-    note = (f"<p>{len(skipped)} frequent rule set(s) skipped: no training record outside the group.</p>"
-            if skipped else "")
-    return (f"<div class='fairnb-groups'><b>{html.escape(head)}</b><table><thead><tr>{header}</tr></thead>"
+    notes = [f"{favourable_text(result)}; score = |P(favourable | in group) - P(favourable | outside)|, "
+             "the bound its error at the confidence above."]
+    if skipped:
+        notes.append(f"{len(skipped):,} frequent rule set(s) not scored: the records outside it are below the "
+                     f"support threshold (theta = {result.params.get('theta', '?')}) or none, so a score would "
+                     f"compare the group with a handful of records (e.g. {skipped[0]}).")
+    if aliases:
+        n = sum(len(v) for v in aliases.values())
+        kept, same = next(iter(aliases.items()))
+        notes.append(f"{n:,} near-identical rule set(s) ranked once: each selects almost the same records as "
+                     f"one shown (e.g. {same[0]} selects almost the same records as {kept}).")
+    legend, note = (f"<p>{html.escape(t)}</p>" for t in (notes[0], " ".join(notes[1:])))
+    return (f"<div class='fairnb-groups'><b>{html.escape(head)}</b>{legend}<table><thead><tr>{header}</tr></thead>"
             f"<tbody>{''.join(body)}</tbody></table>{more}{note}</div>")
 
 
@@ -49,6 +73,7 @@ def plot_scores(result, ax=None, top: int = 15):
     ax.set_yticks(y)
     ax.set_yticklabels(f["rule_set"], fontsize=8)
     ax.set_xlim(0, 1)
-    ax.set_xlabel(f"group fairness score |P(fav | in) - P(fav | out)| (bars: bound at {result.confidence ** 2:.2%})")
+    ax.set_xlabel(f"group fairness score |P(fav | in) - P(fav | out)|, {favourable_text(result)}\n"
+                  f"(bars: bound at {result.confidence ** 2:.2%})")
     ax.set_title(f"TestSGD: top {len(f)} of {len(result)} rule sets")
     return ax

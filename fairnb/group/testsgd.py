@@ -25,6 +25,7 @@ from sklearn.base import BaseEstimator
 from ..models import wrap
 from .result import GroupResult
 from .rules import count_candidates, frequent_rule_sets, sensitive_features
+from .screening import screen
 from .scoring import GroupSampler, score_groups
 
 
@@ -33,7 +34,9 @@ class TestSGD(BaseEstimator):
 
     Parameters (the paper's defaults)
     ----------
-    theta : support threshold; rule sets covering fewer training records are dropped (5%).
+    theta : support threshold; rule sets covering fewer training records are dropped (5%), and so
+        are those whose complement (the records outside the group) is below it: comparing a group
+        with a handful of records outside it measures noise (see ``fairnb.group.screening``).
     n_bins : equal-width bins of a continuous sensitive feature (K = 10).
     continuous : ``"auto"`` (a feature with more than ``n_bins`` values is continuous) or the names
         of the sensitive features to treat as continuous (interval rules); see ``fairnb.group.rules``.
@@ -51,6 +54,7 @@ class TestSGD(BaseEstimator):
     """
 
     __test__ = False   # not a pytest test class, despite the name
+    DUPLICATE_OVERLAP = 0.95   # rule sets selecting >= 95% the same records are one group, scored once
 
     def __init__(self, theta: float = 0.05, n_bins: int = 10, continuous="auto", error_threshold: float = 0.05,
                  confidence: float = 0.95, min_samples: int = 1000, max_samples: int | None = None,
@@ -121,9 +125,13 @@ class TestSGD(BaseEstimator):
         if rule_sets is None:
             rule_sets = frequent_rule_sets(sampler.cells, feats, self.theta, weights=sampler.counts)
         covers = cell_covers(sampler, feats, rule_sets)
-        inside, outside = sampler.sizes(covers)
-        ok = (inside > 0) & (outside > 0)
-        skipped = [rs.text for rs, good in zip(rule_sets, ok) if not good]
+        verdict = screen(covers, sampler.counts, theta=self.theta, overlap=self.DUPLICATE_OVERLAP)
+        ok = verdict == "keep"
+        skipped = [rs.text for rs, v in zip(rule_sets, verdict) if v in ("empty", "complement below support")]
+        aliases = {}   # kept rule set -> the near-identical ones not scored separately
+        for rs, v in zip(rule_sets, verdict):
+            if v.startswith("duplicate of "):
+                aliases.setdefault(rule_sets[int(v.rsplit(" ", 1)[1])].text, []).append(rs.text)
         scorable = [rs for rs, good in zip(rule_sets, ok) if good]
         rng = np.random.default_rng(self.random_state)
 
@@ -137,7 +145,8 @@ class TestSGD(BaseEstimator):
                               batch_size=int(self.batch_size), should_stop=self._stop_event.is_set,
                               on_round=on_round)
         info = {"n_candidates": count_candidates(feats), "n_frequent": len(rule_sets),
-                "skipped": skipped, "queries": scores.queries, "training_records": int(sampler.counts.sum()),
+                "skipped": skipped, "aliases": aliases, "class_names": getattr(domain, "class_names", None),
+                "queries": scores.queries, "training_records": int(sampler.counts.sum()),
                 "sensitive": [f.name for f in feats], "kinds": {f.name: f.kind for f in feats},
                 "status": "stopped" if self._stop_event.is_set() else "completed"}
         return GroupResult(scorable, scores, z=self.z, confidence=self.confidence, top_k=self.top_k,
