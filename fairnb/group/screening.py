@@ -15,7 +15,7 @@ Two checks run before TestSGD scores the frequent rule sets:
 >>> import numpy as np
 >>> covers = np.array([[1, 1, 0, 0], [1, 1, 0, 1], [1, 1, 1, 1], [0, 0, 1, 1]], bool)  # rule sets x cells
 >>> counts = np.array([40, 40, 18, 2])                                                 # records per cell
->>> screen(covers, counts, theta=0.05, overlap=0.99).tolist()
+>>> screen(covers, counts, theta=0.05).tolist()
 ['keep', 'duplicate of 0', 'complement below support', 'keep']
 """
 from __future__ import annotations
