@@ -14,23 +14,25 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
+
+from . import summaries
 
 
 SUMMARY_COLUMNS = ("status", "unique_idis_eidig", "unique_idis_adf", "tried", "success_rate", "elapsed_s",
                    "idis_per_s", "time_to_first_s", "time_to_1000_s")
+N_EXAMPLES = 8
 
 
 def _plot_timeline(results, path: Path) -> None:
-    import matplotlib
+    from matplotlib.figure import Figure
 
-    matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6, 3.4), dpi=110)
+    fig = Figure(figsize=(6, 3.4), dpi=110, facecolor="white")
+    ax = fig.subplots()
     for r in results:
         t = r.timeline.iloc[1:]           # the origin sample cannot be drawn on a log axis
-        ax.step(t["elapsed"], t["found"], where="post", label=f"{r.method} ({r.count()} IDIs)")
+        ax.step(t["elapsed"], t["found"], where="post", label=f"{r.method} ({r.count():,} IDIs)")
     ax.set_xscale("log")
     ax.set_xlabel("seconds (log scale)")
     ax.set_ylabel("unique discriminatory inputs")
@@ -39,38 +41,67 @@ def _plot_timeline(results, path: Path) -> None:
     ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path)
-    plt.close(fig)
+
+
+def summary_table(results) -> pd.DataFrame:
+    """One row per search, human labels and formatted numbers (the report's summary)."""
+    rows = {}
+    for r in results:
+        s = r.summary()
+        rows[r.method] = {summaries.LABELS[k]: summaries.formatted(k, s[k], r.ended_by) for k in SUMMARY_COLUMNS}
+    return pd.DataFrame.from_dict(rows, orient="index").rename_axis("method")
+
+
+def example_ids(results) -> list[list[int]]:
+    """For each result, ``N_EXAMPLES`` pair ids spread over its run, preferring pairs no other result found.
+
+    Searches that start from the same seeds (ADF and NeuronFair, EIDIG and MAFT) or draw the same
+    random inputs first (random sampling and AEQUITAS's global phase) report the same first pairs:
+    the seeds or draws that are discriminatory as they are. Their first rows tell the methods apart
+    no better than a coin, so the report shows what each found that the others did not.
+    """
+    keys = [{x.tobytes(): i for i, x in enumerate(np.ascontiguousarray(r.inputs))} for r in results]
+    out = []
+    for k, own in enumerate(keys):
+        others = set().union(*(keys[j].keys() for j in range(len(keys)) if j != k))
+        only = [i for key, i in own.items() if key not in others] or list(own.values())
+        pick = np.unique(np.linspace(0, len(only) - 1, min(N_EXAMPLES, len(only))).round().astype(int))
+        out.append([sorted(only)[p] for p in pick] if only else [])
+    return out
 
 
 def write_report(results, out_dir, *, title: str = "fairnb report", intro: str = "",
-                 sections: tuple[tuple[str, str], ...] = ()) -> Path:
+                 sections: tuple[tuple[str, str], ...] = (), checks: tuple[tuple[str, str], ...] = ()) -> Path:
     """Write ``out_dir/index.html`` (with ``timeline.png``) summarising ``results``.
 
-    ``sections`` are extra ``(heading, html)`` blocks appended to the report (already-escaped HTML).
+    ``checks`` are ``(heading, html)`` blocks shown first (e.g. the ground-truth check), ``sections``
+    blocks appended at the end; both already-escaped HTML.
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     _plot_timeline(results, out / "timeline.png")
-    summary = pd.DataFrame([r.summary() for r in results]).set_index("method")[list(SUMMARY_COLUMNS)]
-    parts = [
-        f"<h1>{html.escape(title)}</h1>",
-        f"<p>{html.escape(intro)}</p>" if intro else "",
+    parts = [f"<h1>{html.escape(title)}</h1>", f"<p>{html.escape(intro)}</p>" if intro else ""]
+    for heading, block in checks:
+        parts += [f"<h2>{html.escape(heading)}</h2>", block]
+    parts += [
         "<h2>Summary</h2>",
-        summary.to_html(escape=True, na_rep="-"),
-        "<p>unique_idis_eidig counts unique full inputs; unique_idis_adf counts them without the protected "
-        "attributes; success_rate = discriminatory candidates / candidates checked.</p>",
+        summary_table(results).to_html(escape=True, index_names=False),
+        "<p>Unique full inputs is the EIDIG/MAFT count; without protected attributes the ADF/NeuronFair "
+        "count. Success rate = discriminatory candidates / candidates checked.</p>",
         "<h2>Discriminatory inputs over time</h2>",
         '<img src="timeline.png" alt="unique discriminatory inputs over time">',
     ]
-    for r in results:
+    for r, ids in zip(results, example_ids(results)):
         parts += [f"<h2>Examples found by {html.escape(r.method)}</h2>",
-                  r.pairs.head(8).to_html(escape=True, index=False, float_format="%.3f")]
+                  f"<p>{len(ids)} of its {summaries.fmt_count(len(r))} pairs, spread over the run, "
+                  "found by no other method where possible; protected attributes highlighted.</p>",
+                  summaries.pairs_html(r, ids)]
     for heading, block in sections:
         parts += [f"<h2>{html.escape(heading)}</h2>", block]
     page = ("<!doctype html><html><head><meta charset='utf-8'><title>" + html.escape(title) + "</title>"
             "<style>body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;color:#222}"
             "table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;padding:2px 6px}"
-            "th{background:#f3f3f3}</style></head><body>" + "\n".join(parts) + "</body></html>")
+            "th{background:#f3f3f3}td{text-align:right;white-space:nowrap}</style></head><body>" + "\n".join(parts) + "</body></html>")
     path = out / "index.html"
     path.write_text(page, encoding="utf-8")
     return path

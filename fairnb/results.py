@@ -276,26 +276,16 @@ class Result:
         rows = "".join(f"<tr><th style='text-align:left'>{html.escape(k)}</th>"
                        f"<td style='text-align:right'>{html.escape(v)}</td></tr>"
                        for k, v in summaries.rows(self.summary(), self.ended_by))
-        from .widgets.table import decision_text, first_columns
-
-        head = self.pairs.head(10)
-        head = head[first_columns(list(head.columns), set(self.domain.protected_names))]
-        for col in ("label", "label'"):
-            head[col] = [decision_text(v, self.class_names) for v in head[col]]
-        head.columns = [html.escape(str(c), quote=False) for c in head.columns]
-        prot = [html.escape(self.domain.names[i], quote=False) for i in self.domain.protected]
-        styled = head.style.set_properties(subset=prot + [f"{p}'" for p in prot],  # dark text: readable on dark themes
-                                           **{"background-color": "#ffe8a3", "color": "#222", "font-weight": "bold"})
-        table = styled.format(precision=3, escape="html").hide(axis="index").to_html()
+        table = summaries.pairs_html(self, range(min(10, len(self))))
         return (f"<div class='fairnb-result'><b>fairnb result: {html.escape(self.method or 'search')}</b>"
-                f"<table>{rows}</table><p>First {len(head)} of {summaries.fmt_count(len(self))} pairs "
+                f"<table>{rows}</table><p>First {min(10, len(self))} of {summaries.fmt_count(len(self))} pairs "
                 f"(protected attributes highlighted):</p>{table}</div>")
 
     def plot(self, ax=None, convention: str = "eidig"):
         """Unique IDIs over time (matplotlib)."""
         import matplotlib.pyplot as plt
 
-        ax = ax or plt.subplots(figsize=(5, 3))[1]
+        ax = ax or plt.subplots(figsize=(5, 3), facecolor="white")[1]   # readable on dark themes
         t = self.timeline
         ax.plot(t["elapsed"], t["found"], label=self.method or "search")
         ax.set_xlabel("seconds")

@@ -14,6 +14,7 @@ the reason the search ended in words ("time budget of 10 s reached").
 """
 from __future__ import annotations
 
+import html
 import math
 
 # labels of Result.summary() keys, in the order they are shown
@@ -115,3 +116,19 @@ def rows(summary: dict, ended_by=None) -> list[tuple[str, str]]:
     extra = [k for k in summary if k not in LABELS]
     return ([(LABELS[k], formatted(k, summary[k], ended_by)) for k in known]
             + [(k.replace("_", " "), formatted(k, summary[k])) for k in extra])
+
+
+def pairs_html(result, ids) -> str:
+    """The pairs ``ids`` of ``result`` as an HTML table: protected values, outputs and named decisions
+    first, protected columns highlighted (dark text on yellow, readable on dark themes too)."""
+    from .widgets.table import decision_text, first_columns
+
+    rows = result.pairs.iloc[list(ids)]
+    rows = rows[first_columns(list(rows.columns), set(result.domain.protected_names))]
+    for col in ("label", "label'"):
+        rows[col] = [decision_text(v, result.class_names) for v in rows[col]]
+    rows.columns = [html.escape(str(c), quote=False) for c in rows.columns]
+    prot = [html.escape(n, quote=False) for n in result.domain.protected_names]
+    styled = rows.style.set_properties(subset=prot + [f"{p}'" for p in prot],
+                                       **{"background-color": "#ffe8a3", "color": "#222", "font-weight": "bold"})
+    return styled.format(precision=3, escape="html").hide(axis="index").to_html()

@@ -67,7 +67,7 @@ def plot_scores(result, ax=None, top: int = 15):
 
     f = result.frame.head(top)
     if ax is None:
-        ax = plt.subplots(figsize=(7, 0.35 * len(f) + 1.2))[1]
+        ax = plt.subplots(figsize=(7, 0.35 * len(f) + 1.2), facecolor="white")[1]   # readable on dark themes
     y = list(range(len(f)))[::-1]
     ax.barh(y, f["score"], xerr=f["eps"], color="#d9534f", ecolor="#333", capsize=3)
     ax.set_yticks(y)
