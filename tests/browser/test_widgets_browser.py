@@ -130,3 +130,45 @@ def test_stop_works_while_run_all_waits_in_run_wait(page, run_notebook):
     assert kept > 0
     page.wait_for_function("el => el.getAttribute('data-status') === 'stopped'", arg=panel.element_handle())
     assert _number(panel.locator('[data-stat="found"]').text_content()) == kept
+
+
+CONTRAST = """el => {
+    const rgb = (c) => (c.match(/[\\d.]+/g) || []).map(Number);
+    const lum = ([r, g, b]) => { const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+                                 return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b); };
+    const style = getComputedStyle(el);
+    const fg = rgb(el instanceof SVGElement ? style.fill : style.color);
+    let node = el, bg = null;
+    while (node && node.nodeType === 1) {
+        const c = rgb(getComputedStyle(node).backgroundColor);
+        if (c.length === 3 || (c.length === 4 && c[3] > 0.5)) { bg = c; break; }
+        node = node.parentNode;
+    }
+    const [a, b] = [lum(fg), lum(bg || [255, 255, 255])].sort((x, y) => y - x);
+    return (a + 0.05) / (b + 0.05);
+}"""
+
+
+def test_widgets_are_readable_in_the_dark_theme(page, run_notebook, tmp_path_factory):
+    run_notebook("dark.ipynb", [
+        SETUP,
+        "run = RandomSearch(n_samples=20000, batch_size=500, random_state=0).start(model, data.domain)",
+        "result = run.wait()\nins = result.inspect(page_size=5, selected_ids=[0])\nins",
+    ])
+    page.locator(".fairnb-inspector .fairnb-detail-table").wait_for()
+    page.wait_for_function("el => el.getAttribute('data-status') === 'completed'",
+                           arg=page.locator(".fairnb-progress").element_handle())
+    page.evaluate("window.jupyterapp.commands.execute('apputils:change-theme', {theme: 'JupyterLab Dark'})")
+    page.wait_for_function("document.body.dataset.jpThemeLight === 'false'")
+    page.wait_for_timeout(500)
+    page.screenshot(path=str(tmp_path_factory.mktemp("shots") / "dark.png"), full_page=True)
+    checks = {".fairnb-stat-value": 4.5, ".fairnb-chart-tick": 3, ".fairnb-chart-title": 4.5,
+              ".fairnb-table td.fairnb-col-protected": 4.5, ".fairnb-table td.fairnb-col-feature": 4.5,
+              ".fairnb-detail-summary": 4.5, ".fairnb-progress-status": 3}
+    for selector, needed in checks.items():
+        ratio = page.locator(selector).first.evaluate(CONTRAST)
+        assert ratio >= needed, f"{selector}: contrast {ratio:.2f} < {needed} on the dark theme"
+    # the inspector's first columns: protected values, outputs, named decisions
+    heads = [b.text_content() for b in page.locator(".fairnb-inspector thead th[data-column] button").all()][:7]
+    assert heads == ["sex", "sex'", "p", "p'", "label", "label'", "difference"]
+    assert {"<=50K", ">50K"} & {c.text_content() for c in page.locator(".fairnb-inspector tbody td.fairnb-col-output").all()}
