@@ -103,7 +103,6 @@ class BackgroundSearch:
         return f"<BackgroundSearch {self.search.name} {state}{found}>"
 
 
-
 def _kernel_shell_pump():
     """A function ``pump(timeout)`` that handles the widget messages waiting for the kernel's main
     thread, or None outside an IPython kernel (or one whose message loop is not ipykernel 7's).
@@ -144,8 +143,12 @@ def _kernel_shell_pump():
 
 
 def _msg_type(kernel, msg) -> str:
-    _, frames = kernel.session.feed_identities(msg, copy=False)
-    return kernel.session.deserialize(frames, content=False, copy=False)["header"]["msg_type"]
+    """The message's type, or "" when it does not parse (the kernel's own loop then reports it)."""
+    try:
+        _, frames = kernel.session.feed_identities(msg, copy=False)
+        return kernel.session.deserialize(frames, content=False, copy=False)["header"]["msg_type"]
+    except Exception:  # noqa: BLE001 - handed to the kernel unchanged
+        return ""
 
 
 def _run_sync(coroutine) -> None:
