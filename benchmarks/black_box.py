@@ -94,9 +94,9 @@ def run_aequitas(model, domain, random_state: int = 0) -> dict:
     discriminatory ones to get there."""
     out = {}
     for variant in ("fully", "semi", "random"):
-        r = Aequitas(variant=variant, n_global=1000, n_local=1000, random_state=random_state).run(model, domain)
+        r = Aequitas(variant=variant, n_seeds=1000, n_local=1000, random_state=random_state).run(model, domain)
         out[variant] = _summary(r)
-    r = Aequitas(n_global=10_000, n_local=1000, max_found=1000, random_state=random_state).run(model, domain)
+    r = Aequitas(n_seeds=10_000, n_local=1000, max_found=1000, random_state=random_state).run(model, domain)
     out["fully, until 1,000 IDIs"] = _summary(r)
     return out
 

@@ -124,6 +124,8 @@ VARIANTS = {
 
 def run(label, model, domain, seeds, n_local, random_state) -> tuple[dict, NeuronFair | ADF]:
     cls, params = VARIANTS[label]
+    if issubclass(cls, NeuronFair):
+        params = {"local": "paper", **params}      # the audit's variants start from the paper's walk
     search = cls(n_seeds=len(seeds), n_local=n_local, seed_selection="as_given", random_state=random_state,
                  progress=False, **params)
     t0 = time.perf_counter()

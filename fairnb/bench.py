@@ -19,7 +19,7 @@ Protocol (MAFT's, ICSE 2024): seeds are drawn from the published training split 
 the 64 % left after the test and validation rows; german: 60 %) by K-Means(4) with a random member
 per cluster, round robin (the whole training split when it has fewer rows), and the
 *same* seed array goes to every method of a round. Seed selection is not timed. Methods' size
-parameters come from ``seeds`` and ``local`` where they have them (``n_seeds``/``n_global``,
+parameters come from ``seeds`` and ``local`` where they have them (``n_seeds``,
 ``n_local``; random sampling gets ``seeds * local`` samples, the same maximum number of candidates);
 a method class can instead define ``bench_params(seeds, local, max_time) -> dict``. ``max_time`` is a
 per-method wall-clock budget ("IDIs found in N seconds"); the size parameters still apply. A method
@@ -127,15 +127,13 @@ def method_params(cls, *, seeds: int, local: int, max_time: float | None) -> dic
         return dict(cls.bench_params(seeds=seeds, local=local, max_time=max_time))
     names = _params_of(cls)
     params = {"max_time": max_time} if max_time is not None else {}
-    for option in ("n_seeds", "n_global"):
-        if option in names:
-            params[option] = seeds
-            break
+    if "n_seeds" in names:
+        params["n_seeds"] = seeds
     if "n_local" in names:
         params["n_local"] = local
     if "seed_selection" in names:
         params["seed_selection"] = "as_given"      # the round's seeds, already chosen
-    if "n_samples" in names and not {"n_seeds", "n_global"} & set(names):
+    if "n_samples" in names and "n_seeds" not in names:
         params["n_samples"] = None if max_time is not None else seeds * local
     return params
 
@@ -182,8 +180,6 @@ def _value(text: str):
 def load_benchmark(name: str, *, data_dir=None, models_dir=None):
     """``(benchmark, data, model, X_train)`` with the data's protected attribute set and the model loaded;
     ``X_train`` is the published training split the seeds are drawn from (without the validation rows)."""
-    from sklearn.model_selection import train_test_split
-
     from . import datasets, models
 
     try:
@@ -197,9 +193,7 @@ def load_benchmark(name: str, *, data_dir=None, models_dir=None):
     if not path.exists():
         raise FileNotFoundError(f"no model {bench.model} in {models_dir}")
     data = datasets.load(bench.dataset, data_dir=data_dir).with_protected([bench.protected])
-    X_train = data.split()[0]
-    if bench.validation:
-        X_train = train_test_split(X_train, test_size=bench.validation, random_state=data.random_state)[0]
+    X_train = data.with_split(validation_size=bench.validation).seed_inputs()
     return bench, data, models.load_model(path), X_train
 
 
@@ -227,8 +221,10 @@ def run_benchmark(name: str, methods, *, seeds: int = 1000, local: int = 1000, m
     for r in range(rounds):
         seed_array = cluster_seeds(X_train, seeds, order="random", random_state=random_state + r)
         for method, (cls, extra) in classes.items():
-            search = cls(random_state=random_state + r, progress=False,
-                         **{**method_params(cls, seeds=seeds, local=local, max_time=max_time), **extra})
+            params = method_params(cls, seeds=seeds, local=local, max_time=max_time)
+            if "n_seeds" in params:     # german's training split has 600 rows: all of them are the seeds
+                params["n_seeds"] = min(params["n_seeds"], len(seed_array))
+            search = cls(random_state=random_state + r, progress=False, **{**params, **extra})
             result = search.run(model, data.domain, seeds=seed_array)
             rows.append(_row(bench.name, method, seeds, local, r, result))
             if log:
@@ -317,6 +313,11 @@ def run_from_cli(args) -> dict:
     """``fairnb bench``: run, optionally write JSON / CSV / markdown, return the one-line summary."""
     methods = args.methods
     names = sorted(BENCHMARKS) if args.benchmark == "all" else [b.strip() for b in args.benchmark.split(",")]
+    unknown = [n for n in names if n not in BENCHMARKS]
+    if unknown:
+        raise ValueError(f"unknown benchmark {', '.join(map(repr, unknown))}; choose from {sorted(BENCHMARKS)} or all")
+    for _, name, params in parse_methods(methods):      # a bad name or parameter fails before any search runs
+        get_method(name)(**params)
     rounds = getattr(args, "rounds", 1)
     log = (lambda msg: print(msg, file=sys.stderr, flush=True))
     frames = [run_benchmark(name, methods, seeds=args.seeds, local=args.local, max_time=args.max_time,

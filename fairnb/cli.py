@@ -11,12 +11,36 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+from pathlib import Path
 
 
 def _data_dir_arg(p):
     p.add_argument("--data-dir", default=None,
                    help="folder holding the benchmark data (default: $FAIRNB_DATA, else download)")
+
+
+def _data_args(p):
+    """``--dataset NAME`` or ``--csv FILE`` with the options that encode your own table."""
+    source = p.add_mutually_exclusive_group(required=True)
+    source.add_argument("--dataset", help="a benchmark data set (census, german, bank, ...)")
+    source.add_argument("--csv", help="your own table: a CSV file with a header row (needs --label)")
+    own = p.add_argument_group("your own table (--csv); see fairnb.datasets.from_frame")
+    own.add_argument("--label", help="the decision column (two values)")
+    own.add_argument("--positive", help="the favourable label value (default: the larger one)")
+    own.add_argument("--categorical", default="", help="numeric columns to treat as categories, comma-separated")
+    own.add_argument("--step", default="", help="columns with fractional values on a grid, e.g. income=0.5,rate=0.01")
+    own.add_argument("--bins", default="", help="columns with fractional values cut into n equal bins, e.g. income=5")
+    own.add_argument("--test-size", type=float, default=0.2, help="share of rows in the test split (0.2)")
+    own.add_argument("--validation-size", type=float, default=0.0,
+                     help="share of the training rows held out for validation; seeds come from the rest (0)")
+    _data_dir_arg(p)
+
+
+def _model_arg(p):
+    p.add_argument("--model", required=True,
+                   help="model file: Keras (.h5, .keras) or a pickled scikit-learn classifier (.joblib, .pkl)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -27,23 +51,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default="fairnb-report", help="report folder (default: ./fairnb-report)")
     p.add_argument("--seconds", type=float, default=10.0, help="time budget per search")
 
-    p = sub.add_parser("evaluate", help="accuracy of a model on a data set's published test split")
-    p.add_argument("--dataset", required=True)
-    p.add_argument("--model", required=True, help="model file (.h5 or .keras)")
-    _data_dir_arg(p)
+    p = sub.add_parser("evaluate", help="accuracy of a model on a data set's test split")
+    _data_args(p)
+    _model_arg(p)
 
     p = sub.add_parser("search", help="search a model for individual discrimination")
-    p.add_argument("--dataset", required=True)
-    p.add_argument("--model", required=True, help="model file (.h5 or .keras)")
+    _data_args(p)
+    _model_arg(p)
     p.add_argument("--protected", required=True, help="protected attribute(s), comma-separated")
-    p.add_argument("--method", default="random")
+    p.add_argument("--method", default="random", help="a registered method, parameters as name[key=value;key=value]")
     p.add_argument("--max-time", type=float, default=None, help="time budget in seconds")
     p.add_argument("--max-tried", type=int, default=None, help="budget of checked candidates")
     p.add_argument("--max-found", type=int, default=None, help="stop after this many unique IDIs")
     p.add_argument("--seeds", type=int, default=None, help="number of seeds from the training split")
     p.add_argument("--random-state", type=int, default=0)
     p.add_argument("--out", default=None, help="save the pairs (.csv or .parquet)")
-    _data_dir_arg(p)
 
     p = sub.add_parser("bench", help="run a published benchmark (e.g. C-g) for several methods")
     p.add_argument("--benchmark", required=True, help="C-a, C-r, C-g, G-g, G-a, B-a, several comma-separated, or all")
@@ -60,28 +82,107 @@ def build_parser() -> argparse.ArgumentParser:
     _data_dir_arg(p)
 
     p = sub.add_parser("groups", help="TestSGD: rank group-discrimination rules")
-    p.add_argument("--dataset", required=True)
-    p.add_argument("--model", required=True)
+    _data_args(p)
+    _model_arg(p)
     p.add_argument("--sensitive", required=True, help="sensitive features, comma-separated")
     p.add_argument("--continuous", default="auto",
                    help="sensitive features given interval rules, comma-separated (default auto: > 10 values)")
     p.add_argument("--theta", type=float, default=0.05, help="support threshold of a rule set (default 0.05)")
     p.add_argument("--random-state", type=int, default=0)
     p.add_argument("--json", default=None, help="write all scored rule sets as JSON here")
-    _data_dir_arg(p)
     return parser
+
+
+# ---------------------------------------------------------------------------------------------- checks
+
+
+def check_output_file(path, option: str, suffixes: tuple[str, ...]) -> None:
+    """Refuse, before any work, an output file that could not be written: wrong extension, a folder in its
+    place, a missing or unwritable folder (``ValueError`` naming the option)."""
+    if path is None:
+        return
+    path = Path(path)
+    if path.suffix.lower() not in suffixes:
+        raise ValueError(f"{option} {str(path)!r}: unknown extension {path.suffix!r}; use {' or '.join(suffixes)}")
+    if path.is_dir():
+        raise ValueError(f"{option} {str(path)!r} is a folder; name a file inside it, e.g. {str(path / ('out' + suffixes[0]))!r}")
+    folder = path.parent
+    if not folder.is_dir():
+        raise ValueError(f"{option} {str(path)!r}: folder {str(folder)!r} does not exist; create it first")
+    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise ValueError(f"{option} {str(path)!r} is not writable; choose another place")
+
+
+def check_output_folder(path, option: str) -> None:
+    """Refuse, before any work, an output folder that is a file or lies under a file or an unwritable folder."""
+    if path is None:
+        return
+    path = Path(path)
+    if path.exists() and not path.is_dir():
+        raise ValueError(f"{option} {str(path)!r} is a file, not a folder; name a folder")
+    existing = next(p for p in (path, *path.parents) if p.exists())
+    if not existing.is_dir():
+        raise ValueError(f"{option} {str(path)!r}: {str(existing)!r} is a file, not a folder")
+    if not os.access(existing, os.W_OK):
+        raise ValueError(f"{option} {str(path)!r}: folder {str(existing)!r} is not writable; choose another place")
+
+
+def _pairs(text: str, option: str, convert) -> dict:
+    """``"a=1,b=2"`` -> ``{"a": convert("1"), ...}``."""
+    out = {}
+    for item in filter(None, (t.strip() for t in (text or "").split(","))):
+        key, eq, value = (t.strip() for t in item.partition("="))
+        try:
+            number = convert(value)
+        except ValueError:
+            number = None
+        if not eq or not key or number is None:
+            raise ValueError(f"{option}: expected column=number, got {item!r}")
+        out[key] = number
+    return out
+
+
+def _load_data(args, protected=()):
+    """The data set the arguments name (``--dataset`` or ``--csv``) with ``protected`` attributes."""
+    from . import datasets
+
+    if args.csv is None:
+        data = datasets.load(args.dataset, data_dir=args.data_dir)
+        return data.with_protected(protected) if protected else data
+    if not args.label:
+        raise ValueError("--csv needs --label (the decision column)")
+    return datasets.from_csv(args.csv, args.label, protected, positive=args.positive,
+                             categorical=args.categorical, continuous=_pairs(args.step, "--step", float),
+                             bins=_pairs(args.bins, "--bins", int), test_size=args.test_size,
+                             validation_size=args.validation_size)
+
+
+def _make_search(spec: str, **params):
+    """The search a ``--method`` spec (``name[key=value;...]``) names, with ``params`` added."""
+    from .bench import parse_methods
+    from .search import get_method
+
+    specs = parse_methods(spec)
+    if len(specs) != 1:
+        raise ValueError(f"--method names {len(specs)} methods ({spec!r}); give one, e.g. eidig[decay=0.3]")
+    _, name, extra = specs[0]
+    return get_method(name)(**{**params, **extra})
+
+
+# ---------------------------------------------------------------------------------------------- commands
 
 
 def _cmd_demo(args) -> dict:
     from .demo import run_demo
 
+    check_output_folder(args.out, "--out")
     return run_demo(args.out, seconds=args.seconds)
 
 
 def _cmd_evaluate(args) -> dict:
-    from . import accuracy, datasets, models
+    from . import accuracy, models
 
-    data = datasets.load(args.dataset, data_dir=args.data_dir)
+    data = _load_data(args)
     model = models.load_model(args.model)
     _, X_test, _, y_test = data.split()
     return {"dataset": data.name, "model": args.model, "test_rows": len(y_test),
@@ -89,14 +190,14 @@ def _cmd_evaluate(args) -> dict:
 
 
 def _cmd_search(args) -> dict:
-    from . import datasets, models
-    from .search import get_method
+    from . import models
 
-    data = datasets.load(args.dataset, data_dir=args.data_dir).with_protected(args.protected)
+    check_output_file(args.out, "--out", (".csv", ".parquet"))
+    search = _make_search(args.method, max_time=args.max_time, max_tried=args.max_tried, max_found=args.max_found,
+                          random_state=args.random_state, progress=sys.stderr.isatty())
+    data = _load_data(args, args.protected)
     model = models.load_model(args.model)
-    X_train = data.split()[0]
-    search = get_method(args.method)(max_time=args.max_time, max_tried=args.max_tried, max_found=args.max_found,
-                                     random_state=args.random_state, progress=sys.stderr.isatty())
+    X_train = data.seed_inputs()
     seeds = X_train if args.seeds is None else X_train[: args.seeds]
     result = search.run(model, data.domain, seeds=data.domain.clip(seeds))
     summary = {"dataset": data.name, **result.summary()}
@@ -108,13 +209,16 @@ def _cmd_search(args) -> dict:
 def _cmd_bench(args) -> dict:
     from .bench import run_from_cli
 
+    check_output_folder(args.out, "--out")
+    check_output_file(args.json, "--json", (".json",))
     return run_from_cli(args)
 
 
 def _cmd_groups(args) -> dict:
     from .group.cli import run_from_cli
 
-    return run_from_cli(args)
+    check_output_file(args.json, "--json", (".json",))
+    return run_from_cli(args, _load_data(args))
 
 
 COMMANDS = {"demo": _cmd_demo, "evaluate": _cmd_evaluate, "search": _cmd_search, "bench": _cmd_bench,
@@ -125,7 +229,7 @@ def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     try:
         summary = COMMANDS[args.command](args)
-    except (ValueError, FileNotFoundError, TypeError) as e:
+    except (ValueError, OSError, TypeError) as e:
         print(f"fairnb {args.command}: error: {e}", file=sys.stderr)
         return 2
     print(json.dumps(summary))

@@ -43,6 +43,18 @@ def train_demo_model(data, *, hidden=(32, 16), ignore_protected: bool = False, m
 
 
 def accuracy(model, X, y) -> float:
-    """Share of rows whose predicted class (argmax of ``predict_proba``) equals ``y``."""
-    P = model.predict_proba(np.asarray(X, dtype=float))
-    return float((P.argmax(axis=1) == np.asarray(y)).mean())
+    """Share of rows whose predicted class (argmax of the class probabilities) equals ``y``.
+
+    ``model`` is anything ``fairnb.search`` takes: a Keras or scikit-learn model, a fairnb model, or a
+    callable returning probabilities.
+
+    >>> accuracy(lambda X: X[:, 0], [[0.9], [0.2], [0.7]], [1, 0, 0])
+    0.6666666666666666
+    """
+    from .models import as_probability_matrix, wrap
+
+    X, y = np.asarray(X, dtype=float), np.asarray(y)
+    if len(X) != len(y) or len(y) == 0:
+        raise ValueError(f"X has {len(X)} rows and y {len(y)} labels; pass as many labels as rows (at least one)")
+    P = as_probability_matrix(wrap(model).predict_proba(X), len(X), source="the model")
+    return float((P.argmax(axis=1) == y).mean())

@@ -12,7 +12,7 @@ from blackbox_checks import assert_pairs_rechecked
 
 @pytest.mark.parametrize("variant", ["random", "semi", "fully"])
 def test_finds_planted_discrimination_and_every_pair_rechecks(synthetic, biased_model, variant):
-    r = Aequitas(variant=variant, n_global=500, n_local=100, random_state=0).run(biased_model, synthetic.domain)
+    r = Aequitas(variant=variant, n_seeds=500, n_local=100, random_state=0).run(biased_model, synthetic.domain)
     assert r.status == "completed"
     assert r.extras["global_idis"] > 20 and r.extras["local_idis"] > 200
     assert r.count("adf") == r.extras["global_idis"] + r.extras["local_idis"]
@@ -21,7 +21,7 @@ def test_finds_planted_discrimination_and_every_pair_rechecks(synthetic, biased_
 
 
 def test_zero_on_a_model_that_ignores_the_protected_attribute(synthetic, fair_model):
-    r = Aequitas(n_global=2000, random_state=0).run(fair_model, synthetic.domain)
+    r = Aequitas(n_seeds=2000, random_state=0).run(fair_model, synthetic.domain)
     assert r.count() == 0 and r.hits == 0 and r.extras["local_generated"] == 0
 
 
@@ -51,7 +51,7 @@ def test_direction_and_attribute_updates_follow_the_paper():
 
 
 def test_variants_learn_what_they_should(synthetic, biased_model):
-    kw = dict(n_global=300, n_local=30, random_state=1)
+    kw = dict(n_seeds=300, n_local=30, random_state=1)
     uniform = np.full(len(synthetic.domain.non_protected), 1 / len(synthetic.domain.non_protected))
     r = AequitasRandom(**kw).run(biased_model, synthetic.domain)
     assert np.allclose(r.extras["attribute_probability"], uniform) and np.allclose(r.extras["down_probability"], 0.5)
@@ -69,7 +69,7 @@ def test_non_binary_and_several_protected_attributes():
                         protected=["race", "sex"])
     # discriminates only race 3 vs the rest, and only in a region of a
     model = FunctionModel(lambda X: ((X[:, 2] > 12) & (X[:, 0] == 3) | (X[:, 3] > 18)).astype(float))
-    r = Aequitas(n_global=500, n_local=50, random_state=0).run(model, dom)
+    r = Aequitas(n_seeds=500, n_local=50, random_state=0).run(model, dom)
     assert r.count("adf") > 50
     assert_pairs_rechecked(r, model, dom)
     assert (r.inputs[:, 2] > 12).all() and (r.counterparts[:, 2] > 12).all()
@@ -80,22 +80,22 @@ def test_works_on_sklearn_models_and_plain_callables(synthetic):
 
     X, _, y, _ = synthetic.split()
     clf = LogisticRegression(max_iter=500).fit(X, y)
-    r = Aequitas(n_global=500, n_local=50, random_state=0).run(clf, synthetic.domain)
+    r = Aequitas(n_seeds=500, n_local=50, random_state=0).run(clf, synthetic.domain)
     assert r.count() > 0
     assert_pairs_rechecked(r, clf, synthetic.domain)
     callable_model = synthetic.info["true_model"].predict_proba
-    r = fairnb.search(callable_model, synthetic.domain, method="aequitas", n_global=300, n_local=30, random_state=0)
+    r = fairnb.search(callable_model, synthetic.domain, method="aequitas", n_seeds=300, n_local=30, random_state=0)
     assert r.count() > 0
 
 
 def test_budget_seeds_and_determinism(synthetic, biased_model):
-    r = Aequitas(n_global=1000, n_local=1000, max_found=300, random_state=0).run(biased_model, synthetic.domain)
+    r = Aequitas(n_seeds=1000, n_local=1000, max_found=300, random_state=0).run(biased_model, synthetic.domain)
     assert r.status == "budget" and 300 <= r.count() < 1000
-    a = Aequitas(n_global=200, n_local=20, random_state=3).run(biased_model, synthetic.domain)
-    b = Aequitas(n_global=200, n_local=20, random_state=3).run(biased_model, synthetic.domain)
+    a = Aequitas(n_seeds=200, n_local=20, random_state=3).run(biased_model, synthetic.domain)
+    b = Aequitas(n_seeds=200, n_local=20, random_state=3).run(biased_model, synthetic.domain)
     assert np.array_equal(a.inputs, b.inputs)
     X_train = synthetic.split()[0]
-    r = Aequitas(global_from="seeds", n_global=100, n_local=10, random_state=0).run(biased_model, synthetic.domain,
+    r = Aequitas(global_from="seeds", n_seeds=100, n_local=10, random_state=0).run(biased_model, synthetic.domain,
                                                                                       seeds=X_train)
     assert r.extras["global_generated"] <= 100
     with pytest.raises(ValueError, match="needs seeds"):

@@ -16,7 +16,7 @@ def test_budget_mapping_is_method_generic():
         params = bench.method_params(get_method(name), seeds=30, local=7, max_time=None)
         assert params == {"n_seeds": 30, "n_local": 7, "seed_selection": "as_given"}
     assert bench.method_params(get_method("aequitas"), seeds=30, local=7, max_time=5.0) == {
-        "max_time": 5.0, "n_global": 30, "n_local": 7}
+        "max_time": 5.0, "n_seeds": 30, "n_local": 7}
     assert bench.method_params(get_method("random"), seeds=30, local=7, max_time=None) == {"n_samples": 210}
     assert bench.method_params(get_method("random"), seeds=30, local=7, max_time=2.0) == {
         "max_time": 2.0, "n_samples": None}

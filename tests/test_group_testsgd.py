@@ -146,14 +146,13 @@ def test_bad_input_messages(planted):
 
 
 def test_cli_on_a_saved_model(tmp_path, monkeypatch, planted):
-    """``fairnb groups`` end to end, with the data set and model loaders swapped for the planted ones."""
+    """``fairnb groups`` end to end, on the planted data and with the model loader swapped for the planted model."""
     import fairnb
 
-    monkeypatch.setattr(fairnb.datasets, "load", lambda name, data_dir=None: planted)
     monkeypatch.setattr(fairnb.models, "load_model", lambda path: fairnb.models.FunctionModel(_planted_model))
     args = Namespace(dataset="planted", model="m.h5", sensitive="sex,race,age", continuous="age", theta=0.05,
                      random_state=0, data_dir=None, json=str(tmp_path / "all.json"))
-    out = run_from_cli(args)
+    out = run_from_cli(args, planted)
     assert out["top_rule_set"] == planted.info["planted_group"] and out["score"] == 1.0 and out["eps"] == 0.0
     assert out["rule_sets_scored"] > 100 and out["seconds"] > 0
     assert len(json.loads((tmp_path / "all.json").read_text())["rule_sets"]) == out["rule_sets_scored"]

@@ -303,5 +303,5 @@ def test_sg_and_aequitas_on_a_keras_model(synthetic):
     model.fit(X, y, epochs=3, verbose=0)
     r = SymbolicGeneration(limit=20, random_state=0, **FAST).run(model, synthetic.domain, seeds=X)
     assert r.extras["test_cases_generated"] == 20
-    r = Aequitas(n_global=200, n_local=10, random_state=0).run(model, synthetic.domain)
+    r = Aequitas(n_seeds=200, n_local=10, random_state=0).run(model, synthetic.domain)
     assert r.extras["global_generated"] > 0

@@ -20,8 +20,8 @@ METHODS = {
     "adf-reset": (ADF, {"acceptance": "reset"}, 200, {"global_step": 0}),
     "eidig": (EIDIG, {}, 200, {"decay": 1.5}),
     "maft": (MAFT, {}, 200, {"h": 0}),
-    "neuronfair": (NeuronFair, {}, 20, {"local": "ours"}),
-    "neuronfair-reference": (NeuronFair, {"local": "reference"}, 100, {"random_share": 2}),
+    "neuronfair": (NeuronFair, {}, 100, {"local": "ours"}),
+    "neuronfair-paper": (NeuronFair, {"local": "paper"}, 20, {"random_share": 2}),
 }
 
 

@@ -1,6 +1,7 @@
 """Datasets: the embedded synthetic default and the benchmark data sets.
 
-``load(name, data_dir)`` reads a benchmark data set (``available()`` lists them) from a folder you
+``from_frame(df, label=..., protected=...)`` and ``from_csv(path, ...)`` turn your own table into a
+Dataset; ``load(name, data_dir)`` reads a benchmark data set (``available()`` lists them) from a folder you
 name or ``$FAIRNB_DATA``; ``uci`` downloads and preprocesses the raw UCI Adult and German files.
 
 >>> from fairnb.datasets import make_synthetic
@@ -13,5 +14,6 @@ from . import uci
 from .base import Dataset
 from .benchmarks import adf_sens_param_to_index, available, load
 from .synthetic import make_synthetic
+from .tables import from_csv, from_frame
 
-__all__ = ["Dataset", "make_synthetic", "load", "available", "adf_sens_param_to_index", "uci"]
+__all__ = ["Dataset", "from_frame", "from_csv", "make_synthetic", "load", "available", "adf_sens_param_to_index", "uci"]

@@ -37,23 +37,53 @@ import numpy as np
 import pandas as pd
 
 
+KINDS = ("categorical", "ordinal", "continuous")
+
+
 @dataclass(frozen=True)
 class Feature:
-    """One integer-encoded feature: ``low <= value <= high``.
+    """One integer-encoded feature: ``low <= code <= high``.
 
-    ``labels`` optionally names the values ``low, low+1, ...`` (e.g. ``("female", "male")``) and is
-    used only for display.
+    ``labels`` optionally names the codes ``low, low+1, ...`` (e.g. ``("female", "male")``) for display.
+    ``kind`` says what the codes mean: ``"ordinal"`` (ordered integers, the default), ``"categorical"``
+    (unordered categories, e.g. an encoded string column) or ``"continuous"`` (a number on a grid:
+    code ``k`` stands for the value ``k * step``). Every search works on the integer codes.
+
+    >>> Feature("income", 0, 40, kind="continuous", step=2.5).value(3)
+    7.5
+    >>> Feature("sex", 0, 1, labels="fm")
+    Traceback (most recent call last):
+    ...
+    TypeError: feature 'sex': labels is the string 'fm'; pass one label per value, e.g. labels=('f', 'm')
     """
 
     name: str
     low: int
     high: int
     labels: tuple[str, ...] | None = None
+    kind: str = "ordinal"
+    step: float = 1.0
 
     def __post_init__(self):
+        if not isinstance(self.name, str) or not self.name:
+            raise TypeError(f"feature name must be a non-empty string, got {self.name!r}")
+        for bound in ("low", "high"):
+            object.__setattr__(self, bound, _integer_bound(self.name, bound, getattr(self, bound)))
         if self.high < self.low:
             raise ValueError(f"feature {self.name!r}: high {self.high} is below low {self.low}")
+        if self.kind not in KINDS:
+            raise ValueError(f"feature {self.name!r}: kind must be one of {KINDS}, got {self.kind!r}")
+        step = self.step
+        if isinstance(step, bool) or not isinstance(step, (int, float, np.integer, np.floating)) \
+                or not np.isfinite(step) or step <= 0:
+            raise ValueError(f"feature {self.name!r}: step must be a positive finite number, got {step!r}")
+        if step != 1 and self.kind != "continuous":
+            raise ValueError(f"feature {self.name!r}: a step other than 1 needs kind='continuous'")
+        object.__setattr__(self, "step", float(step))
         if self.labels is not None:
+            if isinstance(self.labels, str):
+                raise TypeError(f"feature {self.name!r}: labels is the string {self.labels!r}; pass one label per "
+                                f"value, e.g. labels={tuple(self.labels)!r}")
             object.__setattr__(self, "labels", tuple(str(s) for s in self.labels))
             if len(self.labels) != self.high - self.low + 1:
                 raise ValueError(
@@ -65,11 +95,51 @@ class Feature:
     def values(self) -> np.ndarray:
         return np.arange(self.low, self.high + 1)
 
+    def value(self, code):
+        """The number a code stands for: the code itself, or ``code * step`` for a continuous feature."""
+        code = int(round(float(code)))
+        return code * self.step if self.kind == "continuous" else code
+
     def label(self, value) -> str:
         v = int(round(float(value)))
         if self.labels is not None and self.low <= v <= self.high:
             return self.labels[v - self.low]
-        return str(v)
+        return f"{self.value(v):g}" if self.kind == "continuous" else str(v)
+
+
+def _integer_bound(name: str, which: str, value) -> int:
+    """``value`` as an int, or a ValueError/TypeError naming the feature, the bound and the fix."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"feature {name!r}: {which} must be an integer, got {value!r} ({type(value).__name__})")
+    if not np.isfinite(value) or value != int(value):
+        raise ValueError(f"feature {name!r}: {which} must be a finite integer code, got {value!r}; encode the "
+                         "feature as integers (a number on a grid: kind='continuous' with a step)")
+    return int(value)
+
+
+def protected_list(protected) -> list:
+    """``protected`` as a list of names or indices: one name, a comma-separated string, or a sequence.
+
+    >>> protected_list("sex, race"), protected_list(["sex"]), protected_list(2)
+    (['sex', 'race'], ['sex'], [2])
+    """
+    if isinstance(protected, (bool, np.bool_)):
+        raise TypeError(f"protected must name attributes (e.g. protected=['sex']), got {protected!r}")
+    if isinstance(protected, str):
+        names = [p.strip() for p in protected.split(",") if p.strip()]
+        if not names:
+            raise ValueError(f"protected={protected!r} names no attribute; pass e.g. protected=['sex']")
+        return names
+    if isinstance(protected, (int, np.integer)):
+        return [int(protected)]
+    try:
+        items = list(protected)
+    except TypeError:
+        raise TypeError(f"protected must be names or indices of features, got {protected!r}") from None
+    for p in items:
+        if isinstance(p, (bool, np.bool_)) or not isinstance(p, (str, int, np.integer)):
+            raise TypeError(f"protected must be names or indices of features, got {p!r} in {protected!r}")
+    return items
 
 
 class TabularDomain:
@@ -78,8 +148,9 @@ class TabularDomain:
     Parameters
     ----------
     features : sequence of Feature
-    protected : names or 0-based indices of the protected attributes. With several, their
-        variants are the Cartesian product of their values (as in EIDIG).
+    protected : names or 0-based indices of the protected attributes (or one name, or a
+        comma-separated string). With several, their variants are the Cartesian product of their
+        values (as in EIDIG).
     """
 
     def __init__(self, features: Sequence[Feature], protected: Iterable[str | int] = ()):
@@ -92,9 +163,12 @@ class TabularDomain:
         self.names = tuple(names)
         self.lower = np.array([f.low for f in self.features], dtype=float)
         self.upper = np.array([f.high for f in self.features], dtype=float)
-        self.protected = tuple(self.index(p) for p in protected)
+        self.protected = tuple(self.index(p) for p in protected_list(protected))
         if len(set(self.protected)) != len(self.protected):
             raise ValueError("a protected attribute is named twice")
+        if self.protected and len(self.protected) == len(self.features):
+            raise ValueError(f"every feature is protected ({list(names)}): a discriminatory pair differs only in "
+                             "protected attributes, so at least one feature must be unprotected")
         self._protected_values = (
             np.array(list(itertools.product(*(self.features[i].values for i in self.protected))), dtype=float)
             if self.protected
@@ -147,6 +221,8 @@ class TabularDomain:
     # ------------------------------------------------------------------ inputs
     def validate(self, X, *, what: str = "input") -> np.ndarray:
         """Return ``X`` as a 2-D float array, or raise ``ValueError`` naming the problem."""
+        if np.iscomplexobj(X):
+            raise ValueError(f"{what} has complex values; pass real numbers (e.g. X.real if the imaginary parts are 0)")
         try:
             X = np.asarray(X, dtype=float)
         except (TypeError, ValueError) as e:
@@ -205,7 +281,9 @@ class TabularDomain:
         X = np.asarray(X, dtype=float).reshape(-1, self.n_features)
         cols = {}
         for j, f in enumerate(self.features):
-            if f.labels is None:
+            if f.labels is None and f.kind == "continuous":
+                cols[f.name] = np.rint(X[:, j]) * f.step
+            elif f.labels is None:
                 cols[f.name] = X[:, j].astype(np.int64)
             else:
                 cols[f.name] = [f.label(v) for v in X[:, j]]
@@ -218,17 +296,44 @@ class TabularDomain:
             "low": self.lower.astype(int),
             "high": self.upper.astype(int),
             "values": (self.upper - self.lower + 1).astype(int),
+            "kind": [f.kind for f in self.features],
             "protected": [i in self.protected for i in range(self.n_features)],
         })
 
     @classmethod
     def from_data(cls, X: pd.DataFrame | np.ndarray, protected: Iterable[str | int] = (),
                   names: Sequence[str] | None = None) -> "TabularDomain":
-        """A domain whose bounds are the data's min/max per column (the EIDIG convention)."""
+        """A domain whose bounds are the data's min/max per column (the EIDIG convention).
+
+        ``X`` holds integer codes (a DataFrame or an array); column labels become feature names
+        (as strings). For a raw table with strings or fractional numbers use
+        ``fairnb.datasets.from_frame``, which encodes them.
+
+        >>> TabularDomain.from_data(pd.DataFrame({"sex": [0, 1], "age": [20, 70]}), protected="sex")
+        TabularDomain(2 features, protected=['sex'], 2 protected variants)
+        """
         if isinstance(X, pd.DataFrame):
             names = list(X.columns) if names is None else names
             X = X.to_numpy()
-        X = np.asarray(X, dtype=float)
-        names = names or [f"x{j}" for j in range(X.shape[1])]
-        lo, hi = np.floor(X.min(axis=0)).astype(int), np.ceil(X.max(axis=0)).astype(int)
-        return cls([Feature(str(n), int(a), int(b)) for n, a, b in zip(names, lo, hi)], protected)
+        if np.iscomplexobj(X):
+            raise ValueError("X has complex values; pass real numbers")
+        try:
+            X = np.asarray(X, dtype=float)
+        except (TypeError, ValueError):
+            raise ValueError("X has non-numeric values; encode them first, e.g. with "
+                             "fairnb.datasets.from_frame(df, label=..., protected=...)") from None
+        if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] == 0:
+            raise ValueError(f"X has shape {X.shape}; a domain needs at least one row and one column")
+        names = [str(n) for n in (names if names is not None else [f"x{j}" for j in range(X.shape[1])])]
+        if len(names) != X.shape[1]:
+            raise ValueError(f"{len(names)} names for {X.shape[1]} columns")
+        for j, name in enumerate(names):
+            column = X[:, j]
+            if not np.isfinite(column).all():
+                raise ValueError(f"column {name!r} has NaN or infinite values; drop or fill them first "
+                                 "(df.dropna() or df.fillna(...))")
+            if (column != np.rint(column)).any():
+                raise ValueError(f"column {name!r} has fractional values; fairnb does not round them silently: "
+                                 "use fairnb.datasets.from_frame(..., continuous={{{name!r}: step}}) or bins=...")
+        lo, hi = X.min(axis=0).astype(int), X.max(axis=0).astype(int)
+        return cls([Feature(n, int(a), int(b)) for n, a, b in zip(names, lo, hi)], protected)

@@ -1,4 +1,4 @@
-"""``fairnb groups``: TestSGD on a benchmark data set and a saved model, from the command line.
+"""``fairnb groups``: TestSGD on a benchmark data set (or your own CSV) and a saved model, from the command line.
 
 ``fairnb groups --dataset census --model adult_model.h5 --sensitive race,gender,age --continuous age``
 prints the summary (top rule set, its score and error bound, rule sets scored, seconds) as the last
@@ -20,11 +20,10 @@ def _tester(args) -> TestSGD:
                    random_state=getattr(args, "random_state", 0))
 
 
-def run_from_cli(args) -> dict:
-    """Run TestSGD for parsed ``fairnb groups`` arguments; returns the JSON-ready summary."""
-    from .. import datasets, models
+def run_from_cli(args, data) -> dict:
+    """Run TestSGD on ``data`` for parsed ``fairnb groups`` arguments; returns the JSON-ready summary."""
+    from .. import models
 
-    data = datasets.load(args.dataset, data_dir=args.data_dir)
     model = models.load_model(args.model)
     result = _tester(args).run(model, data, sensitive=args.sensitive)
     summary = {"dataset": data.name, "model": str(args.model), **result.summary()}

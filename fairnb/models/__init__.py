@@ -47,12 +47,24 @@ def wrap(model) -> Model:
                     "classifier, or a callable returning class probabilities")
 
 
-def load_model(path, backend: str = "numpy") -> Model:
-    """Load a saved Keras model file (``.h5`` of Keras 2 or ``.keras``) as a fairnb model.
+PICKLE_SUFFIXES = (".joblib", ".pkl", ".pickle")
 
-    ``backend="numpy"`` evaluates dense networks in numpy (no TensorFlow needed);
+
+def load_model(path, backend: str = "numpy") -> Model:
+    """Load a saved model file as a fairnb model: Keras (``.h5`` of Keras 2 or ``.keras``), or a pickled
+    scikit-learn classifier (``.joblib``, ``.pkl``; unpickling runs code: load only files you trust).
+
+    For Keras files, ``backend="numpy"`` evaluates dense networks in numpy (no TensorFlow needed);
     ``backend="keras"`` rebuilds it as a Keras 3 model.
     """
+    from pathlib import Path
+
+    if Path(path).suffix.lower() in PICKLE_SUFFIXES:
+        import joblib
+
+        if not Path(path).is_file():
+            raise FileNotFoundError(f"model file {str(path)!r} not found")
+        return wrap(joblib.load(path))
     from .keras import load_keras_model
 
     return load_keras_model(path, backend=backend)

@@ -1,7 +1,7 @@
 """AEQUITAS (Udeshi, Arora, Chattopadhyay, ASE 2018): random global sampling, then local perturbation.
 
-**Global phase.** ``n_global`` inputs drawn uniformly from the domain (or the given seeds with
-``global_from="seeds"``); every discriminatory one starts a local walk.
+**Global phase.** The first ``n_seeds`` of the given seeds, or without seeds ``n_seeds`` inputs drawn
+uniformly from the domain (the paper); every discriminatory one starts a local walk.
 
 **Local phase.** Each walk takes ``n_local`` steps. A step picks one non-protected attribute with
 the *attribute probabilities*, moves it by ``step_size`` down with the attribute's *direction
@@ -38,7 +38,7 @@ Example
 -------
 >>> import fairnb
 >>> data = fairnb.datasets.make_synthetic(n=2000, random_state=0)
->>> r = Aequitas(n_global=300, n_local=50, random_state=0).run(fairnb.train_demo_model(data), data.domain)
+>>> r = Aequitas(n_seeds=300, n_local=50, random_state=0).run(fairnb.train_demo_model(data), data.domain)
 >>> r.count() > 0 and abs(sum(r.extras["attribute_probability"]) - 1) < 1e-9
 True
 """
@@ -47,6 +47,7 @@ from __future__ import annotations
 import numpy as np
 
 from .engine import Batch, Search
+from .seeds import warn_if_few_seeds
 
 VARIANTS = {"random": (False, False), "semi": (False, True), "fully": (True, True)}  # (attribute, direction)
 
@@ -109,26 +110,27 @@ class Aequitas(Search):
     Parameters
     ----------
     variant : ``"fully"`` (default), ``"semi"`` or ``"random"``; see the module docstring.
-    n_global : uniform random inputs of the global phase (``global_from="random"``).
+    n_seeds : inputs of the global phase: the first ``n_seeds`` seeds given to ``run``, else uniform random
+        inputs (a warning says when fewer seeds are given; ``summary()["seeds_used"]`` counts them).
     n_local : local steps per discriminatory global input.
     step_size : how far one step moves an attribute (``perturbation_unit``, 1).
     attribute_change, direction_change : learning steps of the probabilities (0.001 each).
     temperature : Metropolis temperature of the walk (1, as basin-hopping's default); 0 makes a
         walker move only onto discriminatory inputs.
-    global_from : ``"random"`` (the paper) or ``"seeds"`` (check the given seeds instead, e.g. to
-        start every method from the same inputs).
+    global_from : ``None`` (the seeds when given, else random inputs), ``"random"`` (random inputs even
+        when seeds are given, the paper) or ``"seeds"`` (require seeds).
     batch_size : inputs per oracle call in the global phase.
     """
 
     name = "aequitas"
     default_variant = "fully"
 
-    def __init__(self, variant: str | None = None, n_global: int = 1000, n_local: int = 1000, step_size: int = 1,
+    def __init__(self, variant: str | None = None, n_seeds: int = 1000, n_local: int = 1000, step_size: int = 1,
                  attribute_change: float = 0.001, direction_change: float = 0.001, temperature: float = 1.0,
-                 global_from: str = "random", batch_size: int = 2000, **budget):
+                 global_from: str | None = None, batch_size: int = 2000, **budget):
         super().__init__(**budget)
         self.variant = variant
-        self.n_global = n_global
+        self.n_seeds = n_seeds
         self.n_local = n_local
         self.step_size = step_size
         self.attribute_change = attribute_change
@@ -147,13 +149,14 @@ class Aequitas(Search):
                                   direction_change=self.direction_change)
 
     def _global_inputs(self, ctx) -> np.ndarray:
-        if self.global_from == "random":
-            return ctx.domain.sample(self.n_global, ctx.rng)
-        if self.global_from == "seeds":
-            if ctx.seeds is None:
-                raise ValueError("Aequitas(global_from='seeds') needs seeds: pass seeds=X_train to run()")
-            return ctx.seeds[: self.n_global]
-        raise ValueError(f"global_from must be 'random' or 'seeds', got {self.global_from!r}")
+        if self.global_from not in (None, "random", "seeds"):
+            raise ValueError(f"global_from must be None, 'random' or 'seeds', got {self.global_from!r}")
+        if self.global_from == "random" or (self.global_from is None and ctx.seeds is None):
+            return ctx.domain.sample(self.n_seeds, ctx.rng)
+        if ctx.seeds is None:
+            raise ValueError("Aequitas(global_from='seeds') needs seeds: pass seeds=X_train to run()")
+        warn_if_few_seeds(self.name, self.n_seeds, len(ctx.seeds))
+        return ctx.seeds[: self.n_seeds]
 
     def _generate(self, ctx):
         if self.temperature < 0 or self.step_size <= 0 or self.n_local < 0:

@@ -91,7 +91,7 @@ class SearchContext:
         the search changed from each pair's seed.
         """
         X = np.asarray(X, dtype=float)
-        self.engine.result.extras["seeds"] = X
+        self.engine.result.extras.update(seeds=X, seeds_used=len(X))
         return X
 
 
@@ -210,7 +210,10 @@ class Search:
     needs_activations = False
 
     def __init__(self, *, max_time: float | None = None, max_tried: int | None = None,
-                 max_found: int | None = None, random_state: int | None = None, progress: bool | None = None):
+                 max_found: int | None = None, random_state: int | None = None, progress: bool | None = None,
+                 **unknown):
+        if unknown:
+            raise TypeError(unknown_parameters(type(self), unknown))
         self.max_time = max_time
         self.max_tried = max_tried
         self.max_found = max_found
@@ -236,10 +239,10 @@ class Search:
         return {n: getattr(self, n) for n in self._param_names()}
 
     def set_params(self, **params) -> "Search":
-        valid = self._param_names()
+        unknown = [k for k in params if k not in self._param_names()]
+        if unknown:
+            raise ValueError(unknown_parameters(type(self), unknown))
         for k, v in params.items():
-            if k not in valid:
-                raise ValueError(f"{type(self).__name__} has no parameter {k!r}; valid: {valid}")
             setattr(self, k, v)
         return self
 
@@ -318,6 +321,24 @@ class Search:
 
     def _generate(self, ctx: SearchContext) -> Generator[Batch, Verdict, None]:
         raise NotImplementedError
+
+
+def unknown_parameters(cls, names) -> str:
+    """The message for parameters ``cls`` does not have: the method, the closest valid names, all valid names.
+
+    >>> from fairnb.search import RandomSearch
+    >>> unknown_parameters(RandomSearch, ["n_sample"])
+    "RandomSearch ('random') has no parameter 'n_sample' (did you mean 'n_samples'?); valid parameters: n_samples, batch_size, max_time, max_tried, max_found, random_state, progress"
+    """
+    import difflib
+
+    valid = cls._param_names()
+    parts = []
+    for name in names:
+        close = difflib.get_close_matches(str(name), valid, n=1)
+        parts.append(repr(name) + (f" (did you mean {close[0]!r}?)" if close else ""))
+    return (f"{cls.__name__} ({cls.name!r}) has no parameter {', '.join(parts)}; "
+            f"valid parameters: {', '.join(valid)}")
 
 
 def _same(a, b) -> bool:

@@ -44,3 +44,12 @@ def cluster_seeds(X, n: int, *, c_num: int = 4, order: str = "ascending",
         rows.extend(m[depth] for m in members if depth < len(m))
         depth += 1
     return X[np.array(rows[:n])]
+
+
+def warn_if_few_seeds(method: str, requested: int, available: int) -> None:
+    """Warn when a search asks for more seeds than it was given (it then uses all of them)."""
+    if requested > available:
+        import warnings
+
+        warnings.warn(f"{method}: n_seeds={requested} but only {available} seed inputs were given; using all "
+                      f"{available} (summary()['seeds_used'])", stacklevel=3)

@@ -51,7 +51,7 @@ from __future__ import annotations
 import numpy as np
 
 from .engine import Batch, Search
-from .seeds import cluster_seeds
+from .seeds import cluster_seeds, warn_if_few_seeds
 from .symbolic import LimeSampler, PriorityQueue, Z3Solver, box, global_constraints, local_constraints, rank, tree_path
 
 ORIGINS = ("seed", "local", "global")
@@ -112,6 +112,7 @@ class SymbolicGeneration(Search):
     # ------------------------------------------------------------------ seeds
     def _seeds(self, data: np.ndarray) -> np.ndarray:
         n = self.n_seeds or (min(self.limit, len(data)) if self.limit else len(data))
+        warn_if_few_seeds(self.name, n, len(data))
         if self.seed_order == "round-robin":
             return cluster_seeds(data, n, c_num=self.c_num, order="ascending", random_state=2019)
         if self.seed_order == "data":

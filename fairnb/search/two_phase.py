@@ -55,7 +55,7 @@ import numpy as np
 from ..oracle import dedup_keys
 from .engine import Batch, Search
 from .generated import GeneratedInputs
-from .seeds import cluster_seeds
+from .seeds import cluster_seeds, warn_if_few_seeds
 
 EPSILON = 1e-6          # EIDIG/MAFT's epsilon in the reciprocal-gradient probabilities
 SEED_SELECTIONS = ("kmeans", "as_given")
@@ -220,12 +220,11 @@ class TwoPhaseSearch(Search):
             raise ValueError(f"{self.name}: seed_selection must be one of {SEED_SELECTIONS}, got {self.seed_selection!r}")
         if self._on_failure() not in FAILURE_POLICIES:
             raise ValueError(f"{self.name}: unknown failure policy {self._on_failure()!r}; choose from {FAILURE_POLICIES}")
-        if len(domain.non_protected) == 0:
-            raise ValueError(f"{self.name}: every attribute is protected; there is nothing to perturb")
 
     def _select_seeds(self, ctx) -> np.ndarray:
         if ctx.seeds is None or not len(ctx.seeds):
             raise ValueError(f"{self.name} starts from seed inputs: pass seeds=... (e.g. the training inputs)")
+        warn_if_few_seeds(self.name, self.n_seeds, len(ctx.seeds))
         if self.seed_selection == "as_given":
             return np.array(ctx.seeds[: self.n_seeds], dtype=float)
         state = 2019 if self.seed_order == "ascending" else self.random_state

@@ -1,0 +1,89 @@
+"""The command line on your own CSV (search, evaluate, groups), method specs in ``fairnb search``, and the
+up-front checks of outputs and names: exit 2 with one line before any work."""
+from __future__ import annotations
+
+import json
+import os
+
+import joblib
+import pytest
+
+from fairnb.cli import main
+from fairnb.datasets import from_csv
+from test_own_data import make_table
+
+
+@pytest.fixture(scope="module")
+def own(tmp_path_factory):
+    """A CSV with string, integer and float columns and a scikit-learn model trained on its encoding."""
+    from sklearn.linear_model import LogisticRegression
+
+    folder = tmp_path_factory.mktemp("cli")
+    csv = folder / "hiring.csv"
+    make_table().to_csv(csv, index=False)
+    data = from_csv(csv, label="hired", protected="sex", continuous={"income": 0.5})
+    X_train, _, y_train, _ = data.split()
+    model = folder / "model.joblib"
+    joblib.dump(LogisticRegression(max_iter=1000).fit(X_train, y_train), model)
+    return folder, ["--csv", str(csv), "--label", "hired", "--step", "income=0.5", "--model", str(model)]
+
+
+def _last_json(capsys):
+    return json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+
+
+def test_search_evaluate_and_groups_on_your_own_csv(own, capsys):
+    folder, args = own
+    out = folder / "pairs.csv"
+    assert main(["search", *args, "--protected", "sex", "--method", "aequitas[n_local=20;n_seeds=100]",
+                 "--random-state", "0", "--out", str(out)]) == 0
+    summary = _last_json(capsys)
+    assert summary["dataset"] == "hiring" and summary["method"] == "aequitas" and summary["seeds_used"] == 100
+    assert summary["unique_idis_eidig"] > 0 and out.is_file()
+
+    assert main(["evaluate", *args]) == 0
+    summary = _last_json(capsys)
+    assert summary["test_rows"] == 300 and summary["accuracy"] > 0.65
+
+    assert main(["groups", *args, "--sensitive", "sex,job"]) == 0
+    assert "sex" in _last_json(capsys)["top_rule_set"]
+
+
+def _refused(argv, capsys, *needles):
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "Traceback" not in err
+    for needle in needles:
+        assert needle in err
+    return err
+
+
+def test_outputs_and_names_are_checked_before_the_search_runs(own, capsys, tmp_path, monkeypatch):
+    import fairnb
+
+    folder, args = own
+    monkeypatch.setattr(fairnb.models, "load_model", lambda *a, **k: pytest.fail("the model was loaded"))
+    search = ["search", *args, "--protected", "sex"]
+    _refused(search + ["--out", str(tmp_path / "pairs.txt")], capsys, "--out", "unknown extension '.txt'")
+    _refused(search + ["--out", str(tmp_path / "missing" / "pairs.csv")], capsys, "does not exist")
+    (tmp_path / "taken.csv").mkdir()
+    _refused(search + ["--out", str(tmp_path / "taken.csv")], capsys, "is a folder")
+    _refused(search + ["--method", "eidig[n_seed=5]"], capsys, "has no parameter 'n_seed'", "n_seeds")
+    _refused(search + ["--method", "eidig,maft"], capsys, "give one")
+    _refused(["groups", *args, "--sensitive", "sex", "--json", str(tmp_path / "x" / "all.json")], capsys, "--json")
+    (tmp_path / "report").write_text("a file")
+    _refused(["demo", "--out", str(tmp_path / "report")], capsys, "is a file, not a folder")
+    _refused(["bench", "--benchmark", "C-g,X-y", "--seeds", "5", "--local", "5"], capsys, "unknown benchmark 'X-y'")
+    _refused(["bench", "--benchmark", "C-g", "--out", str(tmp_path / "report")], capsys, "--out")
+    _refused(["bench", "--benchmark", "C-g", "--methods", "adf,eidig[decay=2;n_local=x,", "--seeds", "5"], capsys,
+             "unbalanced")
+    _refused(["search", "--csv", args[1], "--model", "m.h5", "--protected", "sex"], capsys, "--csv needs --label")
+    _refused(search + ["--step", "income"], capsys, "--step: expected column=number")
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root may write anywhere")
+def test_an_unwritable_output_folder_is_refused(own, capsys, tmp_path):
+    folder, args = own
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o500)
+    _refused(["search", *args, "--protected", "sex", "--out", str(locked / "pairs.csv")], capsys, "not writable")
