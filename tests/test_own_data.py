@@ -176,3 +176,27 @@ def test_neuronfair_walks_like_the_released_code_by_default():
     from fairnb.search.neuronfair import NeuronFair
 
     assert NeuronFair().local == "reference" and "local='paper'" in repr(NeuronFair(local="paper"))
+
+
+def test_testsgd_gives_unordered_categories_set_rules_only():
+    from fairnb.group.rules import sensitive_features
+
+    jobs = [f"job{i:02d}" for i in range(12)]
+    df = pd.DataFrame({"job": jobs * 5, "age": list(range(20, 80)), "y": [0, 1] * 30})
+    data = from_frame(df, label="y", protected="job")
+    kinds = {f.name: f.kind for f in sensitive_features(data.domain, ["job", "age"])}
+    assert kinds == {"job": "categorical", "age": "continuous"}     # 12 jobs: no intervals over an unordered column
+    with pytest.raises(ValueError, match=r"continuous=\['job'\]: categorical features have no order"):
+        sensitive_features(data.domain, ["job"], continuous=["job"])
+
+
+def test_a_model_fitted_on_the_dataframe_is_searched_without_feature_name_warnings(csv_path):
+    from sklearn.linear_model import LogisticRegression
+
+    data = from_csv(csv_path, label="hired", protected="sex", continuous={"income": 0.5})
+    model = LogisticRegression(max_iter=1000).fit(data.X, data.y)      # the README's three lines
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = fairnb.search(model, data.domain, method="aequitas", seeds=data.seed_inputs(), n_seeds=100,
+                               n_local=10, random_state=0)
+    assert result.count() > 0

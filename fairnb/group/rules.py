@@ -160,7 +160,9 @@ def sensitive_features(domain, sensitive: Iterable[str | int] | None = None, *, 
     """Describe the sensitive columns of ``domain`` (default: its protected attributes) for rule making.
 
     ``continuous``: ``"auto"`` (more than ``n_bins`` values means continuous), or the names/indices
-    of the features to treat as continuous (every other one is categorical).
+    of the features to treat as continuous (every other one is categorical). A feature of kind
+    ``"categorical"`` (e.g. an encoded string column) has no order: it always gets set rules, and naming
+    it in ``continuous`` is an error.
     """
     if isinstance(n_bins, bool) or not isinstance(n_bins, (int, np.integer)) or n_bins < 2:
         raise ValueError(f"n_bins must be an integer >= 2, got {n_bins!r}")
@@ -173,11 +175,15 @@ def sensitive_features(domain, sensitive: Iterable[str | int] | None = None, *, 
     if auto and continuous != "auto":
         raise ValueError(f"continuous must be 'auto' or a list of feature names, got {continuous!r}")
     cont = set() if auto else {domain.index(c) for c in _names(continuous)}
+    unordered = [domain.names[i] for i in sorted(cont) if domain.features[i].kind == "categorical"]
+    if unordered:
+        raise ValueError(f"continuous={unordered}: categorical features have no order for interval rules; "
+                         "leave them out of continuous (they get set rules)")
     out = []
     for i in idx:
         f = domain.features[i]
         n_values = f.high - f.low + 1
-        is_cont = n_values > n_bins if auto else i in cont
+        is_cont = (n_values > n_bins and f.kind != "categorical") if auto else i in cont
         if n_values < 2:
             raise ValueError(f"sensitive feature {f.name!r} has a single value; it defines no group")
         if is_cont:

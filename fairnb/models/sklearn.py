@@ -10,7 +10,8 @@ class SklearnModel:
     """Wrap a fitted scikit-learn classifier.
 
     Uses ``predict_proba`` when the estimator has it; otherwise ``predict``, one-hot encoded (a
-    label-only model: gradient estimates on it are almost always zero).
+    label-only model: gradient estimates on it are almost always zero). An estimator fitted on a
+    DataFrame (e.g. ``data.X``) gets its inputs as a DataFrame with the same column names.
 
     Example
     -------
@@ -29,6 +30,11 @@ class SklearnModel:
 
     def predict_proba(self, X: np.ndarray) -> np.ndarray:
         X = np.asarray(X, dtype=float)
+        names = getattr(self.estimator, "feature_names_in_", None)
+        if names is not None and len(names) == X.shape[-1]:
+            import pandas as pd
+
+            X = pd.DataFrame(X, columns=names)
         name = type(self.estimator).__name__
         if hasattr(self.estimator, "predict_proba"):
             return as_probability_matrix(self.estimator.predict_proba(X), len(X), source=name)
