@@ -101,8 +101,12 @@ def _keras_mlp(d=5, hidden=(8, 6), k=3, seed=0):
 
 @pytest.mark.tf
 @pytest.mark.parametrize("k", [1, 3])
-def test_keras_adapter_matches_numpy_backprop(k, rng):
-    model = wrap(_keras_mlp(k=k))
+@pytest.mark.parametrize("numpy_below", [0, 2048])          # TensorFlow for every batch, or the float32 twin
+def test_keras_adapter_matches_numpy_backprop(k, numpy_below, rng):
+    from fairnb.models.keras import KerasModel
+
+    model = KerasModel(_keras_mlp(k=k), numpy_below=numpy_below)
+    assert (model._twin is not None) == bool(numpy_below)
     reference = model.to_numpy()
     X = rng.normal(size=(40, 5)) * 2
     P = model.predict_proba(X)
@@ -122,11 +126,14 @@ def test_keras_adapter_matches_numpy_backprop(k, rng):
 
 
 @pytest.mark.tf
-def test_loss_gradient_comes_from_logits_and_survives_saturation(rng):
+@pytest.mark.parametrize("numpy_below", [0, 2048])
+def test_loss_gradient_comes_from_logits_and_survives_saturation(numpy_below, rng):
+    from fairnb.models.keras import KerasModel
+
     keras_model = _keras_mlp(k=1)
     last = keras_model.layers[-1]
     last.set_weights([last.get_weights()[0] * 1e4, last.get_weights()[1]])   # saturated sigmoid
-    model = wrap(keras_model)
+    model = KerasModel(keras_model, numpy_below=numpy_below)
     X = rng.normal(size=(20, 5))
     P = model.predict_proba(X)
     wrong = (P[:, 1] < 0.5).astype(int)               # the class the model is sure is wrong
@@ -138,7 +145,7 @@ def test_loss_gradient_comes_from_logits_and_survives_saturation(rng):
 def test_one_graph_for_all_batch_sizes_and_chunking(rng):
     from fairnb.models.keras import KerasModel
 
-    model = KerasModel(_keras_mlp(), batch_size=7)
+    model = KerasModel(_keras_mlp(), batch_size=7, numpy_below=0)
     X = rng.normal(size=(30, 5))
     full = model.predict_proba(X)
     for n in (1, 3, 30):
@@ -170,8 +177,38 @@ def test_native_keras_file_loads_with_both_backends(tmp_path, rng):
     with_dropout = keras.Sequential([keras.Input((5,)), keras.layers.Dense(4, activation="relu"),
                                      keras.layers.Dropout(0.5), keras.layers.Dense(2, activation="softmax")])
     with_dropout.save(tmp_path / "d.keras")
-    model = load_keras_model(tmp_path / "d.keras")          # not a plain Dense stack: stays a KerasModel
-    assert type(model).__name__ == "KerasModel" and model.layer_sizes == [4, 2]
+    as_numpy = load_keras_model(tmp_path / "d.keras")       # Dropout does nothing at inference
+    assert isinstance(as_numpy, NumpyMLP) and as_numpy.layer_sizes == [4, 2]
+    assert np.allclose(as_numpy.predict_proba(X), with_dropout.predict(X, verbose=0), atol=1e-6)
+    with_batchnorm = keras.Sequential([keras.Input((5,)), keras.layers.Dense(4, activation="relu"),
+                                       keras.layers.BatchNormalization(), keras.layers.Dense(2, activation="softmax")])
+    with_batchnorm.save(tmp_path / "b.keras")
+    model = load_keras_model(tmp_path / "b.keras")          # not a plain Dense stack: stays a KerasModel
+    assert type(model).__name__ == "KerasModel" and model.layer_sizes == [4, 2] and model._twin is None
+
+
+@pytest.mark.tf
+def test_a_normalization_layer_folds_into_the_numpy_twin_and_small_batches_skip_tensorflow(rng):
+    """The tutorial's model (Normalization, then Dense layers) runs small batches in numpy: no TensorFlow
+    call, no trace, the same outputs; large batches go to the one traced graph."""
+    import keras
+
+    from fairnb.models.keras import KerasModel
+
+    X = rng.normal(loc=3.0, scale=[1, 5, 0.1, 2, 10], size=(200, 5))
+    norm = keras.layers.Normalization()
+    norm.adapt(X)
+    net = keras.Sequential([keras.Input((5,)), norm, keras.layers.Dense(8, activation="relu"),
+                            keras.layers.Dense(1, activation="sigmoid")])
+    model = KerasModel(net, numpy_below=100)
+    assert model.is_dense_stack and model._twin is not None
+    expected = net.predict(X, verbose=0)[:, 0]
+    assert np.allclose(model.predict_proba(X[:50])[:, 1], expected[:50], atol=1e-5)
+    assert model._proba_fn.experimental_get_tracing_count() == 0           # the twin answered
+    assert np.allclose(model.predict_proba(X)[:, 1], expected, atol=1e-5)    # 200 rows: TensorFlow
+    assert model._proba_fn.experimental_get_tracing_count() == 1
+    assert np.allclose(model.input_gradient(X[:50], 1), KerasModel(net, numpy_below=0).input_gradient(X[:50], 1),
+                       atol=1e-5)
 
 
 @pytest.mark.tf
@@ -185,3 +222,35 @@ def test_models_without_probability_output_are_rejected():
         KerasModel(logits)
     with pytest.raises(TypeError, match="needs a keras.Model"):
         KerasModel(object())
+
+
+@pytest.mark.tf
+def test_one_adapter_per_keras_model_no_retracing_and_fresh_weights(rng):
+    """Searching the same raw Keras model again and again reuses its adapter (TensorFlow logged "triggered
+    tf.function retracing" from the fifth call on), and weights changed in between are seen."""
+    import logging
+
+    import tensorflow as tf
+
+    import fairnb
+
+    net = _keras_mlp(k=1)
+    X = rng.normal(size=(5000, 5))                      # above numpy_below: TensorFlow answers
+    y = (X[:, 0] > 0).astype(int)
+    messages = []
+    handler = logging.Handler()
+    handler.emit = lambda record: messages.append(record.getMessage())
+    tf.get_logger().addHandler(handler)
+    try:
+        for _ in range(8):
+            fairnb.accuracy(net, X, y)
+    finally:
+        tf.get_logger().removeHandler(handler)
+    assert not [m for m in messages if "retracing" in m]
+    adapter = wrap(net)
+    assert wrap(net) is adapter and adapter._proba_fn.experimental_get_tracing_count() == 1
+    last = net.layers[-1]
+    last.set_weights([-last.get_weights()[0], -last.get_weights()[1]])      # "trained further"
+    fresh = net.predict(X[:10], verbose=0)[:, 0]
+    assert np.allclose(wrap(net).predict_proba(X[:10])[:, 1], fresh, atol=1e-5)   # twin re-read
+    assert np.allclose(adapter.predict_proba(X)[:10, 1], fresh, atol=1e-5)          # graphs read live weights

@@ -29,13 +29,25 @@ def _is_keras(model) -> bool:
 
 
 def wrap(model) -> Model:
-    """Return a fairnb model for ``model`` (a fairnb adapter, Keras model, sklearn classifier or callable)."""
+    """Return a fairnb model for ``model`` (a fairnb adapter, Keras model, sklearn classifier or callable).
+
+    A Keras model gets one adapter for its lifetime (its compiled graphs are reused by every search, so
+    TensorFlow traces them once); each ``wrap`` re-reads its weights for the adapter's numpy twin, so a
+    model trained further between two searches is searched as it is now.
+    """
+    if type(model).__name__ == "KerasModel" and type(model).__module__ == "fairnb.models.keras":
+        return model.refresh()
     if isinstance(model, (NumpyMLP, FunctionModel, SklearnModel)) or type(model).__module__.startswith("fairnb."):
         return model
     if _is_keras(model):
         from .keras import KerasModel
 
-        return KerasModel(model)
+        adapter = model.__dict__.get("_fairnb_adapter")
+        if adapter is None:
+            adapter = KerasModel(model)
+            object.__setattr__(model, "_fairnb_adapter", adapter)   # past Keras's attribute tracking
+            return adapter
+        return adapter.refresh()
     if hasattr(model, "predict_proba") or (hasattr(model, "predict") and hasattr(model, "fit")):
         if type(model).__module__.startswith("sklearn") or hasattr(model, "classes_"):
             return SklearnModel(model)

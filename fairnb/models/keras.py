@@ -1,9 +1,11 @@
 """Keras models: the TensorFlow adapter ``KerasModel`` and the loader for saved model files.
 
-The published EIDIG/MAFT models are Keras 2 ``.h5`` files, which Keras 3 cannot load. ``load_keras_model``
-reads their architecture and weights with h5py and builds either a numpy network (``backend="numpy"``,
-no TensorFlow import at all) or an equivalent Keras 3 model (``backend="keras"``). Native Keras 3
-``.keras`` files load with Keras itself.
+The published EIDIG/MAFT models are Keras 2 ``.h5`` files. Keras 3 (3.15) loads them with
+``keras.saving.load_model``, but gives them the input shape ``(None, None, 12)`` instead of ``(None, 12)``
+(it misreads the first Dense layer's legacy ``batch_input_shape``), so the loaded model rejects ordinary
+``(n, 12)`` batches. ``load_keras_model`` therefore reads the architecture and weights with h5py and builds
+either a numpy network (``backend="numpy"``, no TensorFlow import at all) or an equivalent Keras 3
+model with the right input shape (``backend="keras"``). Native Keras 3 ``.keras`` files load with Keras itself.
 
 TensorFlow is imported only inside the functions of this module, never when fairnb is imported.
 
@@ -96,7 +98,7 @@ def read_h5_dense_layers(path) -> list[dict]:
     return layers
 
 
-def _numpy_mlp(layers: list[dict], source) -> NumpyMLP:
+def _numpy_mlp(layers: list[dict], source, dtype=np.float64) -> NumpyMLP:
     hidden = {layer["activation"] for layer in layers[:-1]}
     out = layers[-1]["activation"]
     if len(hidden) > 1 or any(_KERAS_TO_NUMPY_ACT.get(a) not in _ACTIVATIONS for a in hidden) or out not in _OUTPUTS:
@@ -105,7 +107,7 @@ def _numpy_mlp(layers: list[dict], source) -> NumpyMLP:
                          "use backend='keras'")
     act = _KERAS_TO_NUMPY_ACT[hidden.pop()] if hidden else "relu"
     return NumpyMLP([layer["kernel"] for layer in layers], [layer["bias"] for layer in layers],
-                    activation=act, output=out)
+                    activation=act, output=out, dtype=dtype)
 
 
 def _keras():
@@ -190,13 +192,20 @@ class KerasModel:
     """A Keras 3 classifier (TensorFlow backend) as a white-box fairnb model.
 
     One compiled ``tf.function`` per query kind, with input signature ``[None, d]``: batches of any
-    size reuse the same graph. Inputs are processed in chunks of ``batch_size`` rows. The last layer
+    size reuse the same graph (no retracing). Inputs are processed in chunks of ``batch_size`` rows.
+
+    A TensorFlow call costs about 0.3 ms however small the batch, several times what a numpy network
+    needs for the few hundred rows a search step often sends. So a plain Dense stack (optionally after
+    a ``Normalization`` layer, which is folded into the first Dense layer, and with Dropout ignored)
+    evaluates batches of at most ``numpy_below`` rows with its float32 numpy twin (``to_numpy``), the
+    same network; ``numpy_below=0`` sends every batch to TensorFlow. ``benchmarks/keras_backend.py``
+    measures both paths. The last layer
     must be a Dense (or Activation) layer applying a sigmoid (one unit, read as ``P(y=1)``) or a softmax
     (``k`` class probabilities); losses are computed from its logits. Hidden layers (for
     ``layer_outputs`` / ``activation_gradient``) are the Dense layers before the last, post-activation.
     """
 
-    def __init__(self, model, batch_size: int = 16384):
+    def __init__(self, model, batch_size: int = 16384, numpy_below: int = 2048):
         import tensorflow as tf
 
         keras = _keras()
@@ -223,6 +232,14 @@ class KerasModel:
                           "loss": tf.function(self._loss_grad_graph, input_signature=[spec, cls_spec])}
         self._layers_fn = tf.function(self._layers_graph, input_signature=[spec]) if self._hidden else None
         self._act_grad_fns = {}
+        self.numpy_below = int(numpy_below)
+        self.refresh()
+
+    def refresh(self) -> "KerasModel":
+        """Re-read the weights into the numpy twin (after the Keras model was trained further); returns self.
+        ``fairnb.models.wrap`` (hence every search) calls it."""
+        self._twin = self.to_numpy(dtype=np.float32) if self.numpy_below > 0 and self.is_dense_stack else None
+        return self
 
     # ------------------------------------------------------------------ description
     @property
@@ -231,25 +248,50 @@ class KerasModel:
 
     @property
     def is_dense_stack(self) -> bool:
-        """True when the model is a plain stack of Dense layers (convertible to ``NumpyMLP``)."""
+        """True when the model is a plain stack of Dense layers (convertible to ``NumpyMLP``), possibly
+        after a ``Normalization`` layer and with Dropout layers."""
+        return self._numpy_layers() is not None
+
+    def _numpy_layers(self) -> list[dict] | None:
+        """The Dense layers as numpy arrays, a leading Normalization folded into the first; None if the
+        model is not such a stack."""
         keras = _keras()
-        kinds = [layer for layer in self.model.layers if not isinstance(layer, keras.layers.InputLayer)]
-        hidden_acts = {layer.activation.__name__ for layer in self._hidden}
-        return (all(isinstance(layer, keras.layers.Dense) for layer in kinds) and self._logit_layer is not None
-                and len(hidden_acts) <= 1 and all(a in _KERAS_TO_NUMPY_ACT for a in hidden_acts))
+        to_array = lambda v: np.asarray(v.numpy() if hasattr(v, "numpy") else v)  # noqa: E731 (convert_to_numpy warns)
+        layers, scale = [], None
+        for layer in self.model.layers:
+            if type(layer).__name__ in _SKIPPED_AT_INFERENCE:
+                continue
+            if isinstance(layer, keras.layers.Normalization) and not layers and scale is None and not layer.invert:
+                mean = np.broadcast_to(to_array(layer.mean).reshape(-1), (self.n_features,)).astype(np.float64)
+                std = np.sqrt(np.broadcast_to(to_array(layer.variance).reshape(-1), (self.n_features,)))
+                scale = 1.0 / np.maximum(std.astype(np.float64), keras.backend.epsilon())
+                continue
+            if not isinstance(layer, keras.layers.Dense):
+                return None
+            layers.append({"units": int(layer.units), "activation": layer.activation.__name__,
+                           "kernel": to_array(layer.kernel).astype(np.float64),
+                           "bias": (to_array(layer.bias).astype(np.float64) if layer.bias is not None
+                                    else np.zeros(int(layer.units)))})
+        hidden_acts = {layer["activation"] for layer in layers[:-1]}
+        if self._logit_layer is None or not layers or len(hidden_acts) > 1 \
+                or not all(a in _KERAS_TO_NUMPY_ACT for a in hidden_acts):
+            return None
+        if scale is not None:       # W (x - m) s + b = (s W) x + (b - (m s) W)
+            first = layers[0]
+            first["bias"] = first["bias"] - (mean * scale) @ first["kernel"]
+            first["kernel"] = scale[:, None] * first["kernel"]
+        return layers
 
     def __repr__(self):
         return f"KerasModel({self.n_features}-" + "-".join(map(str, self.layer_sizes)) + f", {self.output})"
 
-    def to_numpy(self) -> NumpyMLP:
+    def to_numpy(self, dtype=np.float64) -> NumpyMLP:
         """The same network as a ``NumpyMLP`` (dense stacks only)."""
-        if not self.is_dense_stack:
-            raise ValueError("only a plain stack of Dense layers with a sigmoid/softmax output converts to NumpyMLP")
-        to_array = _keras().ops.convert_to_numpy
-        dense = self._hidden + [self._logit_layer]
-        layers = [{"units": int(d.units), "activation": d.activation.__name__, "kernel": to_array(d.kernel),
-                   "bias": to_array(d.bias) if d.bias is not None else np.zeros(int(d.units))} for d in dense]
-        return _numpy_mlp(layers, repr(self))
+        layers = self._numpy_layers()
+        if layers is None:
+            raise ValueError("only a plain stack of Dense layers (optionally after a Normalization layer) with a "
+                             "sigmoid/softmax output converts to NumpyMLP")
+        return _numpy_mlp(layers, repr(self), dtype=dtype)
 
     # ------------------------------------------------------------------ graphs
     def _proba_graph(self, x):
@@ -304,18 +346,31 @@ class KerasModel:
     def _batched(self, fn, X, *extra):
         return run_batched(fn, self.batch_size, self._check(X), *extra)
 
+    def _small(self, X: np.ndarray) -> bool:
+        """Whether the numpy twin evaluates this batch."""
+        return self._twin is not None and len(X) <= self.numpy_below
+
     def predict_proba(self, X: np.ndarray) -> np.ndarray:
+        X = self._check(X)
+        if self._small(X):
+            return self._twin.predict_proba(X).astype(np.float64)
         return self._batched(self._proba_fn, X)
 
     def input_gradient(self, X: np.ndarray, classes, of: str = "proba") -> np.ndarray:
         if of not in self._grad_fns:
             raise ValueError(f"of must be 'proba' or 'loss', got {of!r}")
         X = self._check(X)
-        return self._batched(self._grad_fns[of], X, class_indices(classes, len(X), self.n_classes))
+        c = class_indices(classes, len(X), self.n_classes)
+        if self._small(X):
+            return self._twin.input_gradient(X, c, of=of).astype(np.float64)
+        return self._batched(self._grad_fns[of], X, c)
 
     def layer_outputs(self, X: np.ndarray) -> list[np.ndarray]:
         if self._layers_fn is None:
             return []
+        X = self._check(X)
+        if self._small(X):
+            return [a.astype(np.float64) for a in self._twin.layer_outputs(X)]
         out = self._batched(self._layers_fn, X)
         return out if isinstance(out, list) else [out]
 
@@ -324,4 +379,6 @@ class KerasModel:
             raise ValueError(f"layer {layer} is not a hidden layer (0..{len(self._hidden) - 1})")
         X = self._check(X)
         W = np.broadcast_to(np.asarray(weights, dtype=np.float32), (len(X), int(self._hidden[layer].units))).copy()
+        if self._small(X):
+            return self._twin.activation_gradient(X, layer, W).astype(np.float64)
         return self._batched(self._act_grad_fn(layer), X, W)
