@@ -1,6 +1,9 @@
 """The ``fairnb`` command line: ``demo | evaluate | search | bench | groups``.
 
-Every command that produces numbers prints a one-line JSON summary as its last line.
+Every command that produces numbers prints a one-line JSON summary as its last line. ``evaluate``,
+``search`` and ``groups`` read a benchmark data set (``--dataset``) or your own table (``--csv FILE
+--label COLUMN``, encoded by ``fairnb.datasets.from_csv``). Output paths, benchmark names and method
+parameters are checked before any work: a mistake exits with status 2 and one line.
 
 Example
 -------
@@ -63,7 +66,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-time", type=float, default=None, help="time budget in seconds")
     p.add_argument("--max-tried", type=int, default=None, help="budget of checked candidates")
     p.add_argument("--max-found", type=int, default=None, help="stop after this many unique IDIs")
-    p.add_argument("--seeds", type=int, default=None, help="number of seeds from the training split")
+    p.add_argument("--seeds", type=int, default=None,
+                   help="number of seeds from the training split (the method's n_seeds unless --method sets it)")
     p.add_argument("--random-state", type=int, default=0)
     p.add_argument("--out", default=None, help="save the pairs (.csv or .parquet)")
 
@@ -157,8 +161,9 @@ def _load_data(args, protected=()):
                              validation_size=args.validation_size)
 
 
-def _make_search(spec: str, **params):
-    """The search a ``--method`` spec (``name[key=value;...]``) names, with ``params`` added."""
+def _make_search(spec: str, *, n_seeds: int | None = None, **params):
+    """The search a ``--method`` spec (``name[key=value;...]``) names, with ``params`` added (and ``n_seeds``
+    for a method that has it, unless the spec sets it)."""
     from .bench import parse_methods
     from .search import get_method
 
@@ -166,7 +171,10 @@ def _make_search(spec: str, **params):
     if len(specs) != 1:
         raise ValueError(f"--method names {len(specs)} methods ({spec!r}); give one, e.g. eidig[decay=0.3]")
     _, name, extra = specs[0]
-    return get_method(name)(**{**params, **extra})
+    cls = get_method(name)
+    if n_seeds is not None and "n_seeds" in cls._param_names():
+        params["n_seeds"] = n_seeds
+    return cls(**{**params, **extra})
 
 
 # ---------------------------------------------------------------------------------------------- commands
@@ -193,8 +201,8 @@ def _cmd_search(args) -> dict:
     from . import models
 
     check_output_file(args.out, "--out", (".csv", ".parquet"))
-    search = _make_search(args.method, max_time=args.max_time, max_tried=args.max_tried, max_found=args.max_found,
-                          random_state=args.random_state, progress=sys.stderr.isatty())
+    search = _make_search(args.method, n_seeds=args.seeds, max_time=args.max_time, max_tried=args.max_tried,
+                          max_found=args.max_found, random_state=args.random_state, progress=sys.stderr.isatty())
     data = _load_data(args, args.protected)
     model = models.load_model(args.model)
     X_train = data.seed_inputs()

@@ -216,7 +216,7 @@ class Result:
             "method": self.method, "params": _jsonable(self.params), "tried": self.tried, "hits": self.hits,
             "elapsed": self.elapsed, "status": self.status, "timeline": self._timeline,
             "extras": _jsonable(self.extras),
-            "domain": {"features": [[f.name, f.low, f.high, list(f.labels) if f.labels else None]
+            "domain": {"features": [[f.name, f.low, f.high, list(f.labels) if f.labels else None, f.kind, f.step]
                                     for f in self.domain.features],
                        "protected": list(self.domain.protected)},
         }
@@ -231,8 +231,8 @@ class Result:
         if not path.exists() or not meta_path.exists():
             raise FileNotFoundError(f"no saved result at {path} (needs {path.name} and {meta_path.name})")
         meta = json.loads(meta_path.read_text())
-        dom = TabularDomain([Feature(n, lo, hi, tuple(lb) if lb else None) for n, lo, hi, lb in meta["domain"]["features"]],
-                            meta["domain"]["protected"])
+        dom = TabularDomain([Feature(n, lo, hi, tuple(lb) if lb else None, *kind_step)     # kind, step: since 0.2
+                             for n, lo, hi, lb, *kind_step in meta["domain"]["features"]], meta["domain"]["protected"])
         frame = pd.read_parquet(path) if path.suffix == ".parquet" else pd.read_csv(path)
         r = cls(dom, meta["method"], meta["params"])
         names = list(dom.names)

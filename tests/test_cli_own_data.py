@@ -41,6 +41,11 @@ def test_search_evaluate_and_groups_on_your_own_csv(own, capsys):
     assert summary["dataset"] == "hiring" and summary["method"] == "aequitas" and summary["seeds_used"] == 100
     assert summary["unique_idis_eidig"] > 0 and out.is_file()
 
+    assert main(["search", *args, "--protected", "sex", "--method", "maft[n_local=5]", "--seeds", "30"]) == 0
+    captured = capsys.readouterr()
+    summary = json.loads(captured.out.strip().splitlines()[-1])
+    assert summary["seeds_used"] == 30 and "n_seeds" not in captured.err      # --seeds is the method's n_seeds
+
     assert main(["evaluate", *args]) == 0
     summary = _last_json(capsys)
     assert summary["test_rows"] == 300 and summary["accuracy"] > 0.65

@@ -101,7 +101,7 @@ def _keras_mlp(d=5, hidden=(8, 6), k=3, seed=0):
 
 @pytest.mark.tf
 @pytest.mark.parametrize("k", [1, 3])
-@pytest.mark.parametrize("numpy_below", [0, 2048])          # TensorFlow for every batch, or the float32 twin
+@pytest.mark.parametrize("numpy_below", [0, 2048])          # TensorFlow for every batch, or the numpy twin
 def test_keras_adapter_matches_numpy_backprop(k, numpy_below, rng):
     from fairnb.models.keras import KerasModel
 

@@ -200,3 +200,14 @@ def test_a_model_fitted_on_the_dataframe_is_searched_without_feature_name_warnin
         result = fairnb.search(model, data.domain, method="aequitas", seeds=data.seed_inputs(), n_seeds=100,
                                n_local=10, random_state=0)
     assert result.count() > 0
+
+
+def test_a_saved_result_keeps_categorical_and_continuous_features(csv_path, tmp_path):
+    from sklearn.linear_model import LogisticRegression
+
+    data = from_csv(csv_path, label="hired", protected="sex", continuous={"income": 0.5})
+    model = LogisticRegression(max_iter=1000).fit(data.X, data.y)
+    result = fairnb.search(model, data.domain, method="random", n_samples=2000, random_state=0)
+    loaded = fairnb.Result.load(result.save(tmp_path / "pairs.csv"))
+    assert [(f.kind, f.step) for f in loaded.domain.features] == [(f.kind, f.step) for f in data.domain.features]
+    pd.testing.assert_frame_equal(loaded.pairs[["sex", "job", "income"]], result.pairs[["sex", "job", "income"]])

@@ -197,8 +197,8 @@ class KerasModel:
     A TensorFlow call costs about 0.3 ms however small the batch, several times what a numpy network
     needs for the few hundred rows a search step often sends. So a plain Dense stack (optionally after
     a ``Normalization`` layer, which is folded into the first Dense layer, and with Dropout ignored)
-    evaluates batches of at most ``numpy_below`` rows with its float32 numpy twin (``to_numpy``), the
-    same network; ``numpy_below=0`` sends every batch to TensorFlow. ``benchmarks/keras_backend.py``
+    evaluates batches of at most ``numpy_below`` rows with its numpy twin (``to_numpy``: the same network,
+    computed as the numpy backend computes it, in float64); ``numpy_below=0`` sends every batch to TensorFlow. ``benchmarks/keras_backend.py``
     measures both paths. The last layer
     must be a Dense (or Activation) layer applying a sigmoid (one unit, read as ``P(y=1)``) or a softmax
     (``k`` class probabilities); losses are computed from its logits. Hidden layers (for
@@ -238,7 +238,7 @@ class KerasModel:
     def refresh(self) -> "KerasModel":
         """Re-read the weights into the numpy twin (after the Keras model was trained further); returns self.
         ``fairnb.models.wrap`` (hence every search) calls it."""
-        self._twin = self.to_numpy(dtype=np.float32) if self.numpy_below > 0 and self.is_dense_stack else None
+        self._twin = self.to_numpy() if self.numpy_below > 0 and self.is_dense_stack else None
         return self
 
     # ------------------------------------------------------------------ description
@@ -353,7 +353,7 @@ class KerasModel:
     def predict_proba(self, X: np.ndarray) -> np.ndarray:
         X = self._check(X)
         if self._small(X):
-            return self._twin.predict_proba(X).astype(np.float64)
+            return self._twin.predict_proba(X)
         return self._batched(self._proba_fn, X)
 
     def input_gradient(self, X: np.ndarray, classes, of: str = "proba") -> np.ndarray:
@@ -362,7 +362,7 @@ class KerasModel:
         X = self._check(X)
         c = class_indices(classes, len(X), self.n_classes)
         if self._small(X):
-            return self._twin.input_gradient(X, c, of=of).astype(np.float64)
+            return self._twin.input_gradient(X, c, of=of)
         return self._batched(self._grad_fns[of], X, c)
 
     def layer_outputs(self, X: np.ndarray) -> list[np.ndarray]:
@@ -370,7 +370,7 @@ class KerasModel:
             return []
         X = self._check(X)
         if self._small(X):
-            return [a.astype(np.float64) for a in self._twin.layer_outputs(X)]
+            return self._twin.layer_outputs(X)
         out = self._batched(self._layers_fn, X)
         return out if isinstance(out, list) else [out]
 
@@ -380,5 +380,5 @@ class KerasModel:
         X = self._check(X)
         W = np.broadcast_to(np.asarray(weights, dtype=np.float32), (len(X), int(self._hidden[layer].units))).copy()
         if self._small(X):
-            return self._twin.activation_gradient(X, layer, W).astype(np.float64)
+            return self._twin.activation_gradient(X, layer, W)
         return self._batched(self._act_grad_fn(layer), X, W)
