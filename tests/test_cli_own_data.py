@@ -92,3 +92,24 @@ def test_an_unwritable_output_folder_is_refused(own, capsys, tmp_path):
     locked = tmp_path / "locked"
     locked.mkdir(mode=0o500)
     _refused(["search", *args, "--protected", "sex", "--out", str(locked / "pairs.csv")], capsys, "not writable")
+
+
+@pytest.mark.tf
+def test_search_your_own_csv_with_a_keras_h5_model(own, capsys):
+    """The issue's command: ``fairnb search --csv data.csv --label y --protected sex --model m.h5``, with a
+    gradient method (a Keras model saved by Keras 3 as .h5, read without TensorFlow)."""
+    import keras
+
+    folder, args = own
+    data = from_csv(args[1], label="hired", protected="sex", continuous={"income": 0.5})
+    keras.utils.set_random_seed(0)
+    net = keras.Sequential([keras.Input((data.domain.n_features,)), keras.layers.Dense(8, activation="relu"),
+                            keras.layers.Dense(1, activation="sigmoid")])
+    net.compile(optimizer="adam", loss="binary_crossentropy")
+    net.fit(data.X.to_numpy(float), data.y, epochs=3, verbose=0)
+    net.save(folder / "m.h5")
+    argv = ["search", "--csv", args[1], "--label", "hired", "--step", "income=0.5", "--protected", "sex",
+            "--model", str(folder / "m.h5"), "--method", "eidig[n_local=20]", "--seeds", "50"]
+    assert main(argv) == 0
+    summary = _last_json(capsys)
+    assert summary["method"] == "eidig" and summary["seeds_used"] == 50 and summary["tried"] > 0
