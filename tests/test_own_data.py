@@ -90,6 +90,9 @@ def test_from_frame_options_are_checked():
         from_frame(df.iloc[:0], label="hired", protected="sex")
     flipped = from_frame(df, label="hired", protected="sex", continuous={"income": 1}, positive="no")
     assert flipped.label_names == ("yes", "no") and ((flipped.y == 1) == (df["hired"] == "no")).all()
+    numeric = df.assign(hired=(df["hired"] == "yes").astype(int))
+    as_text = from_frame(numeric, label="hired", protected="sex", continuous={"income": 1}, positive="0")  # CLI text
+    assert as_text.label_names == ("1", "0") and ((as_text.y == 1) == (numeric["hired"] == 0)).all()
 
 
 def test_from_data_protected_as_one_name_integer_columns_and_numpy_X():

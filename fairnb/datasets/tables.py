@@ -198,8 +198,10 @@ def _binary_label(values, label, positive):
         raise ValueError(f"label column {label!r} has missing values; drop those rows first")
     distinct = _sorted(values)
     if positive is not None:
-        if positive not in set(distinct):
+        same = [v for v in distinct if v == positive or str(v) == str(positive)]   # "1" from the command line
+        if not same:
             raise ValueError(f"positive={positive!r} is not a value of {label!r}; its values are {distinct[:10]}")
+        positive = same[0]
         negatives = [v for v in distinct if v != positive]
         if len(negatives) != 1:
             raise ValueError(f"label {label!r} has {len(distinct)} values; fairnb audits two-class decisions: "
