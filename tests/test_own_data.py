@@ -214,3 +214,17 @@ def test_a_saved_result_keeps_categorical_and_continuous_features(csv_path, tmp_
     loaded = fairnb.Result.load(result.save(tmp_path / "pairs.csv"))
     assert [(f.kind, f.step) for f in loaded.domain.features] == [(f.kind, f.step) for f in data.domain.features]
     pd.testing.assert_frame_equal(loaded.pairs[["sex", "job", "income"]], result.pairs[["sex", "job", "income"]])
+
+
+def test_a_method_names_the_feature_kinds_it_cannot_handle(csv_path):
+    from fairnb.search import RandomSearch
+
+    class OrdinalOnly(RandomSearch):
+        name = "ordinal-only"
+        feature_kinds = ("ordinal",)
+
+    data = from_csv(csv_path, label="hired", protected="sex", continuous={"income": 0.5})
+    with pytest.raises(TypeError, match=r"ordinal-only handles ordinal features, not sex \(categorical\), "
+                                        r"job \(categorical\), income \(continuous\)"):
+        OrdinalOnly(n_samples=10).run(lambda X: X[:, 2] / 100, data.domain)
+    assert RandomSearch(n_samples=10).run(lambda X: X[:, 2] / 100, data.domain).tried == 10

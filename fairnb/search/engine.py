@@ -202,12 +202,16 @@ class Search:
     notebook, nothing elsewhere), ``True`` (a panel in a notebook, a tqdm bar elsewhere) or ``False``.
 
     Subclasses implement ``_generate(ctx)``, a generator of ``Batch``es (see the module docstring),
-    and may set ``needs_gradients`` / ``needs_activations``.
+    and may set ``needs_gradients`` / ``needs_activations`` and ``feature_kinds``, the kinds of
+    features (``Feature.kind``) they handle; ``run`` refuses a domain with another kind. The tabular
+    methods handle all three: they change integer codes, and step categorical codes like numbers as
+    their papers do.
     """
 
     name = "search"
     needs_gradients = False
     needs_activations = False
+    feature_kinds = ("categorical", "ordinal", "continuous")
 
     def __init__(self, *, max_time: float | None = None, max_tried: int | None = None,
                  max_found: int | None = None, random_state: int | None = None, progress: bool | None = None,
@@ -292,6 +296,10 @@ class Search:
                             "use a Keras or NumpyMLP model, or a black-box method such as 'maft'")
         if self.needs_activations and not supports_activations(model):
             raise TypeError(f"{self.name} needs hidden-layer activations, which {model!r} does not provide")
+        other = [f"{f.name} ({f.kind})" for f in getattr(domain, "features", ()) if f.kind not in self.feature_kinds]
+        if other:
+            raise TypeError(f"{self.name} handles {', '.join(self.feature_kinds)} features, not {', '.join(other)}; "
+                            "recode them (fairnb.datasets.from_frame: bins=...) or choose another method")
         if seeds is not None:
             seeds = domain.validate(getattr(seeds, "values", seeds), what="seeds")
         oracle = Oracle(model, domain, validate=False)
