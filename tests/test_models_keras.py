@@ -212,6 +212,22 @@ def test_a_normalization_layer_folds_into_the_numpy_twin_and_small_batches_skip_
 
 
 @pytest.mark.tf
+def test_an_h5_file_with_a_normalization_layer_loads_with_both_backends(tmp_path, rng):
+    import keras
+
+    X = rng.normal(loc=3.0, scale=[1, 5, 0.1, 2, 10], size=(100, 5))
+    norm = keras.layers.Normalization()
+    norm.adapt(X)
+    net = keras.Sequential([keras.Input((5,)), norm, keras.layers.Dense(8, activation="relu"),
+                            keras.layers.Dense(1, activation="sigmoid")])
+    net.save(tmp_path / "n.h5")
+    expected = net.predict(X, verbose=0)[:, 0]
+    for backend in ("numpy", "keras"):
+        model = load_model(tmp_path / "n.h5", backend=backend)
+        assert model.layer_sizes == [8, 1] and np.allclose(model.predict_proba(X)[:, 1], expected, atol=1e-5)
+
+
+@pytest.mark.tf
 def test_models_without_probability_output_are_rejected():
     import keras
 

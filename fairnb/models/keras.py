@@ -62,8 +62,8 @@ def load_keras_model(path, backend: str = "numpy"):
 def read_h5_dense_layers(path) -> list[dict]:
     """The Dense layers of a Keras 2 ``.h5`` Sequential model: ``[{units, activation, kernel, bias}]``.
 
-    Layers that do nothing at inference (Dropout, InputLayer) are skipped; other layer types raise
-    ``ValueError``.
+    Layers that do nothing at inference (Dropout, InputLayer) are skipped, a leading ``Normalization``
+    is folded into the first Dense layer; other layer types raise ``ValueError``.
     """
     import h5py
 
@@ -79,23 +79,51 @@ def read_h5_dense_layers(path) -> list[dict]:
         config = json.loads(raw.decode() if isinstance(raw, bytes) else raw)
         layer_configs = config["config"]["layers"] if isinstance(config["config"], dict) else config["config"]
         weights = f["model_weights"] if "model_weights" in f else f
-        layers = []
+        layers, normalization = [], None
         for lc in layer_configs:
             kind, cfg = lc["class_name"], lc["config"]
             if kind in _SKIPPED_AT_INFERENCE:
                 continue
+            if kind == "Normalization" and not layers and normalization is None and not cfg.get("invert"):
+                arrays = _h5_arrays(weights[cfg["name"]])
+                normalization = (arrays["mean"], arrays["variance"])
+                continue
             if kind != "Dense":
                 raise ValueError(f"{path}: layer {cfg.get('name')!r} of type {kind} is not supported by the .h5 "
-                                 "reader (dense networks only); save it as .keras and load with backend='keras'")
-            group = weights[cfg["name"]]
-            names = [n.decode() if isinstance(n, bytes) else n for n in group.attrs["weight_names"]]
-            arrays = {n.split("/")[-1].split(":")[0]: np.asarray(group[n]) for n in names}
+                                 "reader (Dense layers, optionally after one Normalization); save it as .keras and "
+                                 "load with backend='keras'")
+            arrays = _h5_arrays(weights[cfg["name"]])
             layers.append({"units": int(cfg["units"]), "activation": cfg.get("activation", "linear"),
                            "kernel": arrays["kernel"],
                            "bias": arrays.get("bias", np.zeros(int(cfg["units"]), dtype=np.float32))})
     if not layers:
         raise ValueError(f"{path}: no Dense layer found")
-    return layers
+    return fold_normalization(layers, *normalization) if normalization else layers
+
+
+def _h5_arrays(group) -> dict:
+    """A layer's weights in a Keras ``.h5`` file by short name (``kernel``, ``bias``, ``mean``, ...)."""
+    names = [n.decode() if isinstance(n, bytes) else n for n in group.attrs["weight_names"]]
+    return {n.split("/")[-1].split(":")[0]: np.asarray(group[n]) for n in names}
+
+
+def fold_normalization(layers: list[dict], mean, variance) -> list[dict]:
+    """Fold a Keras ``Normalization`` (``(x - mean) / max(sqrt(variance), 1e-7)``) into the first Dense layer:
+    ``W (x - m) s + b = (s W) x + (b - (m s) W)``.
+
+    >>> layer = {"kernel": np.array([[2.0], [1.0]]), "bias": np.array([0.5])}
+    >>> folded = fold_normalization([layer], mean=[1.0, 0.0], variance=[4.0, 1.0])[0]
+    >>> (np.array([3.0, 2.0]) @ folded["kernel"] + folded["bias"]).tolist()     # 2 * (3 - 1) / 2 + 2 + 0.5
+    [4.5]
+    """
+    first = layers[0]
+    width = first["kernel"].shape[0]
+    mean = np.broadcast_to(np.asarray(mean, dtype=np.float64).reshape(-1), (width,))
+    std = np.sqrt(np.broadcast_to(np.asarray(variance, dtype=np.float64).reshape(-1), (width,)))
+    scale = 1.0 / np.maximum(std, 1e-7)        # keras.backend.epsilon()
+    kernel = np.asarray(first["kernel"], dtype=np.float64)
+    folded = {**first, "kernel": scale[:, None] * kernel, "bias": first["bias"] - (mean * scale) @ kernel}
+    return [folded, *layers[1:]]
 
 
 def _numpy_mlp(layers: list[dict], source, dtype=np.float64) -> NumpyMLP:
@@ -257,14 +285,13 @@ class KerasModel:
         model is not such a stack."""
         keras = _keras()
         to_array = lambda v: np.asarray(v.numpy() if hasattr(v, "numpy") else v)  # noqa: E731 (convert_to_numpy warns)
-        layers, scale = [], None
+        layers, normalization = [], None
         for layer in self.model.layers:
             if type(layer).__name__ in _SKIPPED_AT_INFERENCE:
                 continue
-            if isinstance(layer, keras.layers.Normalization) and not layers and scale is None and not layer.invert:
-                mean = np.broadcast_to(to_array(layer.mean).reshape(-1), (self.n_features,)).astype(np.float64)
-                std = np.sqrt(np.broadcast_to(to_array(layer.variance).reshape(-1), (self.n_features,)))
-                scale = 1.0 / np.maximum(std.astype(np.float64), keras.backend.epsilon())
+            if isinstance(layer, keras.layers.Normalization) and not layers and normalization is None \
+                    and not layer.invert:
+                normalization = (to_array(layer.mean), to_array(layer.variance))
                 continue
             if not isinstance(layer, keras.layers.Dense):
                 return None
@@ -276,11 +303,7 @@ class KerasModel:
         if self._logit_layer is None or not layers or len(hidden_acts) > 1 \
                 or not all(a in _KERAS_TO_NUMPY_ACT for a in hidden_acts):
             return None
-        if scale is not None:       # W (x - m) s + b = (s W) x + (b - (m s) W)
-            first = layers[0]
-            first["bias"] = first["bias"] - (mean * scale) @ first["kernel"]
-            first["kernel"] = scale[:, None] * first["kernel"]
-        return layers
+        return fold_normalization(layers, *normalization) if normalization else layers
 
     def __repr__(self):
         return f"KerasModel({self.n_features}-" + "-".join(map(str, self.layer_sizes)) + f", {self.output})"
