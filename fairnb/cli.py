@@ -35,9 +35,10 @@ def _data_args(p):
     own.add_argument("--categorical", default="", help="numeric columns to treat as categories, comma-separated")
     own.add_argument("--step", default="", help="columns with fractional values on a grid, e.g. income=0.5,rate=0.01")
     own.add_argument("--bins", default="", help="columns with fractional values cut into n equal bins, e.g. income=5")
-    own.add_argument("--test-size", type=float, default=0.2, help="share of rows in the test split (0.2)")
-    own.add_argument("--validation-size", type=float, default=0.0,
-                     help="share of the training rows held out for validation; seeds come from the rest (0)")
+    split = p.add_argument_group("the split (--csv; also --dataset, whose published split is the default)")
+    split.add_argument("--test-size", type=float, default=None, help="share of rows in the test split (0.2)")
+    split.add_argument("--validation-size", type=float, default=None,
+                       help="share of the training rows held out for validation; seeds come from the rest (0)")
     _data_dir_arg(p)
 
 
@@ -151,14 +152,19 @@ def _load_data(args, protected=()):
     from . import datasets
 
     if args.csv is None:
-        data = datasets.load(args.dataset, data_dir=args.data_dir)
+        own = [f"--{k}" for k in ("label", "positive", "categorical", "step", "bins") if getattr(args, k)]
+        if own:
+            raise ValueError(f"{', '.join(own)} describe your own table: use them with --csv, not --dataset")
+        data = datasets.load(args.dataset, data_dir=args.data_dir).with_split(
+            test_size=args.test_size, validation_size=args.validation_size)
         return data.with_protected(protected) if protected else data
     if not args.label:
         raise ValueError("--csv needs --label (the decision column)")
     return datasets.from_csv(args.csv, args.label, protected, positive=args.positive,
                              categorical=args.categorical, continuous=_pairs(args.step, "--step", float),
-                             bins=_pairs(args.bins, "--bins", int), test_size=args.test_size,
-                             validation_size=args.validation_size)
+                             bins=_pairs(args.bins, "--bins", int),
+                             test_size=0.2 if args.test_size is None else args.test_size,
+                             validation_size=args.validation_size or 0.0)
 
 
 def _make_search(spec: str, *, n_seeds: int | None = None, **params):

@@ -84,6 +84,8 @@ def test_outputs_and_names_are_checked_before_the_search_runs(own, capsys, tmp_p
              "unbalanced")
     _refused(["search", "--csv", args[1], "--model", "m.h5", "--protected", "sex"], capsys, "--csv needs --label")
     _refused(search + ["--step", "income"], capsys, "--step: expected column=number")
+    _refused(["search", "--dataset", "census", "--label", "y", "--model", "m.h5", "--protected", "gender"], capsys,
+             "--label describe your own table")
 
 
 def test_an_unwritable_output_folder_is_refused(own, capsys, tmp_path, monkeypatch):
@@ -116,3 +118,14 @@ def test_search_your_own_csv_with_a_keras_h5_model(own, capsys):
     assert main(argv) == 0
     summary = _last_json(capsys)
     assert summary["method"] == "eidig" and summary["seeds_used"] == 50 and summary["tried"] > 0
+
+
+@pytest.mark.shared
+def test_search_a_benchmark_with_a_method_spec(data_dir, models_dir, capsys):
+    argv = ["search", "--dataset", "census", "--data-dir", str(data_dir), "--model", str(models_dir / "adult_model.h5"),
+            "--protected", "gender", "--method", "eidig[n_local=10;decay=1.0]", "--seeds", "20",
+            "--validation-size", "0.2", "--random-state", "0"]
+    assert main(argv) == 0
+    summary = _last_json(capsys)
+    assert summary["dataset"] == "census" and summary["method"] == "eidig" and summary["seeds_used"] == 20
+    assert summary["unique_idis_eidig"] > 0
