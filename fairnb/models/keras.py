@@ -219,18 +219,20 @@ def run_batched(fn, batch_size: int, X: np.ndarray, *extra):
 class KerasModel:
     """A Keras 3 classifier (TensorFlow backend) as a white-box fairnb model.
 
-    One compiled ``tf.function`` per query kind, with input signature ``[None, d]``: batches of any
-    size reuse the same graph (no retracing). Inputs are processed in chunks of ``batch_size`` rows.
+    One compiled ``tf.function`` per query kind, with input signature ``[None, *input_shape]`` (``[None, d]``
+    for tables, ``[None, H, W, C]`` for images): batches of any size reuse the same graph (no retracing).
+    Inputs are processed in chunks of ``batch_size`` rows.
 
     A TensorFlow call costs about 0.3 ms however small the batch, several times what a numpy network
     needs for the few hundred rows a search step often sends. So a plain Dense stack (optionally after
     a ``Normalization`` layer, which is folded into the first Dense layer, and with Dropout ignored)
     evaluates batches of at most ``numpy_below`` rows with its numpy twin (``to_numpy``: the same network,
-    computed as the numpy backend computes it, in float64); ``numpy_below=0`` sends every batch to TensorFlow. ``benchmarks/keras_backend.py``
-    measures both paths. The last layer
-    must be a Dense (or Activation) layer applying a sigmoid (one unit, read as ``P(y=1)``) or a softmax
-    (``k`` class probabilities); losses are computed from its logits. Hidden layers (for
-    ``layer_outputs`` / ``activation_gradient``) are the Dense layers before the last, post-activation.
+    computed as the numpy backend computes it, in float64); ``numpy_below=0`` sends every batch to
+    TensorFlow. ``benchmarks/keras_backend.py`` measures both paths. The last layer must be a Dense (or
+    Activation) layer applying a sigmoid (one unit, read as ``P(y=1)``) or a softmax (``k`` class
+    probabilities); losses are computed from its logits. Hidden layers (for ``layer_outputs`` /
+    ``activation_gradient``) are the convolution and Dense layers before the last, post-activation, their
+    outputs flattened to ``(n, units)``. Input gradients have the shape of the input batch.
     """
 
     def __init__(self, model, batch_size: int = 16384, numpy_below: int = 2048):
@@ -240,18 +242,21 @@ class KerasModel:
         if not isinstance(model, keras.Model):
             raise TypeError(f"KerasModel needs a keras.Model, got {type(model).__name__}")
         shape = model.inputs[0].shape if model.inputs else None
-        if shape is None or len(shape) != 2 or shape[-1] is None:
-            raise ValueError("KerasModel needs a model with one flat input of known width (None, d)")
+        if shape is None or len(shape) < 2 or any(s is None for s in shape[1:]):
+            raise ValueError("KerasModel needs a model with one input of known shape: (None, d) for tables, "
+                             "(None, height, width, channels) for images")
         self.model = model
         self.batch_size = int(batch_size)
-        self.n_features = int(shape[-1])
+        self.input_shape = tuple(int(s) for s in shape[1:])
+        self.n_features = int(np.prod(self.input_shape))
         last = model.layers[-1]
         self.output, self.n_classes = output_kind(model)
         self._logit_layer = last if isinstance(last, keras.layers.Dense) else None
-        self._hidden = [layer for layer in model.layers if isinstance(layer, keras.layers.Dense) and layer is not last]
+        hidden_kinds = (keras.layers.Dense, keras.layers.Conv1D, keras.layers.Conv2D, keras.layers.Conv3D)
+        self._hidden = [layer for layer in model.layers if isinstance(layer, hidden_kinds) and layer is not last]
         body = keras.Model(model.inputs, last.input)
         self._logits = lambda x: logits_of(last, body(x, training=False))
-        spec = tf.TensorSpec([None, self.n_features], tf.float32)
+        spec = tf.TensorSpec([None, *self.input_shape], tf.float32)
         self._hidden_model = (keras.Model(model.inputs, [layer.output for layer in self._hidden])
                               if self._hidden else None)
         self._proba_fn = tf.function(self._proba_graph, input_signature=[spec])
@@ -272,7 +277,7 @@ class KerasModel:
     # ------------------------------------------------------------------ description
     @property
     def layer_sizes(self) -> list[int]:
-        return [int(layer.units) for layer in self._hidden] + [self.n_classes]
+        return [int(np.prod(layer.output.shape[1:])) for layer in self._hidden] + [self.n_classes]
 
     @property
     def is_dense_stack(self) -> bool:
@@ -306,7 +311,8 @@ class KerasModel:
         return fold_normalization(layers, *normalization) if normalization else layers
 
     def __repr__(self):
-        return f"KerasModel({self.n_features}-" + "-".join(map(str, self.layer_sizes)) + f", {self.output})"
+        inputs = "x".join(map(str, self.input_shape))
+        return f"KerasModel({inputs}-" + "-".join(map(str, self.layer_sizes)) + f", {self.output})"
 
     def to_numpy(self, dtype=np.float64) -> NumpyMLP:
         """The same network as a ``NumpyMLP`` (dense stacks only)."""
@@ -321,7 +327,10 @@ class KerasModel:
         return two_columns(self.model(x, training=False), self.output)
 
     def _layers_graph(self, x):
-        return self._hidden_model(x, training=False)
+        import tensorflow as tf
+
+        out = self._hidden_model(x, training=False)
+        return [tf.reshape(a, [tf.shape(a)[0], -1]) for a in (out if isinstance(out, (list, tuple)) else [out])]
 
     def _proba_grad_graph(self, x, c):
         return self._grad_graph(x, c, "proba")
@@ -345,14 +354,13 @@ class KerasModel:
         import tensorflow as tf
 
         if layer not in self._act_grad_fns:
-            spec = tf.TensorSpec([None, self.n_features], tf.float32)
-            wspec = tf.TensorSpec([None, int(self._hidden[layer].units)], tf.float32)
+            spec = tf.TensorSpec([None, *self.input_shape], tf.float32)
+            wspec = tf.TensorSpec([None, self.layer_sizes[layer]], tf.float32)
 
             def graph(x, w):
                 with tf.GradientTape() as tape:
                     tape.watch(x)
-                    a = self._hidden_model(x, training=False)
-                    a = a[layer] if isinstance(a, (list, tuple)) else a
+                    a = self._layers_graph(x)[layer]
                     total = tf.reduce_sum(a * w)
                 return tape.gradient(total, x)
 
@@ -362,8 +370,10 @@ class KerasModel:
     # ------------------------------------------------------------------ running
     def _check(self, X) -> np.ndarray:
         X = np.asarray(X, dtype=np.float32)
-        if X.ndim != 2 or X.shape[1] != self.n_features:
-            raise ValueError(f"the model takes inputs of width {self.n_features}; got shape {X.shape}")
+        if X.shape[1:] != self.input_shape:
+            dims = ", ".join(map(str, self.input_shape))
+            what = f"width {self.n_features}" if len(self.input_shape) == 1 else f"shape (n, {dims})"
+            raise ValueError(f"the model takes inputs of {what}; got shape {X.shape}")
         return X
 
     def _batched(self, fn, X, *extra):
@@ -401,7 +411,7 @@ class KerasModel:
         if not 0 <= layer < len(self._hidden):
             raise ValueError(f"layer {layer} is not a hidden layer (0..{len(self._hidden) - 1})")
         X = self._check(X)
-        W = np.broadcast_to(np.asarray(weights, dtype=np.float32), (len(X), int(self._hidden[layer].units))).copy()
+        W = np.broadcast_to(np.asarray(weights, dtype=np.float32), (len(X), self.layer_sizes[layer])).copy()
         if self._small(X):
             return self._twin.activation_gradient(X, layer, W)
         return self._batched(self._act_grad_fn(layer), X, W)
