@@ -15,5 +15,7 @@ from .base import Dataset
 from .benchmarks import adf_sens_param_to_index, available, load
 from .synthetic import make_synthetic
 from .tables import from_csv, from_frame
+from ..images.faces import make_faces      # images live in fairnb.images; the rendered faces are listed here too
 
-__all__ = ["Dataset", "from_frame", "from_csv", "make_synthetic", "load", "available", "adf_sens_param_to_index", "uci"]
+__all__ = ["Dataset", "from_frame", "from_csv", "make_synthetic", "make_faces", "load", "available",
+           "adf_sens_param_to_index", "uci"]
