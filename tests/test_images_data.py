@@ -1,10 +1,6 @@
 """Image data: rendered faces, tinted LFW, the folder loader, exact re-rendering, the planted-bias knob."""
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -12,8 +8,6 @@ import pytest
 from fairnb.images import ExactFlip, ImageDataset, face_params, face_regions, load_image_folder, make_faces, render_faces
 from fairnb.images.lfw import TONES, tint_images, tint_mask
 from fairnb.images.resize import resize_images
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
@@ -27,15 +21,6 @@ def lfw():
     from fairnb.images import load_tinted_lfw
 
     return load_tinted_lfw(size=20, augment=3, kept_in_training=0.2, random_state=0)
-
-
-def test_importing_fairnb_and_its_image_data_loads_neither_tensorflow_nor_skimage():
-    code = ("import sys, fairnb, fairnb.images\n"
-            "fairnb.images.make_faces(n=4, size=8)\n"
-            "heavy = sorted(k for k in sys.modules if k.split('.')[0] in ('tensorflow', 'keras', 'skimage'))\n"
-            "assert not heavy, heavy[:5]\n")
-    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
 
 
 # ---------------------------------------------------------------------------------------------- make_faces

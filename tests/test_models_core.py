@@ -81,8 +81,9 @@ def test_label_only_models_are_detected(rng):
 
 def test_importing_fairnb_stays_light():
     code = ("import sys, fairnb, fairnb.search, fairnb.oracle, fairnb.results, fairnb.text, fairnb.text.glove, "
-            "fairnb.text.wordnet, fairnb.text.keras_model, fairnb.text.metrics, fairnb.text.loaders; "
-            "heavy = [m for m in ('tensorflow', 'keras', 'gensim', 'nltk', 'torch') if m in sys.modules]; "
+            "fairnb.text.wordnet, fairnb.text.keras_model, fairnb.text.metrics, fairnb.text.loaders, "
+            "fairnb.images, fairnb.images.detector, fairnb.images.lfw; fairnb.datasets.make_faces(n=4, size=8); "
+            "heavy = [m for m in ('tensorflow', 'keras', 'gensim', 'nltk', 'torch', 'skimage') if m in sys.modules]; "
             "print(heavy); sys.exit(bool(heavy))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stdout + out.stderr

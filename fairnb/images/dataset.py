@@ -12,6 +12,7 @@ Planted bias: ``kept_in_training`` < 1 keeps only that share of the faces whose 
 
 Example
 -------
+>>> import numpy as np
 >>> from fairnb.images import make_faces
 >>> data = make_faces(n=40, size=16, random_state=0)
 >>> data
@@ -19,8 +20,10 @@ ImageDataset('faces', 40 images 16x16x3, protected='skin_tone')
 >>> train, test = data.split_indices()
 >>> len(train), len(test)
 (32, 8)
->>> bool(((data.rerender([0], skin_tone=1) - data.X[:1]) != 0).any() == (data.attributes.skin_tone[0] == 0))
-True
+>>> face = int(np.flatnonzero(data.y == 1)[0])
+>>> other = data.rerender([face], skin_tone=1 - data.attribute[face])      # the same face, other skin tone
+>>> bool((other != data.X[[face]]).any()), bool((other == data.X[[face]]).any())
+(True, True)
 """
 from __future__ import annotations
 
