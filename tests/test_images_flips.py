@@ -107,6 +107,8 @@ def test_attribute_effect_is_zero_for_a_model_blind_to_the_flipped_pixels_and_po
     hidden = np.maximum(X @ W1, 0), np.maximum(X_flip @ W1, 0)
     assert effect.layer_auc[0] == pytest.approx(layer_auc(np.tanh(np.abs(hidden[0] - hidden[1]).mean(axis=0))))
     assert effect.auc > 0.05 and effect.n_pairs == 100 and 0 <= effect.changed <= 1
+    chunked = attribute_effect(_two_layer(W1), X, X_flip, batch_size=7)
+    assert np.allclose(chunked.layer_auc, effect.layer_auc) and chunked.changed == effect.changed
     with pytest.raises(ValueError, match="same shape"):
         attribute_effect(_two_layer(W1), X, X_flip[:5])
 
