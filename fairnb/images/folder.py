@@ -23,7 +23,7 @@ from .resize import resize_images
 def load_image_folder(folder, labels, *, image_column: str = "file", label_column: str = "label",
                       attributes=None, protected: str | None = None, size: int = 32, grayscale: bool = False,
                       label_names: tuple[str, str] = ("non-face", "face"), name: str | None = None) -> ImageDataset:
-    """Read the images listed in the CSV ``labels`` from ``folder`` as an :class:`ImageDataset`.
+    """Read the images listed in ``labels`` (a CSV path or a DataFrame) from ``folder`` as an :class:`ImageDataset`.
 
     ``attributes`` (column names; default: every column but the image and label columns) must hold
     integers; ``protected`` (default: the first attribute) names the one a fairness test is about.
