@@ -27,4 +27,14 @@ from .widgets.compare import compare
 
 __version__ = "0.1.0"
 __all__ = ["datasets", "domains", "models", "Feature", "TabularDomain", "Oracle", "Result", "search",
-           "train_demo_model", "accuracy", "compare", "__version__"]
+           "train_demo_model", "accuracy", "compare", "mitigate", "mitigation", "__version__"]
+
+
+def __getattr__(name):
+    """``fairnb.mitigate`` and ``fairnb.mitigation`` load on first use."""
+    if name in ("mitigate", "mitigation"):
+        import importlib
+
+        module = importlib.import_module(".mitigation", __name__)
+        return module if name == "mitigation" else module.mitigate
+    raise AttributeError(f"module 'fairnb' has no attribute {name!r}")

@@ -12,10 +12,10 @@ For the top rule set R* of a TestSGD run (or one you name):
 4. the amount with the lowest score whose accuracy is at most ``max_accuracy_drop`` below the
    original is kept (none, if no amount qualifies).
 
-Retraining (``mode="finetune"`` continues from the current weights, ``"scratch"`` starts afresh
-with the same architecture) is built in for Keras models (TensorFlow imported only then), for
-``NumpyMLP`` networks with a single sigmoid output (trained through scikit-learn's
-``MLPClassifier``), and for scikit-learn classifiers; anything else needs ``retrain=f(model, X, y)``.
+Retraining is ``fairnb.mitigation.retrain_model`` (``mode="finetune"`` continues from the current
+weights, ``"scratch"`` starts afresh; Keras, NumpyMLP and scikit-learn built in, ``retrain=f(model, X, y)``
+for anything else). ``fairnb.mitigate(model, group_result, data)`` runs this procedure and reports it
+beside the individual-discrimination methods.
 
 Example
 -------
@@ -31,7 +31,6 @@ True
 """
 from __future__ import annotations
 
-import copy
 import html
 import time
 import warnings
@@ -40,7 +39,9 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
 
-from ..models import NumpyMLP, SklearnModel, wrap
+from ..mitigation.measures import group_score
+from ..mitigation.retrain import MODES, retrain_model
+from ..models import wrap
 from ..training import accuracy
 from .testsgd import TestSGD, cell_covers
 
@@ -92,7 +93,7 @@ class RuleGuidedMitigation(BaseEstimator):
 
     def run(self, model, data, rule_set=None, *, sensitive=None) -> "MitigationResult":
         """Mitigate ``model`` on the Dataset ``data`` for ``rule_set`` (default: TestSGD's top one)."""
-        if self.mode not in ("finetune", "scratch"):
+        if self.mode not in MODES:
             raise ValueError(f"mode must be 'finetune' or 'scratch', got {self.mode!r}")
         if not (hasattr(data, "split") and hasattr(data, "domain")):
             raise TypeError("mitigation needs a fairnb Dataset (training labels and a test split)")
@@ -145,82 +146,15 @@ class RuleGuidedMitigation(BaseEstimator):
         return X[:needed]
 
     def _retrain(self, model, X, y):
-        if self.retrain is not None:
-            return self.retrain(model, X, y)
-        keras_model = _keras_model(model)
-        if keras_model is not None:
-            return _retrain_keras(keras_model, X, y, self)
-        if isinstance(model, NumpyMLP):
-            return _retrain_numpy_mlp(model, X, y, self)
-        estimator = model.estimator if isinstance(model, SklearnModel) else model
-        if hasattr(estimator, "fit") and hasattr(estimator, "predict"):
-            return _retrain_sklearn(estimator, X, y, self)
-        raise TypeError(f"no built-in retraining for {type(model).__name__}; pass retrain=f(model, X, y)")
+        return retrain_model(model, X, y, mode=self.mode, epochs=self.epochs, learning_rate=self.learning_rate,
+                             random_state=self.random_state, retrain=self.retrain)
 
 
 def _row(tester, model, data, rule_set, sensitive) -> dict:
     """Score of ``rule_set`` on ``model`` and the model's test accuracy."""
-    top = tester.run(model, data, sensitive=sensitive, rule_sets=[rule_set]).frame.iloc[0]
     _, X_test, _, y_test = data.split()
-    return {"score": float(top.score), "eps": float(top.eps), "phi_in": float(top.phi_in),
-            "phi_out": float(top.phi_out), "n": int(top.n), "accuracy": accuracy(model, X_test, y_test)}
-
-
-def _keras_model(model):
-    from ..models import _is_keras
-
-    for m in (model, getattr(model, "model", None), getattr(model, "keras_model", None)):
-        if m is not None and _is_keras(m) and hasattr(m, "fit"):
-            return m
-    return None
-
-
-def _retrain_keras(model, X, y, params):
-    import keras
-
-    keras.utils.set_random_seed(0 if params.random_state is None else params.random_state)
-    new = keras.models.clone_model(model)
-    if params.mode == "finetune":
-        new.set_weights(model.get_weights())
-    units = new.outputs[0].shape[-1]
-    loss = "binary_crossentropy" if units == 1 else "sparse_categorical_crossentropy"
-    new.compile(optimizer=keras.optimizers.Adam(params.learning_rate), loss=loss)
-    new.fit(X.astype("float32"), y.astype("float32" if units == 1 else "int64"), epochs=params.epochs,
-            batch_size=128, verbose=0, shuffle=True)
-    return new
-
-
-def _retrain_numpy_mlp(model: NumpyMLP, X, y, params):
-    from sklearn.exceptions import ConvergenceWarning
-    from sklearn.neural_network import MLPClassifier
-
-    if model.output != "sigmoid" or model.activation not in ("relu", "tanh", "logistic", "identity"):
-        raise TypeError("built-in retraining of a NumpyMLP needs one sigmoid output unit; pass retrain=f(model, X, y)")
-    clf = MLPClassifier(hidden_layer_sizes=tuple(model.layer_sizes[:-1]), activation=model.activation,
-                        learning_rate_init=params.learning_rate, max_iter=params.epochs,
-                        random_state=params.random_state, warm_start=params.mode == "finetune")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        if params.mode == "finetune":
-            one_each = [np.flatnonzero(y == c)[0] for c in np.unique(y)]
-            clf.set_params(max_iter=1).fit(X[one_each], y[one_each])     # builds the network, then:
-            clf.coefs_ = [W.copy() for W in model.weights]
-            clf.intercepts_ = [b.copy() for b in model.biases]
-            clf.set_params(max_iter=params.epochs)
-        clf.fit(X, y)
-    return NumpyMLP.from_sklearn(clf)
-
-
-def _retrain_sklearn(estimator, X, y, params):
-    from sklearn.base import clone
-
-    if params.mode == "finetune" and "warm_start" in estimator.get_params():
-        new = copy.deepcopy(estimator).set_params(warm_start=True)
-    else:
-        new = clone(estimator)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return new.fit(X, y)
+    return {**group_score(model, data, rule_set, tester, sensitive=sensitive),
+            "accuracy": accuracy(model, X_test, y_test)}
 
 
 class MitigationResult:
