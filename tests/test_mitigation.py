@@ -244,3 +244,34 @@ def test_bad_input_gives_clear_errors(synthetic, biased_model, found):
         mitigate(biased_model, found, synthetic, mode="partial")
     with pytest.raises(TypeError, match="expected a fairnb Result"):
         mitigate(biased_model, {"x": synthetic}, synthetic)
+
+
+@pytest.mark.slow
+def test_the_same_call_works_for_every_generator(synthetic, biased_model):
+    X_train = synthetic.split()[0]
+    budgets = {"random": dict(n_samples=3000), "aequitas": dict(n_global=50, n_local=20),
+               "sg": dict(limit=30, n_seeds=10), "adf": dict(n_seeds=20, n_local=20),
+               "eidig": dict(n_seeds=20, n_local=20), "neuronfair": dict(n_seeds=20, n_local=20),
+               "maft": dict(n_seeds=20, n_local=20)}
+    results = {m: fairnb.search(biased_model, synthetic.domain, method=m, random_state=0,
+                                seeds=None if m in ("random", "aequitas") else X_train, **b) for m, b in budgets.items()}
+    assert all(len(r) for r in results.values())
+    report = mitigate(biased_model, results, synthetic, fraction=0.5, labels="variants", epochs=2, n_samples=1000)
+    assert report.methods == list(budgets)
+    assert report.frame.groupby("method")["measure"].nunique().eq(2).all()
+    fractions = {m: 0.10 if m == "neuronfair" else 0.05 for m in budgets}
+    paper = Retrainer(labels="variants", epochs=1, n_samples=200).fit(biased_model, results, synthetic)
+    for m, r in results.items():        # the papers' shares: NeuronFair 10 %, the others ADF's 5 %
+        X_add, _ = paper.samples_[m][0]
+        kept = paper.report_.runs.query("method == @m and stage == 'after'")["dropped"].iloc[0] + len(X_add)
+        assert kept == max(1, round(fractions[m] * len(r)))
+
+
+def test_import_fairnb_does_not_load_mitigation():
+    import subprocess
+    import sys
+
+    code = ("import sys, fairnb; assert 'fairnb.mitigation' not in sys.modules; "
+            "from fairnb import mitigate; assert 'fairnb.mitigation' in sys.modules; "
+            "assert 'tensorflow' not in sys.modules and 'matplotlib' not in sys.modules")
+    subprocess.run([sys.executable, "-c", code], check=True)

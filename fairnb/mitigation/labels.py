@@ -45,7 +45,7 @@ def default_voters(random_state: int | None = 0) -> list:
     from sklearn.preprocessing import StandardScaler
 
     return [make_pipeline(StandardScaler(), KNeighborsClassifier(n_neighbors=15)),
-            make_pipeline(StandardScaler(), MLPClassifier((32,), max_iter=60, early_stopping=True,
+            make_pipeline(StandardScaler(), MLPClassifier((32,), max_iter=20, batch_size=256,
                                                           random_state=random_state)),
             make_pipeline(StandardScaler(), LogisticRegression(max_iter=500)),
             RandomForestClassifier(n_estimators=50, min_samples_leaf=5, n_jobs=1, random_state=random_state),

@@ -140,7 +140,7 @@ class Retrainer(BaseEstimator):
                 runs = self._fit_individual(model, result, data)
             self.models_[name] = [r.pop("model") for r in runs]
             self.samples_[name] = [r.pop("samples") for r in runs]
-            before = self._measure_before(model, getattr(result, "result", result), data)
+            before = self._measure_before(model, result.result if isinstance(result, _Control) else result, data)
             seconds = time.perf_counter() - t0
             rows.append({"method": name, "stage": "before", "repeat": 0, "added": 0, "dropped": 0, **before})
             rows += [{"method": name, "stage": "after", "repeat": i, **r, "seconds": seconds / len(runs)}
