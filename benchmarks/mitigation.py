@@ -136,7 +136,7 @@ def run(data_dir, epochs: int, retrain_epochs: int, repeats: int, samples: int, 
         for protocol, (fraction, methods, paper) in PROTOCOLS.items():
             t0 = time.perf_counter()
             first = protocol == "adf_table_xii"
-            named = {m: found[m] for m in methods + (extra if first else ())}
+            named = {m: found[m] for m in methods + (extra if first else ()) if len(found[m])}  # 0 IDIs: no row
             report = rt.set_params(fraction=fraction, augment="input", control=first).fit(model, named, data).report_
             rows = _rows(report, protocol, dataset, attr, found, paper, fraction)
             if first:
