@@ -24,10 +24,10 @@ are dropped (``report.runs["dropped"]`` counts them).
 Example
 -------
 >>> import fairnb
->>> data = fairnb.datasets.make_synthetic(n=3000, random_state=0)
->>> model = fairnb.train_demo_model(data, max_iter=100)
->>> found = fairnb.search(model, data.domain, method="random", n_samples=5000, random_state=0)
->>> report = Retrainer(fraction=1.0, labels="variants", epochs=30, n_samples=5000).fit(model, found, data).report_
+>>> data = fairnb.datasets.make_synthetic(n=2000, random_state=0)
+>>> model = fairnb.train_demo_model(data, max_iter=60)
+>>> found = fairnb.search(model, data.domain, method="random", n_samples=3000, random_state=0)
+>>> report = Retrainer(fraction=1.0, labels="variants", epochs=20, n_samples=3000).fit(model, found, data).report_
 >>> before, after = report.value("random", "discrimination")
 >>> after < before
 True
