@@ -80,7 +80,7 @@ def search_all(model, data, methods, sg_seconds: float, n_local: int, seed: int)
     X_train = data.split()[0]
     out = {}
     for m in methods:
-        params = {"random": {"n_samples": 100_000}, "aequitas": {"n_global": 1000, "n_local": n_local},
+        params = {"random": {"n_samples": 100_000}, "aequitas": {"n_seeds": 1000, "n_local": n_local},
                   "sg": {"limit": None, "n_seeds": 1000, "max_time": sg_seconds}}.get(
             m, {"n_seeds": 1000, "n_local": n_local})
         t0 = time.perf_counter()

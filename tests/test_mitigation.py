@@ -249,7 +249,7 @@ def test_bad_input_gives_clear_errors(synthetic, biased_model, found):
 @pytest.mark.slow
 def test_the_same_call_works_for_every_generator(synthetic, biased_model):
     X_train = synthetic.split()[0]
-    budgets = {"random": dict(n_samples=3000), "aequitas": dict(n_global=50, n_local=20),
+    budgets = {"random": dict(n_samples=3000), "aequitas": dict(n_seeds=50, n_local=20),
                "sg": dict(limit=30, n_seeds=10), "adf": dict(n_seeds=20, n_local=20),
                "eidig": dict(n_seeds=20, n_local=20), "neuronfair": dict(n_seeds=20, n_local=20),
                "maft": dict(n_seeds=20, n_local=20)}
