@@ -21,7 +21,8 @@ about 9 minutes)::
 
     .venv/bin/python benchmarks/mitigation.py --data-dir ../shared/data --local 1000 --repeats 5
 
-Writes ``benchmarks/results/mitigation.json`` and ``mitigation.md``.
+Writes ``benchmarks/results/mitigation.json`` and ``mitigation.md``. ``mitigation_census_sex_20_epochs.*``
+is census gender with ``--benchmarks census-sex --local 1000 --repeats 5 --retrain-epochs 20``.
 """
 from __future__ import annotations
 
