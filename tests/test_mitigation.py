@@ -275,3 +275,10 @@ def test_import_fairnb_does_not_load_mitigation():
             "from fairnb import mitigate; assert 'fairnb.mitigation' in sys.modules; "
             "assert 'tensorflow' not in sys.modules and 'matplotlib' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_fresh_search_count_is_a_report_measure(synthetic, biased_model, found):
+    report = mitigate(biased_model, found, synthetic, labels="variants", epochs=2, n_samples=500, fresh_search=True)
+    before, after = report.value("random", "idis")
+    assert "idis" in report.measures and before == len(found)      # the same search on the same model
+    assert after == idi_count(report.models["random"][0], found)
