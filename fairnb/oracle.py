@@ -3,7 +3,9 @@
 An input ``x`` is *individually discriminatory* (an IDI) when some variant ``x'`` that differs from
 ``x`` only in protected attributes gets another decision (``argmax`` of the class probabilities).
 The oracle checks many inputs at once: all ``n`` inputs times all ``m`` protected variants go to the
-model in **one** ``predict_proba`` call.
+model in **one** ``predict_proba`` call, or in as few calls as keep each call's input within
+``MEMORY_BUDGET`` bytes (so a protected attribute with 100,000 values, or 100,000 seeds, does not
+build gigabytes of variants at once).
 
 Counting conventions of the literature (every count in fairnb says which it used):
 
@@ -30,6 +32,16 @@ import numpy as np
 from .models import as_probability_matrix, wrap
 
 CONVENTIONS = ("adf", "eidig")
+MEMORY_BUDGET = 64 * 2 ** 20   # bytes of float64 model input per model call (override: fairnb.oracle.MEMORY_BUDGET)
+
+
+def rows_per_call(row_bytes: int, budget: int | None = None) -> int:
+    """Rows of ``row_bytes`` each that fit one call under ``budget`` (default ``MEMORY_BUDGET``); at least 1.
+
+    >>> rows_per_call(8 * 100, budget=8000)
+    10
+    """
+    return max(1, int((MEMORY_BUDGET if budget is None else budget) // max(row_bytes, 1)))
 
 
 @dataclass
@@ -38,7 +50,8 @@ class Verdict:
 
     X: np.ndarray                  # (n, d) the inputs
     proba: np.ndarray              # (n, k) model output on X
-    variants: np.ndarray           # (n, m, d) every protected variant of every input
+    protected: list                # the domain's protected columns
+    protected_values: np.ndarray   # (m, len(protected)) the values of the m variants
     variant_proba: np.ndarray      # (n, m, k)
     discriminatory: np.ndarray     # (n,) bool
     counterpart_index: np.ndarray  # (n,) variant chosen as counterpart (-1 when none)
@@ -50,9 +63,10 @@ class Verdict:
     @property
     def counterpart(self) -> np.ndarray:
         """(n, d) the counterpart of each input (the input itself where there is none)."""
-        idx = np.where(self.counterpart_index < 0, 0, self.counterpart_index)
-        out = self.variants[np.arange(len(self.X)), idx]
-        return np.where(self.discriminatory[:, None], out, self.X)
+        out = self.X.copy()
+        d = self.discriminatory
+        out[np.ix_(d, self.protected)] = self.protected_values[self.counterpart_index[d]]
+        return out
 
     @property
     def counterpart_proba(self) -> np.ndarray:
@@ -98,15 +112,17 @@ class Oracle:
         return as_probability_matrix(self.model.predict_proba(X), len(X), source="the model")
 
     def check(self, X) -> Verdict:
-        """Decide for every row of ``X`` whether it is discriminatory; one model call in all."""
+        """Decide for every row of ``X`` whether it is discriminatory, in as few model calls as
+        ``MEMORY_BUDGET`` allows (one for ordinary batches)."""
         X = self.domain.validate(X) if self.validate else np.asarray(X, dtype=float)
         n, d = X.shape
-        V = self.domain.variants(X)                        # (n, m, d)
-        m = V.shape[1]
+        values = self.domain.protected_values
+        m, prot = len(values), list(self.domain.protected)
         if n == 0:
-            empty = np.zeros((0, m, 0))
-            return Verdict(X, np.zeros((0, 2)), V, empty, np.zeros(0, bool), np.zeros(0, int))
-        P_all = self.predict_proba(V.reshape(n * m, d)).reshape(n, m, -1)
+            return Verdict(X, np.zeros((0, 2)), prot, values, np.zeros((0, m, 2)), np.zeros(0, bool), np.zeros(0, int))
+        step = rows_per_call(m * d * 8)
+        parts = [self.predict_proba(self.domain.variants(X[i:i + step]).reshape(-1, d)) for i in range(0, n, step)]
+        P_all = np.concatenate(parts).reshape(n, m, -1)
         own = self.domain.own_variant(X)
         P = P_all[np.arange(n), own]
         labels = P.argmax(axis=1)
@@ -114,7 +130,7 @@ class Oracle:
         score = np.where(differs, np.abs(P_all - P[:, None, :]).sum(axis=2), -1.0)
         idx = score.argmax(axis=1)
         disc = differs.any(axis=1)
-        return Verdict(X, P, V, P_all, disc, np.where(disc, idx, -1))
+        return Verdict(X, P, prot, values, P_all, disc, np.where(disc, idx, -1))
 
     def is_discriminatory(self, X) -> np.ndarray:
         return self.check(X).discriminatory

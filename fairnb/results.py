@@ -15,8 +15,10 @@ True
 """
 from __future__ import annotations
 
+import copy
 import html
 import json
+import os
 import threading
 from pathlib import Path
 
@@ -25,6 +27,7 @@ import pandas as pd
 
 from . import summaries
 from .domains import Feature, TabularDomain
+from .interrupts import deferred_interrupts
 from .oracle import CONVENTIONS, dedup_keys
 
 _PHASES = ("global", "local", "random")
@@ -39,7 +42,10 @@ class Result:
     tried : number of candidate inputs the oracle checked.
     hits : number of discriminatory candidates, duplicates included.
     elapsed : seconds the search ran.
-    status : ``"running"``, ``"completed"``, ``"budget"``, ``"stopped"`` or ``"interrupted"``.
+    status : ``"running"``, ``"completed"``, ``"budget"``, ``"stopped"``, ``"interrupted"`` (Ctrl-C) or
+        ``"failed"`` (the model or the strategy raised: ``error`` holds the exception and
+        ``raise_for_status()`` re-raises it); every pair found before the end is kept in each case.
+    error : the exception that ended a ``"failed"`` search, else None.
     timeline : DataFrame of (elapsed, tried, found) samples, one per engine batch.
     extras : method-specific findings (e.g. NeuronFair's per-layer AUC table, SG's counters);
         ``extras["seeds"]`` holds the inputs that the pairs' seed ids index (see ``SearchContext.use_seeds``).
@@ -54,6 +60,7 @@ class Result:
         self.elapsed = 0.0
         self.status = "running"
         self.ended_by: tuple | None = None   # (budget, limit) when a budget ended the search
+        self.error: BaseException | None = None
         self.extras: dict = {}
         self._lock = threading.Lock()
         self._chunks: list[dict] = []
@@ -63,29 +70,67 @@ class Result:
         self._timeline: list[tuple[float, int, int]] = []
 
     # ------------------------------------------------------------------ recording (engine side)
-    def record(self, X, counterparts, proba, counterpart_proba, *, phase: str, seed_ids, elapsed: float) -> int:
-        """Add discriminatory inputs; keeps only full instances not seen before. Returns how many were new."""
+    def record(self, X, counterparts, proba, counterpart_proba, *, phase: str, seed_ids, elapsed: float,
+               limit: int | None = None) -> int:
+        """Add discriminatory inputs; keeps only full instances not seen before, at most ``limit`` of
+        them. Returns how many were new.
+
+        Atomic with respect to Ctrl-C: everything is computed first and committed in one step (with
+        SIGINT held off on the main thread), so ``count()`` always equals the pairs stored.
+        """
         X = np.asarray(X, dtype=float)
-        self.hits += len(X)
         keys = _row_bytes(dedup_keys(X, self.domain, "eidig"))
         adf_keys = _row_bytes(dedup_keys(X, self.domain, "adf"))
-        seen, seen_adf = self._seen, self._seen_adf
-        new = [i for i, k in enumerate(keys) if k not in seen and not seen.add(k)]
+        seen, fresh = self._seen, {}
+        for i, k in enumerate(keys):
+            if k not in seen and k not in fresh:
+                fresh[k] = i
+                if limit is not None and len(fresh) >= limit:
+                    break
+        new = list(fresh.values())
+        adf_new = {}
         for i in new:
-            seen_adf.setdefault(adf_keys[i], elapsed)
+            if adf_keys[i] not in self._seen_adf:
+                adf_new.setdefault(adf_keys[i], elapsed)
+        chunk = None
         if new:
             idx = np.array(new)
             chunk = {
                 "X": X[idx], "C": np.asarray(counterparts, float)[idx],
                 "P": np.asarray(proba, float)[idx], "PC": np.asarray(counterpart_proba, float)[idx],
                 "phase": np.full(len(idx), phase, dtype=object),
-                "seed": np.broadcast_to(np.asarray(seed_ids, dtype=np.int64), (len(X),))[idx],
+                "seed": np.broadcast_to(np.asarray(seed_ids, dtype=np.int64), (len(X),))[idx].copy(),
                 "time": np.full(len(idx), elapsed),
             }
-            with self._lock:
-                self._chunks.append(chunk)
+        with deferred_interrupts(), self._lock:
+            self.hits += len(X)
+            if chunk is not None:
+                self._chunks = self._chunks + [chunk]     # copy on write: a reader's list never changes
                 self._cache = None
+                seen.update(fresh)
+                self._seen_adf.update(adf_new)
         return len(new)
+
+    def raise_for_status(self) -> "Result":
+        """Re-raise the error of a ``"failed"`` search; returns the Result otherwise.
+
+        >>> Result(None).raise_for_status().status
+        'running'
+        """
+        if self.status == "failed" and self.error is not None:
+            raise self.error
+        return self
+
+    def snapshot(self) -> "Result":
+        """A frozen copy of this Result as it is now: read a live search's Result through one snapshot
+        (its pairs, counts and tables then agree with each other while the search goes on)."""
+        with self._lock:
+            r = copy.copy(self)
+            r._lock = threading.Lock()
+            r._seen, r._seen_adf = set(self._seen), dict(self._seen_adf)
+            r._timeline = list(self._timeline)
+            r.extras = dict(self.extras)
+        return r
 
     def mark(self, elapsed: float):
         """Add a timeline sample (called by the engine after each batch)."""
@@ -161,6 +206,7 @@ class Result:
             "idis_per_s": round(self.count("eidig") / self.elapsed, 2) if self.elapsed > 0 else None,
             "time_to_first_s": _round(self.time_to(1)),
             "time_to_1000_s": _round(self.time_to(1000)),
+            "near_threshold": int(near_threshold(self._arrays()["P"], self._arrays()["PC"]).sum()),
         }
         for k, v in self.extras.items():
             if isinstance(v, (int, float, str, bool)) or v is None:
@@ -181,89 +227,123 @@ class Result:
 
     def to_frame(self, decoded: bool = True) -> pd.DataFrame:
         """Pairs as a DataFrame: ``<feature>`` for the input, ``<feature>'`` for the counterpart,
-        then outputs (``p``, ``p'`` = probability of class 1 for binary models), labels, phase,
-        seed id and the time found."""
+        then outputs (``p``, ``p'`` = probability of class 1 for binary models), labels, the
+        ``difference`` of the outputs, ``near_threshold`` (True where a decision is within
+        ``NEAR_THRESHOLD`` of flipping, so float32 and float64 rounding may decide it), phase, seed id
+        and the time found. A Result column whose name a feature already has is prefixed ``result:``
+        (e.g. ``result:p`` beside a feature called ``p``)."""
         a = self._arrays()
         dom = self.domain
+        names = [str(n) for n in dom.names]
         left = dom.decode(a["X"]) if decoded else pd.DataFrame(a["X"], columns=list(dom.names))
         right = dom.decode(a["C"]) if decoded else pd.DataFrame(a["C"], columns=list(dom.names))
-        right.columns = [f"{c}'" for c in right.columns]
         k = a["P"].shape[1]
         col = 1 if k == 2 else slice(None)
-        frame = pd.concat([left, right[[f"{dom.names[i]}'" for i in dom.protected]]], axis=1)
-        frame["p"] = a["P"][:, col] if k == 2 else a["P"].max(axis=1)
-        frame["p'"] = a["PC"][:, col] if k == 2 else a["PC"].max(axis=1)
-        frame["label"] = a["P"].argmax(axis=1)
-        frame["label'"] = a["PC"].argmax(axis=1)
-        frame["difference"] = np.abs(a["P"] - a["PC"]).sum(axis=1) / 2
-        frame["phase"] = a["phase"]
-        frame["seed"] = a["seed"]
-        frame["time"] = a["time"]
+        own = {f"{names[i]}'": right.iloc[:, i].to_numpy() for i in dom.protected}
+        own["p"] = a["P"][:, col] if k == 2 else a["P"].max(axis=1)
+        own["p'"] = a["PC"][:, col] if k == 2 else a["PC"].max(axis=1)
+        own["label"] = a["P"].argmax(axis=1)
+        own["label'"] = a["PC"].argmax(axis=1)
+        own["difference"] = np.abs(a["P"] - a["PC"]).sum(axis=1) / 2
+        own["near_threshold"] = near_threshold(a["P"], a["PC"])
+        own["phase"] = a["phase"]
+        own["seed"] = a["seed"]
+        own["time"] = a["time"]
+        taken = set(names)
+        frame = left.copy()
+        for name, values in own.items():
+            frame[f"result:{name}" if name in taken else name] = values
         return frame
 
     # ------------------------------------------------------------------ save / load
     def save(self, path) -> Path:
-        """Write the pairs (encoded) to ``.csv`` or ``.parquet`` and the rest to ``<path>.json``."""
+        """Write the pairs (encoded) to ``.csv`` or ``.parquet`` and the rest to ``<path>.json``.
+
+        Both files are written to temporary names first and then renamed, so an interrupted save
+        leaves any earlier result at ``path`` whole. The JSON names the columns that hold the
+        inputs, counterparts and outputs (features may have any names, also ``p_1`` or ``phase``).
+        """
         path = Path(path)
-        frame = self._encoded_frame()
-        if path.suffix == ".parquet":
-            frame.to_parquet(path, index=False)
-        elif path.suffix == ".csv":
-            frame.to_csv(path, index=False)
-        else:
+        if path.suffix not in (".csv", ".parquet"):
             raise ValueError(f"unknown result format {path.suffix!r}: use .csv or .parquet")
+        frozen = self.snapshot()
+        frame, columns = _encoded_frame(frozen._arrays(), self.domain)
         meta = {
-            "method": self.method, "params": _jsonable(self.params), "tried": self.tried, "hits": self.hits,
-            "elapsed": self.elapsed, "status": self.status, "timeline": self._timeline,
-            "extras": _jsonable(self.extras),
+            "format": 2, "columns": columns, "rows": len(frame),
+            "method": self.method, "params": _jsonable(self.params), "tried": frozen.tried, "hits": frozen.hits,
+            "elapsed": frozen.elapsed, "status": frozen.status, "timeline": frozen._timeline,
+            "error": None if self.error is None else repr(self.error),
+            "extras": _jsonable(frozen.extras),
             "domain": {"features": [[f.name, f.low, f.high, list(f.labels) if f.labels else None, f.kind, f.step]
                                     for f in self.domain.features],
                        "protected": list(self.domain.protected)},
         }
-        Path(str(path) + ".json").write_text(json.dumps(meta))
+        meta_path = Path(str(path) + ".json")
+        tmp, tmp_meta = _temporary(path), _temporary(meta_path)
+        try:
+            if path.suffix == ".parquet":
+                frame.to_parquet(tmp, index=False)
+            else:
+                frame.to_csv(tmp, index=False)
+            tmp_meta.write_text(json.dumps(meta))
+            with deferred_interrupts():
+                os.replace(tmp_meta, meta_path)
+                os.replace(tmp, path)
+        finally:
+            for t in (tmp, tmp_meta):
+                t.unlink(missing_ok=True)
         return path
 
     @classmethod
     def load(cls, path) -> "Result":
-        """Read a result written by ``save``."""
+        """Read a result written by ``save``; checks that its two files agree (rows, columns, the
+        domain's bounds) and says which file is wrong and how."""
         path = Path(path)
         meta_path = Path(str(path) + ".json")
         if not path.exists() or not meta_path.exists():
             raise FileNotFoundError(f"no saved result at {path} (needs {path.name} and {meta_path.name})")
-        meta = json.loads(meta_path.read_text())
-        dom = TabularDomain([Feature(n, lo, hi, tuple(lb) if lb else None, *kind_step)     # kind, step: since 0.2
-                             for n, lo, hi, lb, *kind_step in meta["domain"]["features"]], meta["domain"]["protected"])
-        frame = pd.read_parquet(path) if path.suffix == ".parquet" else pd.read_csv(path)
-        r = cls(dom, meta["method"], meta["params"])
-        names = list(dom.names)
-        k = sum(c.startswith("p_") for c in frame.columns)
-        chunk = {"X": frame[names].to_numpy(float), "C": frame[[f"{n}'" for n in names]].to_numpy(float),
-                 "P": frame[[f"p_{j}" for j in range(k)]].to_numpy(float),
-                 "PC": frame[[f"pc_{j}" for j in range(k)]].to_numpy(float),
-                 "phase": frame["phase"].astype(str).to_numpy(object), "seed": frame["seed"].to_numpy(np.int64),
-                 "time": frame["time"].to_numpy(float)}
+        try:
+            meta = json.loads(meta_path.read_text())
+            features = meta["domain"]["features"]
+            dom = TabularDomain([Feature(n, lo, hi, tuple(lb) if lb else None, *kind_step)   # kind, step: since 0.2
+                                 for n, lo, hi, lb, *kind_step in features], meta["domain"]["protected"])
+            r = cls(dom, meta["method"], meta["params"])
+            r.tried, r.hits, r.elapsed, r.status = meta["tried"], meta["hits"], meta["elapsed"], meta["status"]
+            r._timeline = [tuple(t) for t in meta["timeline"]]
+            r.extras = meta["extras"]
+        except (ValueError, KeyError, TypeError) as e:   # JSONDecodeError is a ValueError
+            raise ValueError(f"{meta_path} is not a fairnb result description ({type(e).__name__}: {e}); "
+                             f"Result.save writes it beside {path.name}") from None
+        try:
+            frame = pd.read_parquet(path) if path.suffix == ".parquet" else pd.read_csv(path)
+        except Exception as e:  # noqa: BLE001 - pandas/pyarrow raise many types for a damaged file
+            raise ValueError(f"{path} cannot be read as a fairnb result table ({type(e).__name__}: {e})") from None
+        columns = meta.get("columns") or _legacy_columns(dom, frame)
+        wanted = [c for group in columns.values() for c in (group if isinstance(group, list) else [group])]
+        missing = [c for c in wanted if c not in frame.columns]
+        if missing:
+            raise ValueError(f"{path} lacks the columns {missing} that {meta_path.name} names; the file is "
+                             "damaged or belongs to another result")
+        if "rows" in meta and len(frame) != meta["rows"]:
+            raise ValueError(f"{path} has {len(frame)} pairs but {meta_path.name} says {meta['rows']}: the table "
+                             "is truncated or from another save")
+        try:
+            chunk = {"X": frame[columns["X"]].to_numpy(float), "C": frame[columns["C"]].to_numpy(float),
+                     "P": frame[columns["P"]].to_numpy(float), "PC": frame[columns["PC"]].to_numpy(float),
+                     "phase": frame[columns["phase"]].astype(str).to_numpy(object),
+                     "seed": frame[columns["seed"]].to_numpy(np.int64), "time": frame[columns["time"]].to_numpy(float)}
+            for what, label in (("X", "inputs"), ("C", "counterparts")):
+                dom.validate(chunk[what], what=f"the saved {label}")
+        except (ValueError, TypeError) as e:
+            raise ValueError(f"{path} does not hold valid pairs for its domain: {e}") from None
         r._chunks = [chunk] if len(frame) else []
         r._seen = set(_row_bytes(dedup_keys(chunk["X"], dom, "eidig")))
+        if len(r._seen) != len(frame):
+            raise ValueError(f"{path} holds {len(frame)} rows but {len(r._seen)} distinct inputs: its "
+                             "columns do not match its description")
         for key, t in zip(_row_bytes(dedup_keys(chunk["X"], dom, "adf")), chunk["time"]):
             r._seen_adf[key] = min(t, r._seen_adf.get(key, t))
-        r.tried, r.hits, r.elapsed, r.status = meta["tried"], meta["hits"], meta["elapsed"], meta["status"]
-        r._timeline = [tuple(t) for t in meta["timeline"]]
-        r.extras = meta["extras"]
         return r
-
-    def _encoded_frame(self) -> pd.DataFrame:
-        a = self._arrays()
-        names = list(self.domain.names)
-        frame = pd.DataFrame(a["X"], columns=names)
-        for j, n in enumerate(names):
-            frame[f"{n}'"] = a["C"][:, j]
-        for j in range(a["P"].shape[1]):
-            frame[f"p_{j}"] = a["P"][:, j]
-            frame[f"pc_{j}"] = a["PC"][:, j]
-        frame["phase"] = a["phase"].astype(str)
-        frame["seed"] = a["seed"]
-        frame["time"] = a["time"]
-        return frame
 
     # ------------------------------------------------------------------ display
     def __repr__(self):
@@ -300,6 +380,59 @@ class Result:
         from .widgets.inspector import PairInspector
 
         return PairInspector(self, seeds, **kwargs)
+
+
+NEAR_THRESHOLD = 1e-6
+
+
+def near_threshold(P: np.ndarray, PC: np.ndarray, tol: float = NEAR_THRESHOLD) -> np.ndarray:
+    """(n,) True where the input's or the counterpart's decision is within ``tol`` of the threshold
+    (two classes: ``p`` within ``tol`` of 0.5; in general the top two outputs closer than ``2 tol``),
+    so that float32 and float64 arithmetic may decide it differently.
+
+    >>> near_threshold(np.array([[0.5 - 1e-7, 0.5 + 1e-7], [0.2, 0.8]]), np.array([[0.9, 0.1], [0.9, 0.1]])).tolist()
+    [True, False]
+    """
+    def margin(Q):
+        if Q.shape[1] < 2:
+            return np.full(len(Q), np.inf)
+        top = np.sort(Q, axis=1)[:, -2:]
+        return top[:, 1] - top[:, 0]
+
+    return (margin(P) < 2 * tol) | (margin(PC) < 2 * tol)
+
+
+def _encoded_frame(a: dict, domain) -> tuple[pd.DataFrame, dict]:
+    """The pairs as saved, and the map of which columns hold what (stored in the JSON)."""
+    names = [str(n) for n in domain.names]
+    k = a["P"].shape[1]
+    columns = {"X": names, "C": [f"{n}'" for n in names], "P": [f"fairnb:p_{j}" for j in range(k)],
+               "PC": [f"fairnb:pc_{j}" for j in range(k)], "phase": "fairnb:phase", "seed": "fairnb:seed",
+               "time": "fairnb:time"}
+    flat = columns["X"] + columns["C"] + columns["P"] + columns["PC"] + ["fairnb:phase", "fairnb:seed", "fairnb:time"]
+    if len(set(flat)) != len(flat):    # e.g. features "a" and "a'", or "fairnb:p_0": name them by position
+        columns["X"] = [f"fairnb:x_{j}" for j in range(len(names))]
+        columns["C"] = [f"fairnb:c_{j}" for j in range(len(names))]
+    data = {}
+    for group in ("X", "C", "P", "PC"):
+        for j, c in enumerate(columns[group]):
+            data[c] = a[group][:, j]
+    data[columns["phase"]] = a["phase"].astype(str)
+    data[columns["seed"]] = a["seed"]
+    data[columns["time"]] = a["time"]
+    return pd.DataFrame(data), columns
+
+
+def _legacy_columns(domain, frame) -> dict:
+    """The column map of a result saved before the map was stored."""
+    names = [str(n) for n in domain.names]
+    k = sum(str(c).startswith("p_") for c in frame.columns)
+    return {"X": names, "C": [f"{n}'" for n in names], "P": [f"p_{j}" for j in range(k)],
+            "PC": [f"pc_{j}" for j in range(k)], "phase": "phase", "seed": "seed", "time": "time"}
+
+
+def _temporary(path: Path) -> Path:
+    return path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
 
 
 def _row_bytes(keys: np.ndarray) -> list[bytes]:

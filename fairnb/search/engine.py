@@ -12,7 +12,9 @@ A strategy is a Python generator: it ``yield``s a ``Batch`` of candidates and re
 ``Verdict`` for exactly those rows back from the ``yield``. The engine records every discriminatory
 candidate, publishes ``Event``s to listeners (a tqdm bar, a widget, a log), and ends the search when
 the strategy is done, a budget is spent, ``stop()`` is called (from any thread) or the user presses
-Ctrl-C; in every case the Result keeps everything found so far.
+Ctrl-C; in every case the Result keeps everything found so far. Its ``status`` says why it ended
+(``"interrupted"`` for Ctrl-C, however many arrive while the search winds down; ``"failed"`` when the
+model or the strategy raised, with the exception in ``result.error``).
 
 Example
 -------
@@ -30,6 +32,8 @@ Example
 from __future__ import annotations
 
 import inspect
+import math
+import numbers
 import threading
 import time
 from dataclasses import dataclass, field
@@ -37,8 +41,15 @@ from typing import Callable, Generator
 
 import numpy as np
 
+from ..interrupts import deferred_interrupts
 from ..oracle import Oracle, Verdict
 from ..results import Result
+
+# Integer-valued hyperparameters any search may have, with their smallest allowed value; ``Search``
+# checks each one a search has before it runs (None is allowed where it is the default).
+COUNT_PARAMS = {"max_tried": 1, "max_found": 1, "batch_size": 1, "n_samples": 1, "n_seeds": 1, "n_global": 1,
+                "n_local": 0, "max_iter": 0, "c_num": 1, "limit": 1, "interpret_rows": 1, "r_step_global": 1,
+                "r_step_local": 1, "step_size": 1}
 
 
 @dataclass
@@ -147,8 +158,9 @@ class Engine:
         if verdict.discriminatory.any():
             d = verdict.discriminatory
             seed_ids = np.broadcast_to(np.asarray(batch.seed_ids), (len(verdict),))[d]
+            room = None if self.max_found is None else max(self.max_found - r.count("eidig"), 0)
             new = r.record(verdict.X[d], verdict.counterpart[d], verdict.proba[d], verdict.counterpart_proba[d],
-                           phase=batch.phase, seed_ids=seed_ids, elapsed=self.elapsed)
+                           phase=batch.phase, seed_ids=seed_ids, elapsed=self.elapsed, limit=room)
         r.mark(self.elapsed)
         if batch.phase != self.phase:
             self.phase = batch.phase
@@ -171,33 +183,55 @@ class Engine:
     def _drive(self, strategy: Generator[Batch, Verdict, None]) -> Result:
         self._t0 = time.perf_counter()
         self.result.mark(0.0)
-        self._emit("start")
-        status = "completed"
+        status, error = "running", None
         try:
-            batch = next(strategy)
-            while True:
-                reason = self.out_of_budget()
-                if reason:
-                    status = reason
-                    break
-                batch = strategy.send(self.check(batch))
-        except StopIteration:
-            status = self.out_of_budget() or "completed"
-        except KeyboardInterrupt:
+            try:
+                self._emit("start")
+                batch = next(strategy)
+                while True:
+                    status = self.out_of_budget() or "running"
+                    if status != "running":
+                        break
+                    batch = strategy.send(self.check(batch))
+            except StopIteration:
+                status = self.out_of_budget() or "completed"
+        except KeyboardInterrupt:      # also a second one, arriving in the handler above
             status = "interrupted"
-        finally:
+        except Exception as e:         # noqa: BLE001 - kept in the Result, re-raised by Search.run
+            status, error = "failed", e
+        while True:                    # the wind-down finishes, however many Ctrl-C arrive meanwhile
+            try:
+                with deferred_interrupts(reraise=False):   # a Ctrl-C now finds the search already over
+                    self._wind_down(strategy, status, error)
+                return self.result
+            except KeyboardInterrupt:
+                status = "interrupted" if status != "failed" else status
+
+    def _wind_down(self, strategy, status: str, error: BaseException | None):
+        """Close the strategy (its ``finally`` blocks fill in extras), settle the status, tell listeners."""
+        try:
             strategy.close()
-            self.result.status = status
-            self.result.elapsed = self.elapsed
+        except Exception as e:         # noqa: BLE001 - a strategy failing in its clean-up
+            if error is None:
+                status, error = "failed", e
+        r = self.result
+        r.status, r.error, r.elapsed = status, error, self.elapsed
+        try:
             self._emit("done")
-        return self.result
+        except Exception as e:         # noqa: BLE001 - a listener failing must not lose the Result
+            if r.error is None:
+                r.status, r.error = "failed", e
 
 
 class Search:
     """Base class of every generator: hyperparameters in ``__init__``, work in ``run``.
 
     Budgets shared by all searches (any combination; the search ends at the first one reached):
-    ``max_time`` seconds, ``max_tried`` candidates checked, ``max_found`` unique IDIs.
+    ``max_time`` seconds, ``max_tried`` candidates checked, ``max_found`` unique IDIs (at most that
+    many pairs are kept). ``max_time=float("inf")`` is allowed and means no time limit: a search
+    with no other budget and no natural end (e.g. ``RandomSearch(n_samples=None)``) then runs until
+    ``stop()`` or Ctrl-C. Budgets and sizes are checked when the search runs: a value that is not a
+    positive number (NaN, 0.5 of a batch) raises ``ValueError`` naming the parameter.
     ``random_state`` makes the search deterministic; ``progress`` is ``None`` (a live panel in a
     notebook, nothing elsewhere), ``True`` (a panel in a notebook, a tqdm bar elsewhere) or ``False``.
 
@@ -266,8 +300,13 @@ class Search:
     def run(self, model, domain, seeds=None, *, listeners=(), progress: bool | None = None) -> Result:
         """Search ``model`` for discrimination over ``domain``; returns the Result.
 
-        ``seeds`` are inputs the search starts from (e.g. the training data); strategies that need
-        seeds and get none raise ``ValueError``. ``progress`` overrides ``self.progress`` for this run.
+        ``seeds`` are inputs the search starts from (e.g. the training data): an array in the domain's
+        column order, or a DataFrame with the domain's column names (reordered by name); strategies that
+        need seeds and get none raise ``ValueError``. ``progress`` overrides ``self.progress`` for this run.
+
+        Ctrl-C ends the search and returns its Result (status ``"interrupted"``). If the model or the
+        strategy raises, ``run`` re-raises that exception with the partial Result attached as its
+        ``.result`` attribute (status ``"failed"``; ``result.raise_for_status()`` raises it again).
         A search object runs one search at a time: a second ``run``/``start`` while one is in progress
         raises ``RuntimeError`` (run a copy, ``type(search)(**search.get_params())``, to search in parallel).
         """
@@ -282,14 +321,47 @@ class Search:
     def _run_claimed(self, model, domain, seeds=None, *, listeners=(), progress=None) -> Result:
         """``run`` for a caller that holds ``_busy``; releases it when the search ends."""
         try:
-            return self._run(model, domain, seeds, listeners=listeners, progress=progress)
+            result = self._run(model, domain, seeds, listeners=listeners, progress=progress)
+        except KeyboardInterrupt:      # a Ctrl-C after the engine finished: its Result is complete
+            engine = self.engine_
+            if engine is None or engine.result.status == "running":
+                raise
+            result = engine.result
         finally:
             self._busy.release()
+        if result.status == "failed":
+            error = result.error
+            error.result = result
+            error.add_note(f"fairnb: the search failed after {result.tried:,} candidates; the {result.count():,} "
+                           "pairs found before are kept in this exception's .result")
+            raise error
+        return result
+
+    def _check_budget(self):
+        """Raise ``ValueError`` for a budget or size that is not a usable number (see the class docstring)."""
+        t = self.max_time
+        if t is not None and (isinstance(t, bool) or not isinstance(t, numbers.Real) or math.isnan(t) or t <= 0):
+            raise ValueError(f"{type(self).__name__}: max_time must be a positive number of seconds (float('inf') "
+                             f"for no limit) or None, got {t!r}")
+        defaults = {}
+        for klass in type(self).__mro__[:-1]:
+            for p in inspect.signature(klass.__init__).parameters.values():
+                defaults.setdefault(p.name, p.default)
+        for name, low in COUNT_PARAMS.items():
+            if name not in defaults:
+                continue
+            v = getattr(self, name)
+            if v is None and defaults[name] is None:
+                continue
+            if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < low:
+                allowed = f"an integer >= {low}" + (" or None" if defaults[name] is None else "")
+                raise ValueError(f"{type(self).__name__}: {name} must be {allowed}, got {v!r}")
 
     def _run(self, model, domain, seeds, *, listeners, progress) -> Result:
         from ..models import supports_activations, supports_gradients, wrap
         from .progress import make_listener
 
+        self._check_budget()
         model = wrap(model)
         if self.needs_gradients and not supports_gradients(model):
             raise TypeError(f"{self.name} needs input gradients, which {model!r} does not provide; "
@@ -301,7 +373,7 @@ class Search:
             raise TypeError(f"{self.name} handles {', '.join(self.feature_kinds)} features, not {', '.join(other)}; "
                             "recode them (fairnb.datasets.from_frame: bins=...) or choose another method")
         if seeds is not None:
-            seeds = domain.validate(getattr(seeds, "values", seeds), what="seeds")
+            seeds = domain_seeds(seeds, domain)
         oracle = Oracle(model, domain, validate=False)
         self._stop_event = threading.Event()
         result = Result(domain, self.name, self.get_params())
@@ -347,6 +419,24 @@ def unknown_parameters(cls, names) -> str:
         parts.append(repr(name) + (f" (did you mean {close[0]!r}?)" if close else ""))
     return (f"{cls.__name__} ({cls.name!r}) has no parameter {', '.join(parts)}; "
             f"valid parameters: {', '.join(valid)}")
+
+
+def domain_seeds(seeds, domain) -> np.ndarray:
+    """``seeds`` as an array in the domain's column order: a DataFrame is aligned by column name (and
+    refused when its names are not the domain's), values must be integer codes inside the bounds."""
+    if hasattr(seeds, "columns"):
+        names = [str(n) for n in domain.names]
+        given = [str(c) for c in seeds.columns]
+        if sorted(given) != sorted(names):
+            missing, extra = sorted(set(names) - set(given)), sorted(set(given) - set(names))
+            raise ValueError(f"seeds: a DataFrame of seeds needs exactly the domain's columns {names}; missing "
+                             f"{missing}, unexpected {extra} (pass .to_numpy() if the order is already right)")
+        seeds = seeds.set_axis(given, axis=1)[names]
+    X = domain.validate(np.asarray(getattr(seeds, "values", seeds)), what="seeds")
+    if not np.array_equal(X, np.rint(X)):
+        raise ValueError("seeds: the domain's features are integer codes, but some seeds have fractional values; "
+                         "round or encode them first")
+    return X
 
 
 def _same(a, b) -> bool:

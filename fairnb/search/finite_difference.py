@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..oracle import rows_per_call
+
 
 def forward_difference(f, X, h: float = 1.0, *, base=None, vectorised: bool = True) -> np.ndarray:
     """Forward-difference gradient of ``f`` at each row of ``X``.
@@ -40,9 +42,13 @@ def forward_difference(f, X, h: float = 1.0, *, base=None, vectorised: bool = Tr
     if base is None:
         base = np.asarray(f(X), dtype=float)
     base = np.asarray(base, dtype=float)
-    if vectorised:
-        probes = (X[:, None, :] + h * np.eye(d)[None, :, :]).reshape(n * d, d)
-        out = np.asarray(f(probes), dtype=float).reshape((n, d) + base.shape[1:])
+    if vectorised:    # the n * d probe rows go to f in pieces within the oracle's memory budget
+        def probe(rows):
+            probes = (rows[:, None, :] + h * np.eye(d)[None, :, :]).reshape(len(rows) * d, d)
+            return np.asarray(f(probes), dtype=float).reshape((len(rows), d) + base.shape[1:])
+
+        step = rows_per_call(d * d * 8)
+        out = np.concatenate([probe(X[i:i + step]) for i in range(0, n, step)])
     else:
         out = np.stack([np.asarray(f(X + h * np.eye(d)[i]), dtype=float) for i in range(d)], axis=1)
     return (out - base[:, None, ...]) / h

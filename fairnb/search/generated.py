@@ -4,7 +4,13 @@ The engine counts every checked candidate (``Result.tried``, duplicates included
 report how many *distinct* inputs were generated, under the same two conventions as the IDIs
 (``"eidig"``: full instances, ``"adf"``: without the protected attributes). ``GeneratedInputs`` keeps
 one integer code per checked row (a mixed-radix number over the domain's bounds), so a million
-candidates cost 16 MB and counting them is one ``np.unique``.
+candidates cost 16 MB. On a domain too large for such a
+code (e.g. 32 features of 4 values: 2^64 inputs) the code is a 64-bit hash of the row instead, so two
+distinct inputs are counted as one with probability about ``n^2 / 2^65`` (1e-8 for 600,000 inputs).
+
+Counting is incremental, so that it never holds a search past its time budget: the codes are merged
+into one sorted array of distinct codes whenever the unmerged ones reach a quarter of it, and
+``count`` only has to place the (few) unmerged codes, at most about one batch's worth of work.
 
 Example
 -------
@@ -18,6 +24,7 @@ Example
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 from ..oracle import CONVENTIONS, dedup_keys
 
@@ -35,34 +42,49 @@ def _radix(lower: np.ndarray, upper: np.ndarray) -> np.ndarray | None:
 class GeneratedInputs:
     """Accumulates the rows a search checked and counts the distinct ones under each convention."""
 
+    MIN_MERGE = 1 << 16   # unmerged codes kept before the first merge
+
     def __init__(self, domain):
         self.domain = domain
         keep = np.setdiff1d(np.arange(domain.n_features), list(domain.protected))
         self._columns = {"eidig": np.arange(domain.n_features), "adf": keep}
         self._radix = {c: _radix(domain.lower[cols], domain.upper[cols]) for c, cols in self._columns.items()}
-        self._parts: dict[str, list[np.ndarray]] = {c: [] for c in CONVENTIONS}
+        self._distinct = {c: np.zeros(0, np.int64) for c in CONVENTIONS}   # sorted distinct codes
+        self._pending: dict[str, list[np.ndarray]] = {c: [] for c in CONVENTIONS}
+        self._n_pending = {c: 0 for c in CONVENTIONS}
+
+    def _codes(self, X: np.ndarray, conv: str) -> np.ndarray:
+        radix = self._radix[conv]
+        if radix is None:   # huge domain: a 64-bit hash of the row
+            keys = dedup_keys(X, self.domain, conv)
+            return pd.util.hash_pandas_object(pd.DataFrame(keys), index=False).to_numpy().view(np.int64)
+        cols = self._columns[conv]
+        return (np.rint(X[:, cols]).astype(np.int64) - self.domain.lower[cols].astype(np.int64)) @ radix
 
     def add(self, X) -> None:
         """Record a batch of checked rows (inside the domain's bounds)."""
         X = np.asarray(X, dtype=float)
         if not len(X):
             return
-        for conv, cols in self._columns.items():
-            radix = self._radix[conv]
-            if radix is None:   # huge domain: keep the rows themselves
-                self._parts[conv].append(dedup_keys(X, self.domain, conv))
-            else:
-                codes = (np.rint(X[:, cols]).astype(np.int64) - self.domain.lower[cols].astype(np.int64)) @ radix
-                self._parts[conv].append(codes)
+        for conv in CONVENTIONS:
+            codes = self._codes(X, conv)
+            self._pending[conv].append(codes)
+            self._n_pending[conv] += len(codes)
+            if self._n_pending[conv] >= max(self.MIN_MERGE, len(self._distinct[conv]) // 4):
+                self._merge(conv)
+
+    def _merge(self, conv: str) -> None:
+        self._distinct[conv] = np.unique(np.concatenate([self._distinct[conv], *self._pending[conv]]))
+        self._pending[conv], self._n_pending[conv] = [], 0
 
     def count(self, convention: str = "eidig") -> int:
         """Distinct rows recorded so far."""
         if convention not in CONVENTIONS:
             raise ValueError(f"unknown counting convention {convention!r}; choose from {CONVENTIONS}")
-        parts = self._parts[convention]
-        if not parts:
-            return 0
-        merged = np.concatenate(parts)
-        unique = np.unique(merged, axis=0 if merged.ndim == 2 else None)
-        self._parts[convention] = [unique]
-        return len(unique)
+        distinct, pending = self._distinct[convention], self._pending[convention]
+        if not pending:
+            return len(distinct)
+        new = np.unique(np.concatenate(pending))
+        pos = np.minimum(np.searchsorted(distinct, new), max(len(distinct) - 1, 0))
+        known = distinct[pos] == new if len(distinct) else np.zeros(len(new), bool)
+        return len(distinct) + int((~known).sum())

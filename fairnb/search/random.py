@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 
+from ..oracle import rows_per_call
 from .engine import Batch, Search
 
 
@@ -37,7 +38,8 @@ class RandomSearch(Search):
     ----------
     n_samples : inputs to draw; ``None`` runs until another budget (``max_time``, ``max_tried``,
         ``max_found``) ends the search, or draws ``DEFAULT_SAMPLES`` when none is set.
-    batch_size : inputs per oracle call.
+    batch_size : inputs per oracle call (fewer when their protected variants would exceed
+        ``fairnb.oracle.MEMORY_BUDGET``).
     """
 
     name = "random"
@@ -53,9 +55,11 @@ class RandomSearch(Search):
         if n_samples is None and self.max_time is None and self.max_tried is None and self.max_found is None:
             n_samples = self.DEFAULT_SAMPLES
         drawn = 0
+        dom = ctx.domain    # a batch's variants stay within the oracle's memory budget
+        most = rows_per_call(len(dom.protected_values) * dom.n_features * 8)
         try:
             while n_samples is None or drawn < n_samples:
-                size = min(self.batch_size, ctx.engine.remaining_tried,
+                size = min(self.batch_size, most, ctx.engine.remaining_tried,
                            float("inf") if n_samples is None else n_samples - drawn)
                 if size <= 0:
                     break

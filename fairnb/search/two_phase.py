@@ -208,11 +208,6 @@ class TwoPhaseSearch(Search):
 
     # ------------------------------------------------------------------ the search
     def _check_params(self, domain):
-        for name in ("n_seeds", "n_local", "max_iter", "c_num", "batch_size"):
-            v = getattr(self, name)
-            if not isinstance(v, (int, np.integer)) or v < (1 if name in ("n_seeds", "c_num", "batch_size") else 0):
-                raise ValueError(f"{self.name}: {name} must be a non-negative integer (n_seeds, c_num and "
-                                 f"batch_size at least 1), got {v!r}")
         for name in ("global_step", "local_step"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"{self.name}: {name} must be positive, got {getattr(self, name)!r}")
