@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from . import summaries
+from .plot_text import plot_text
 
 
 SUMMARY_COLUMNS = ("status", "unique_idis_eidig", "unique_idis_adf", "tried", "success_rate", "elapsed_s",
@@ -32,7 +33,7 @@ def _plot_timeline(results, path: Path) -> None:
     ax = fig.subplots()
     for r in results:
         t = r.timeline.iloc[1:]           # the origin sample cannot be drawn on a log axis
-        ax.step(t["elapsed"], t["found"], where="post", label=f"{r.method} ({r.count():,} IDIs)")
+        ax.step(t["elapsed"], t["found"], where="post", label=plot_text(f"{r.method} ({r.count():,} IDIs)"))
     ax.set_xscale("log")
     ax.set_xlabel("seconds (log scale)")
     ax.set_ylabel("unique discriminatory inputs")

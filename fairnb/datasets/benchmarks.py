@@ -227,6 +227,7 @@ def _read_csv(path: Path, spec: _Spec) -> tuple[pd.DataFrame, np.ndarray]:
     if df.shape[1] != expected:
         raise ValueError(f"{path} has {df.shape[1]} columns; the {spec.name} data set has {expected} "
                          f"({len(spec.names)} features + label). Is this the right file?")
+    _check_header(path, spec, [str(c) for c in df.columns])
     values = df.apply(pd.to_numeric, errors="coerce")
     if values.isna().any().any() or not np.allclose(values, np.rint(values)):
         raise ValueError(f"{path} holds non-integer or missing entries; the {spec.name} data set is integer-encoded")
@@ -236,6 +237,30 @@ def _read_csv(path: Path, spec: _Spec) -> tuple[pd.DataFrame, np.ndarray]:
     if not np.isin(y, (0, 1)).all():
         raise ValueError(f"{path}: the label column holds values other than 0/1. Is this the right file?")
     return pd.DataFrame(X, columns=list(spec.names)), y
+
+
+def _check_header(path: Path, spec: _Spec, header: list[str]) -> None:
+    """The published files name their columns ``a, b, c, ...`` (read by position) or by the features'
+    names (checked); a headerless file or one with its columns in another order is refused."""
+    features = header[1:] if spec.label_first else header[:-1]
+    if header == [chr(ord("a") + i) for i in range(len(header))] or features == list(spec.names):
+        return
+    if all(_is_number(h) for h in header):
+        raise ValueError(f"{path} has no header row (its first line holds data); the {spec.name} data set's file "
+                         f"starts with a header: {', '.join(spec.names)} and the label")
+    if sorted(features) == sorted(spec.names):
+        raise ValueError(f"{path} has the {spec.name} columns in another order ({', '.join(features)}); expected "
+                         f"{', '.join(spec.names)}")
+    raise ValueError(f"{path}: header {header} does not name the {spec.name} data set's columns "
+                     f"({', '.join(spec.names)} and the label) nor a, b, c, ... Is this the right file?")
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _handle_missing(spec: _Spec, X: pd.DataFrame, y: np.ndarray, missing: str):

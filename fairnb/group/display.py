@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import html
 
+from ..plot_text import plot_text
+
 
 def favourable_text(result) -> str:
     """What "favourable" means in this result: the decision whose rate is compared."""
@@ -71,7 +73,7 @@ def plot_scores(result, ax=None, top: int = 15):
     y = list(range(len(f)))[::-1]
     ax.barh(y, f["score"], xerr=f["eps"], color="#d9534f", ecolor="#333", capsize=3)
     ax.set_yticks(y)
-    ax.set_yticklabels(f["rule_set"], fontsize=8)
+    ax.set_yticklabels([plot_text(t) for t in f["rule_set"]], fontsize=8)
     ax.set_xlim(0, 1)
     ax.set_xlabel(f"group fairness score |P(fav | in) - P(fav | out)|, {favourable_text(result)}\n"
                   f"(bars: bound at {result.confidence ** 2:.2%})")

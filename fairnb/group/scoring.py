@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..interrupts import deferred_interrupts
 from ..models import as_probability_matrix
 
 
@@ -134,6 +135,8 @@ class Scores:
     pos_out: np.ndarray
     converged: np.ndarray
     queries: int
+    ended: str = "completed"            # "completed", "interrupted" (Ctrl-C) or "failed" (see ``error``)
+    error: BaseException | None = None
 
 
 def score_groups(model, sampler: GroupSampler, covers: np.ndarray, rng: np.random.Generator, *,
@@ -154,7 +157,20 @@ def score_groups(model, sampler: GroupSampler, covers: np.ndarray, rng: np.rando
     pos_out = np.zeros(r, dtype=np.int64)
     done = np.zeros(r, dtype=bool)
     converged = np.zeros(r, dtype=bool)
-    queries = 0
+    queries = [0]
+    try:
+        _score_rounds(model, sampler, covers, rng, favourable, z, error_threshold, min_samples, cap, round_size,
+                      batch_size, should_stop, on_round, n, pos_in, pos_out, done, converged, queries)
+    except KeyboardInterrupt:           # the rule sets scored so far are kept (a partial ranking)
+        return Scores(n, pos_in, pos_out, converged, queries[0], "interrupted")
+    except Exception as e:              # noqa: BLE001 - kept with the partial scores; TestSGD re-raises it
+        return Scores(n, pos_in, pos_out, converged, queries[0], "failed", e)
+    return Scores(n, pos_in, pos_out, converged, queries[0])
+
+
+def _score_rounds(model, sampler, covers, rng, favourable, z, error_threshold, min_samples, cap, round_size,
+                  batch_size, should_stop, on_round, n, pos_in, pos_out, done, converged, queries):
+    """The sampling rounds of ``score_groups``; updates its arrays in place (each group's in one step)."""
     while not done.all() and not should_stop():
         active = np.flatnonzero(~done)
         m = min(min_samples if n[active[0]] == 0 else round_size, cap - int(n[active[0]]))
@@ -165,17 +181,19 @@ def score_groups(model, sampler: GroupSampler, covers: np.ndarray, rng: np.rando
             ids = active[c0:c0 + per_call]
             X = np.concatenate([sampler.sample(covers[ids], True, m, rng), sampler.sample(covers[ids], False, m, rng)])
             P = as_probability_matrix(model.predict_proba(X), len(X))
-            queries += len(X)
+            if not 0 <= favourable < P.shape[1]:
+                raise ValueError(f"favourable={favourable!r} is not one of the model's labels 0..{P.shape[1] - 1}")
             hit = (P.argmax(axis=1) == favourable).reshape(2, len(ids), m)
             cin = pos_in[ids, None] + np.cumsum(hit[0], axis=1)
             cout = pos_out[ids, None] + np.cumsum(hit[1], axis=1)
             stop = first_stop(cin, cout, int(n[ids[0]]), min_samples, error_threshold, z)
             stopped = stop > 0
             last = np.where(stopped, stop - n[ids] - 1, m - 1)
-            pos_in[ids] = cin[np.arange(len(ids)), last]
-            pos_out[ids] = cout[np.arange(len(ids)), last]
-            n[ids] += last + 1
-            converged[ids] = stopped
-            done[ids] = stopped | (n[ids] >= cap)
+            with deferred_interrupts():
+                queries[0] += len(X)
+                pos_in[ids] = cin[np.arange(len(ids)), last]
+                pos_out[ids] = cout[np.arange(len(ids)), last]
+                n[ids] += last + 1
+                converged[ids] = stopped
+                done[ids] = stopped | (n[ids] >= cap)
         on_round(int(done.sum()))
-    return Scores(n, pos_in, pos_out, converged, queries)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import threading
 import time
+import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -55,6 +56,7 @@ class TestSGD(BaseEstimator):
 
     __test__ = False   # not a pytest test class, despite the name
     DUPLICATE_OVERLAP = 0.95   # rule sets selecting >= 95% the same records are one group, scored once
+    WARN_CANDIDATES = 100_000
 
     def __init__(self, theta: float = 0.05, n_bins: int = 10, continuous="auto", error_threshold: float = 0.05,
                  confidence: float = 0.95, min_samples: int = 1000, max_samples: int | None = None,
@@ -89,6 +91,10 @@ class TestSGD(BaseEstimator):
         for name in ("min_samples", "round_size", "batch_size"):
             if int(getattr(self, name)) < 1:
                 raise ValueError(f"{name} must be a positive integer, got {getattr(self, name)!r}")
+        if isinstance(self.favourable, bool) or not isinstance(self.favourable, (int, np.integer)) or self.favourable < 0:
+            raise ValueError(f"favourable must be a class label (0, 1, ...), got {self.favourable!r}")
+        if not (self.step > 0 and float(self.step).is_integer()):
+            raise ValueError(f"step must be a positive whole number (features are integer codes), got {self.step!r}")
 
     def stop(self):
         """End a running ``run`` between model calls (safe from another thread); scored rule sets are kept."""
@@ -115,7 +121,11 @@ class TestSGD(BaseEstimator):
         """Score every frequent rule set of ``data`` (or the given ``rule_sets``) on ``model``.
 
         Returns the ranked ``GroupResult``. ``listeners`` are called with
-        ``(scored, total, elapsed_seconds)`` after every sampling round.
+        ``(scored, total, elapsed_seconds)`` after every sampling round. Ctrl-C (or ``stop()``) ends the
+        scoring early: the ranking of the rule sets scored so far comes back, with ``info["status"]``
+        ``"interrupted"`` (or ``"stopped"``) and ``info["partial"]`` True. If the model raises, that
+        exception is raised with the partial ``GroupResult`` as its ``.result``. More than
+        ``WARN_CANDIDATES`` candidate rule sets give a warning with the estimated count first.
         """
         self._check_params()
         t0 = time.perf_counter()
@@ -123,6 +133,11 @@ class TestSGD(BaseEstimator):
         model = wrap(model)
         domain, feats, sampler = self.setup(data, domain, sensitive)
         if rule_sets is None:
+            n_candidates = count_candidates(feats)
+            if n_candidates > self.WARN_CANDIDATES:
+                warnings.warn(f"TestSGD: {len(feats)} sensitive features give {n_candidates:,} candidate rule sets "
+                              "before support pruning; enumerating and scoring them may take very long. Use fewer "
+                              "sensitive features, fewer bins (n_bins) or a higher theta.", UserWarning, stacklevel=2)
             rule_sets = frequent_rule_sets(sampler.cells, feats, self.theta, weights=sampler.counts)
         covers = cell_covers(sampler, feats, rule_sets)
         verdict = screen(covers, sampler.counts, theta=self.theta, overlap=self.DUPLICATE_OVERLAP)
@@ -148,9 +163,15 @@ class TestSGD(BaseEstimator):
                 "skipped": skipped, "aliases": aliases, "class_names": getattr(domain, "class_names", None),
                 "queries": scores.queries, "training_records": int(sampler.counts.sum()),
                 "sensitive": [f.name for f in feats], "kinds": {f.name: f.kind for f in feats},
-                "status": "stopped" if self._stop_event.is_set() else "completed"}
-        return GroupResult(scorable, scores, z=self.z, confidence=self.confidence, top_k=self.top_k,
-                           params=self.get_params(), elapsed=time.perf_counter() - t0, info=info)
+                "status": scores.ended if scores.ended != "completed" else
+                ("stopped" if self._stop_event.is_set() else "completed")}
+        info["partial"] = info["status"] != "completed"
+        result = GroupResult(scorable, scores, z=self.z, confidence=self.confidence, top_k=self.top_k,
+                             params=self.get_params(), elapsed=time.perf_counter() - t0, info=info)
+        if scores.error is not None:
+            scores.error.result = result
+            raise scores.error
+        return result
 
 
 def cell_covers(sampler: GroupSampler, features, rule_sets) -> np.ndarray:

@@ -49,7 +49,13 @@ def load_keras_model(path, backend: str = "numpy"):
     if not path.is_file():
         raise FileNotFoundError(f"model file {str(path)!r} not found")
     if path.suffix == ".keras":
-        model = KerasModel(_keras().saving.load_model(path, compile=False))
+        keras = _keras()
+        try:
+            loaded = keras.saving.load_model(path, compile=False)
+        except Exception as e:  # noqa: BLE001 - Keras says "File not found" for a damaged archive
+            raise ValueError(f"{path}: cannot be read as a Keras 3 .keras model ({type(e).__name__}: {e}); "
+                             "the file is damaged, truncated or not a model saved with model.save(...)") from None
+        model = KerasModel(loaded)
         return model.to_numpy() if backend == "numpy" and model.is_dense_stack else model
     if path.suffix not in (".h5", ".hdf5"):
         raise ValueError(f"{path.name}: expected a Keras model file ending in .h5 (Keras 2) or .keras (Keras 3)")
@@ -71,34 +77,44 @@ def read_h5_dense_layers(path) -> list[dict]:
         f = h5py.File(path, "r")
     except OSError as e:
         raise ValueError(f"{path}: not an HDF5 Keras model file ({e})") from None
-    with f:
-        if "model_config" not in f.attrs:
-            raise ValueError(f"{path}: holds no model architecture (weights-only file?); "
-                             "save the whole model with model.save(...)")
-        raw = f.attrs["model_config"]
-        config = json.loads(raw.decode() if isinstance(raw, bytes) else raw)
-        layer_configs = config["config"]["layers"] if isinstance(config["config"], dict) else config["config"]
-        weights = f["model_weights"] if "model_weights" in f else f
-        layers, normalization = [], None
-        for lc in layer_configs:
-            kind, cfg = lc["class_name"], lc["config"]
-            if kind in _SKIPPED_AT_INFERENCE:
-                continue
-            if kind == "Normalization" and not layers and normalization is None and not cfg.get("invert"):
-                arrays = _h5_arrays(weights[cfg["name"]])
-                normalization = (arrays["mean"], arrays["variance"])
-                continue
-            if kind != "Dense":
-                raise ValueError(f"{path}: layer {cfg.get('name')!r} of type {kind} is not supported by the .h5 "
-                                 "reader (Dense layers, optionally after one Normalization); save it as .keras and "
-                                 "load with backend='keras'")
-            arrays = _h5_arrays(weights[cfg["name"]])
-            layers.append({"units": int(cfg["units"]), "activation": cfg.get("activation", "linear"),
-                           "kernel": arrays["kernel"],
-                           "bias": arrays.get("bias", np.zeros(int(cfg["units"]), dtype=np.float32))})
+    try:
+        with f:
+            layers, normalization = _h5_layers(f, path)
+    except (OSError, KeyError, RuntimeError, TypeError, json.JSONDecodeError) as e:   # h5py on damaged bytes
+        raise ValueError(f"{path}: damaged Keras .h5 model file ({type(e).__name__}: {e}); expected a whole "
+                         "Keras 2 model saved with model.save('model.h5')") from None
     if not layers:
         raise ValueError(f"{path}: no Dense layer found")
     return fold_normalization(layers, *normalization) if normalization else layers
+
+
+def _h5_layers(f, path) -> tuple[list[dict], tuple | None]:
+    """The Dense layers and a leading Normalization's (mean, variance) of an open Keras ``.h5`` file."""
+    if "model_config" not in f.attrs:
+        raise ValueError(f"{path}: holds no model architecture (weights-only file?); "
+                         "save the whole model with model.save(...)")
+    raw = f.attrs["model_config"]
+    config = json.loads(raw.decode() if isinstance(raw, bytes) else raw)
+    layer_configs = config["config"]["layers"] if isinstance(config["config"], dict) else config["config"]
+    weights = f["model_weights"] if "model_weights" in f else f
+    layers, normalization = [], None
+    for lc in layer_configs:
+        kind, cfg = lc["class_name"], lc["config"]
+        if kind in _SKIPPED_AT_INFERENCE:
+            continue
+        if kind == "Normalization" and not layers and normalization is None and not cfg.get("invert"):
+            arrays = _h5_arrays(weights[cfg["name"]])
+            normalization = (arrays["mean"], arrays["variance"])
+            continue
+        if kind != "Dense":
+            raise ValueError(f"{path}: layer {cfg.get('name')!r} of type {kind} is not supported by the .h5 "
+                             "reader (Dense layers, optionally after one Normalization); save it as .keras and "
+                             "load with backend='keras'")
+        arrays = _h5_arrays(weights[cfg["name"]])
+        layers.append({"units": int(cfg["units"]), "activation": cfg.get("activation", "linear"),
+                       "kernel": arrays["kernel"],
+                       "bias": arrays.get("bias", np.zeros(int(cfg["units"]), dtype=np.float32))})
+    return layers, normalization
 
 
 def _h5_arrays(group) -> dict:

@@ -25,6 +25,10 @@ class SklearnModel:
     def __init__(self, estimator):
         if not hasattr(estimator, "predict"):
             raise TypeError(f"{type(estimator).__name__} is not a scikit-learn classifier (no predict)")
+        if _is_regressor(estimator) or not (hasattr(estimator, "predict_proba") or hasattr(estimator, "classes_")):
+            raise TypeError(f"{type(estimator).__name__} is a regressor (continuous predict, no predict_proba or "
+                            "classes_), not a classifier; fairnb tests classifiers: fit a classifier, or pass a "
+                            "function that returns class probabilities")
         self.estimator = estimator
         self.classes_ = getattr(estimator, "classes_", None)
 
@@ -44,3 +48,12 @@ class SklearnModel:
 
     def __repr__(self):
         return f"SklearnModel({type(self.estimator).__name__})"
+
+
+def _is_regressor(estimator) -> bool:
+    from sklearn.base import is_regressor
+
+    try:
+        return bool(is_regressor(estimator))
+    except (AttributeError, TypeError):   # not a scikit-learn estimator: judged by its methods
+        return False

@@ -46,7 +46,8 @@ from ..oracle import Oracle, Verdict
 from ..results import Result
 
 # Integer-valued hyperparameters any search may have, with their smallest allowed value; ``Search``
-# checks each one a search has before it runs (None is allowed where it is the default).
+# checks each one a search has before it runs (None is allowed where it is the default, and for SG's
+# ``limit``, where it means no limit).
 COUNT_PARAMS = {"max_tried": 1, "max_found": 1, "batch_size": 1, "n_samples": 1, "n_seeds": 1, "n_global": 1,
                 "n_local": 0, "max_iter": 0, "c_num": 1, "limit": 1, "interpret_rows": 1, "r_step_global": 1,
                 "r_step_local": 1, "step_size": 1}
@@ -351,10 +352,10 @@ class Search:
             if name not in defaults:
                 continue
             v = getattr(self, name)
-            if v is None and defaults[name] is None:
+            if v is None and (defaults[name] is None or name == "limit"):
                 continue
             if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < low:
-                allowed = f"an integer >= {low}" + (" or None" if defaults[name] is None else "")
+                allowed = f"an integer >= {low}" + (" or None" if defaults[name] is None or name == "limit" else "")
                 raise ValueError(f"{type(self).__name__}: {name} must be {allowed}, got {v!r}")
 
     def _run(self, model, domain, seeds, *, listeners, progress) -> Result:

@@ -110,11 +110,12 @@ class SymbolicGeneration(Search):
         return params if max_time is None else {**params, "max_time": max_time}
 
     # ------------------------------------------------------------------ seeds
-    def _seeds(self, data: np.ndarray) -> np.ndarray:
+    def _seeds(self, data: np.ndarray, should_stop=None) -> np.ndarray | None:
         n = self.n_seeds or (min(self.limit, len(data)) if self.limit else len(data))
         warn_if_few_seeds(self.name, n, len(data))
         if self.seed_order == "round-robin":
-            return cluster_seeds(data, n, c_num=self.c_num, order="ascending", random_state=2019)
+            return cluster_seeds(data, n, c_num=self.c_num, order="ascending", random_state=2019,
+                                 should_stop=should_stop)
         if self.seed_order == "data":
             return data[:n].copy()
         raise ValueError(f"seed_order must be 'round-robin' or 'data', got {self.seed_order!r}")
@@ -131,7 +132,10 @@ class SymbolicGeneration(Search):
             raise ValueError("SG needs seed data (the training data): pass seeds=X_train to run()")
         self._check_params()
         domain = ctx.domain
-        seeds = ctx.use_seeds(self._seeds(ctx.seeds))
+        seeds = self._seeds(ctx.seeds, ctx.engine.stop_event.is_set)
+        if seeds is None:            # stopped while K-Means chose the seeds
+            return
+        seeds = ctx.use_seeds(seeds)
         sampler = LimeSampler(ctx.seeds, domain.lower, domain.upper, n_samples=self.n_samples, mode=self.sampler)
         solver = Z3Solver(domain.lower, domain.upper)
         queue = PriorityQueue()

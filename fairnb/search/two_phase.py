@@ -223,7 +223,8 @@ class TwoPhaseSearch(Search):
         if self.seed_selection == "as_given":
             return np.array(ctx.seeds[: self.n_seeds], dtype=float)
         state = 2019 if self.seed_order == "ascending" else self.random_state
-        return cluster_seeds(ctx.seeds, self.n_seeds, c_num=self.c_num, order=self.seed_order, random_state=state)
+        return cluster_seeds(ctx.seeds, self.n_seeds, c_num=self.c_num, order=self.seed_order, random_state=state,
+                             should_stop=ctx.engine.stop_event.is_set)
 
     def _generate(self, ctx):
         self._check_params(ctx.domain)
@@ -231,7 +232,10 @@ class TwoPhaseSearch(Search):
         generated = GeneratedInputs(ctx.domain)
         extras = ctx.result.extras
         try:
-            seeds = ctx.use_seeds(self._select_seeds(ctx))
+            seeds = self._select_seeds(ctx)
+            if seeds is None:        # stopped while K-Means chose the seeds
+                return
+            seeds = ctx.use_seeds(seeds)
             self._begin(ctx, seeds)
             found = yield from self._global_phase(ctx, seeds, generated)
             walkers = self._distinct(ctx.domain, found)

@@ -26,6 +26,7 @@ import io
 import pandas as pd
 
 from .. import summaries
+from ..plot_text import plot_text
 
 # Result.summary() key -> column of the table
 _COLUMNS = {
@@ -107,15 +108,16 @@ def compare(results, *, labels=None, x: str | None = None, title: str | None = N
     curve, bars = fig.subplots(1, 2, width_ratios=(2, 1))
     for label, r in zip(labels, results):
         t = r.timeline
-        curve.step(t[x], t["found"], where="post", label=label)
+        curve.step(t[x], t["found"], where="post", label=plot_text(label))
     curve.set_xlabel("time (seconds)" if x == "elapsed" else "candidates checked")
     curve.set_ylabel("unique discriminatory inputs")
-    curve.set_title(title or "Discriminatory inputs found over " + ("time" if x == "elapsed" else "candidates"))
+    default_title = "Discriminatory inputs found over " + ("time" if x == "elapsed" else "candidates")
+    curve.set_title(plot_text(title) if title else default_title)
     curve.legend(fontsize="small")
     curve.grid(alpha=0.3)
     ypos = range(len(results))
     bars.barh(ypos, counts, color=[f"C{i % 10}" for i in ypos])
-    bars.set_yticks(list(ypos), labels)
+    bars.set_yticks(list(ypos), [plot_text(lb) for lb in labels])
     bars.invert_yaxis()
     bars.set_xlabel("unique discriminatory inputs")
     bars.set_title("Total found (success rate)")

@@ -69,6 +69,7 @@ class PairInspector(FairnbWidget):
     version = traitlets.Int(0).tag(sync=True)   # +1 with every page sent: the browser's "answer arrived"
 
     def __init__(self, result, seeds=None, *, page_size: int = 25, class_names=None, **kwargs):
+        result = result.snapshot()       # one consistent view, also of a search that is still running
         self.result = result
         self.domain = result.domain
         self.seeds = _seed_inputs(result, seeds)

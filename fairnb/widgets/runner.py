@@ -52,6 +52,7 @@ class BackgroundSearch:
             self._result = self.search._run_claimed(model, domain, seeds, listeners=listeners, progress=False)
         except BaseException as e:  # noqa: BLE001 - re-raised by wait()
             self._error = e
+            self._result = getattr(e, "result", None)   # the partial Result of a failed search
             if self.panel is not None:
                 self.panel.fail(e)
 
@@ -83,7 +84,10 @@ class BackgroundSearch:
         return self.wait(timeout) if wait else None
 
     def wait(self, timeout: float | None = None):
-        """Block until the search ends and return its Result (re-raising its error, if any).
+        """Block until the search ends and return its Result.
+
+        If the search failed, its exception is raised here, as ``run`` raises it: with the partial
+        Result (status ``"failed"``) as the exception's ``.result`` (also ``self.result``).
 
         Inside a Jupyter kernel the wait keeps processing widget messages, so the panel's Stop
         button still works while a "Run All" sits in ``run.wait()``; cells queued behind this one

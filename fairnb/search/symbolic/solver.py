@@ -81,7 +81,13 @@ class Z3Solver:
         self.checks += 1
         solver = z3.SimpleSolver()
         solver.from_string("".join(programs[j][0] for j in js))
-        if solver.check() != z3.sat:
+        answer = solver.check()
+        if answer == z3.unknown:     # not an answer: z3 was interrupted (Ctrl-C) or gave up
+            reason = solver.reason_unknown()
+            if "cancel" in reason or "interrupt" in reason:
+                raise KeyboardInterrupt
+            raise RuntimeError(f"z3 could not decide {len(js)} constraints: {reason}")
+        if answer != z3.sat:
             return None
         model = solver.model()
         out = {}
