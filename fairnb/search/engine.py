@@ -323,11 +323,12 @@ class Search:
         """``run`` for a caller that holds ``_busy``; releases it when the search ends."""
         try:
             result = self._run(model, domain, seeds, listeners=listeners, progress=progress)
-        except KeyboardInterrupt:      # a Ctrl-C after the engine finished: its Result is complete
-            engine = self.engine_
-            if engine is None or engine.result.status == "running":
+        except KeyboardInterrupt:      # a Ctrl-C just before or after the engine's loop
+            if self.engine_ is None:   # nothing was searched yet
                 raise
-            result = engine.result
+            result = self.engine_.result
+            if result.status == "running":
+                result.status, result.elapsed = "interrupted", self.engine_.elapsed
         finally:
             self._busy.release()
         if result.status == "failed":
@@ -362,6 +363,7 @@ class Search:
         from ..models import supports_activations, supports_gradients, wrap
         from .progress import make_listener
 
+        self.engine_ = None
         self._check_budget()
         model = wrap(model)
         if self.needs_gradients and not supports_gradients(model):

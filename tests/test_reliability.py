@@ -1,0 +1,434 @@
+"""Nothing lost, nothing silent (issue 11): interruption, failing models, live reads, bad files and
+bad input, for every registered method and TestSGD. Fault injection lives in ``tests/faults.py``."""
+from __future__ import annotations
+
+import json
+import signal
+import sys
+import threading
+import time
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import fairnb
+from fairnb.domains import Feature, TabularDomain
+from fairnb.group import TestSGD
+from fairnb.results import Result
+from fairnb.search import METHODS
+
+from faults import FailingModel, InterruptAt, LiveReader, assert_sound, fast_search, sigint_soon
+
+pytestmark = pytest.mark.skipif(threading.current_thread() is not threading.main_thread(),
+                                reason="SIGINT tests need the main thread")
+
+
+def _run(search, model, data, **kw):
+    try:
+        return search.run(model, data.domain, seeds=data.X, **kw)
+    except KeyboardInterrupt:
+        pytest.fail("KeyboardInterrupt escaped run(): the Result was lost")
+
+
+# ---------------------------------------------------------------------------------------------- Ctrl-C
+@pytest.mark.parametrize("method", sorted(METHODS))
+def test_ctrl_c_returns_the_result(method, synthetic, biased_model):
+    result = _run(fast_search(method), biased_model, synthetic, listeners=[InterruptAt(at=2)])
+    assert result.status == "interrupted"
+    assert result.tried > 0
+    assert_sound(result, biased_model, synthetic.domain)
+
+
+@pytest.mark.parametrize("method", sorted(METHODS))
+@pytest.mark.parametrize("gap", [0.0005, 0.003, 0.01])
+def test_double_ctrl_c_still_returns_the_result(method, gap, synthetic, biased_model):
+    result = _run(fast_search(method), biased_model, synthetic, listeners=[InterruptAt(at=2, second=gap)])
+    assert result.status == "interrupted"
+    assert_sound(result, biased_model, synthetic.domain)
+
+
+@pytest.mark.parametrize("method", ["random", "eidig", "maft", "neuronfair", "sg", "aequitas"])
+def test_ctrl_c_at_random_moments(method, synthetic, biased_model, monkeypatch):
+    """SIGINT from another thread at a random moment (also inside z3, K-Means, Result.record), then a
+    second one a few ms later; every run returns a whole Result. (A SIGINT that lands in a ``__del__``,
+    e.g. z3's, is dropped by Python as "unraisable"; pytest's hook for those is silenced here.)"""
+    monkeypatch.setattr(sys, "unraisablehook", lambda unraisable: None)
+    rng = np.random.default_rng(sum(map(ord, method)))
+    for delay in rng.uniform(0.0, 0.3, size=4):
+        search = fast_search(method, max_time=5, **({"n_samples": None} if method == "random" else {}))
+        timers = [sigint_soon(delay), sigint_soon(delay + rng.uniform(0.0005, 0.01))]
+
+        def both_landed(event):
+            if event.kind == "done":
+                for t in timers:
+                    t.join()
+                time.sleep(0.01)
+
+        try:
+            result = search.run(biased_model, synthetic.domain, seeds=synthetic.X, listeners=[both_landed])
+        except KeyboardInterrupt:
+            assert search.engine_ is None, "KeyboardInterrupt escaped run() after the search had started"
+            _drain(timers)
+            continue
+        assert result.status in ("interrupted", "completed")
+        assert_sound(result, biased_model, synthetic.domain)
+
+
+def _drain(timers):
+    """Let pending SIGINT timers fire (or cancel them) before the test goes on."""
+    for t in timers:
+        t.cancel()
+    while True:
+        try:
+            for t in timers:
+                t.join()
+            time.sleep(0.02)
+            return
+        except KeyboardInterrupt:
+            continue
+
+
+def test_sigint_in_the_wind_down_is_absorbed(synthetic, biased_model):
+    def press_twice_at_the_end(event):
+        if event.kind == "done":
+            signal.raise_signal(signal.SIGINT)
+            signal.raise_signal(signal.SIGINT)
+
+    result = _run(fast_search("eidig", n_seeds=10, n_local=5), biased_model, synthetic,
+                  listeners=[press_twice_at_the_end])
+    assert result.status == "completed" and result.extras["generated"] > 0
+    assert_sound(result, biased_model, synthetic.domain)
+
+
+def test_record_is_atomic_under_ctrl_c(synthetic, biased_model):
+    """A SIGINT during Result.record is held until the batch is committed: count == stored pairs."""
+    import fairnb.results as results
+
+    original = results.dedup_keys
+    calls = {"n": 0}
+
+    def slow_keys(*a, **k):
+        calls["n"] += 1
+        if calls["n"] == 3:
+            signal.raise_signal(signal.SIGINT)      # lands between computing and committing the batch
+        return original(*a, **k)
+
+    results.dedup_keys = slow_keys
+    try:
+        result = _run(fast_search("random"), biased_model, synthetic)
+    finally:
+        results.dedup_keys = original
+    assert result.status == "interrupted"
+    assert_sound(result, biased_model, synthetic.domain)
+
+
+# ---------------------------------------------------------------------------------------------- failing models
+@pytest.mark.parametrize("method", sorted(METHODS))
+def test_a_model_failing_midway_keeps_the_partial_result(method, synthetic, biased_model):
+    model = FailingModel(biased_model, fail_on=6)
+    with pytest.raises(RuntimeError, match="injected") as info:
+        fast_search(method).run(model, synthetic.domain, seeds=synthetic.X)
+    result = info.value.result
+    assert result.status == "failed" and result.error is info.value
+    assert result.tried > 0
+    assert_sound(result, biased_model, synthetic.domain)
+    with pytest.raises(RuntimeError, match="injected"):
+        result.raise_for_status()
+
+
+@pytest.mark.parametrize("method", ["random", "eidig", "sg"])
+def test_a_model_raising_keyboard_interrupt_is_an_interruption(method, synthetic, biased_model):
+    model = FailingModel(biased_model, fail_on=4, error=KeyboardInterrupt())
+    result = _run(fast_search(method), model, synthetic)
+    assert result.status == "interrupted"
+    assert_sound(result, biased_model, synthetic.domain)
+
+
+def test_background_wait_gives_the_partial_result_of_a_failure(synthetic, biased_model):
+    run = fast_search("random").start(FailingModel(biased_model, fail_on=5), synthetic.domain)
+    with pytest.raises(RuntimeError, match="injected") as info:
+        run.wait(timeout=30)
+    assert info.value.result is run.result
+    assert run.result.status == "failed" and run.result.count() == len(run.result.pairs)
+
+
+# ---------------------------------------------------------------------------------------------- live reads
+@pytest.mark.parametrize("method", ["random", "eidig", "sg"])
+def test_live_reads_see_consistent_snapshots(method, synthetic, biased_model):
+    search = fast_search(method, max_time=1.5, **({"n_samples": None} if method == "random" else {}))
+    reader = LiveReader(search)
+    result = search.run(biased_model, synthetic.domain, seeds=synthetic.X)
+    reader.stop()
+    assert not reader.errors, reader.errors[0]
+    assert reader.reads > 0
+    assert_sound(result, biased_model, synthetic.domain)
+
+
+# ---------------------------------------------------------------------------------------------- TestSGD
+@pytest.fixture(scope="module")
+def sgd_data():
+    return fairnb.datasets.make_synthetic(n=2000, random_state=0).with_protected(["sex", "race"])
+
+
+def test_testsgd_ctrl_c_returns_the_partial_ranking(sgd_data, biased_model):
+    rounds = {"n": 0}
+
+    def press(done, total, elapsed):
+        rounds["n"] += 1
+        if rounds["n"] == 2:
+            signal.raise_signal(signal.SIGINT)
+
+    try:
+        res = TestSGD(random_state=0, min_samples=100, max_samples=400, round_size=64, batch_size=2000).run(
+            biased_model, sgd_data, listeners=[press])
+    except KeyboardInterrupt:
+        pytest.fail("KeyboardInterrupt escaped TestSGD.run")
+    assert res.info["status"] == "interrupted" and res.info["partial"]
+    assert len(res) > 0 and (res.frame["n"] > 0).all()
+
+
+def test_testsgd_model_failure_carries_the_partial_ranking(sgd_data, biased_model):
+    for error, status in ((KeyboardInterrupt(), "interrupted"), (RuntimeError("injected"), "failed")):
+        model = FailingModel(biased_model, fail_on=3, error=error)
+        search = TestSGD(random_state=0, min_samples=100, max_samples=400, round_size=64, batch_size=2000)
+        if status == "interrupted":
+            res = search.run(model, sgd_data)
+        else:
+            with pytest.raises(RuntimeError, match="injected") as info:
+                search.run(model, sgd_data)
+            res = info.value.result
+        assert res.info["status"] == status and res.info["partial"]
+        assert len(res) > 0
+
+
+def test_testsgd_refuses_a_favourable_label_the_model_lacks(sgd_data, biased_model):
+    with pytest.raises(ValueError, match="favourable=5"):
+        TestSGD(favourable=5, random_state=0, min_samples=100).run(biased_model, sgd_data)
+    with pytest.raises(ValueError, match="step"):
+        TestSGD(step=0.5).run(biased_model, sgd_data)
+
+
+def test_testsgd_warns_before_a_huge_enumeration(sgd_data, biased_model, monkeypatch):
+    monkeypatch.setattr(TestSGD, "WARN_CANDIDATES", 10)
+    with pytest.warns(UserWarning, match="candidate rule sets"):
+        TestSGD(random_state=0, min_samples=50, max_samples=50).run(biased_model, sgd_data)
+
+
+# ---------------------------------------------------------------------------------------------- SG and z3
+def test_an_interrupted_z3_call_is_not_unsat():
+    import z3
+
+    from fairnb.search.symbolic.solver import Z3Solver
+
+    class Cancelled(z3.Solver):
+        def check(self, *a):
+            return z3.unknown
+
+        def reason_unknown(self):
+            return "canceled"
+
+    solver = Z3Solver(np.zeros(2), np.full(2, 5.0))
+    original = z3.SimpleSolver
+    z3.SimpleSolver = Cancelled
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            solver._solve_together([0], [("(declare-const v0_0 Int)(assert (>= v0_0 1))", [0])], np.zeros((1, 2)))
+    finally:
+        z3.SimpleSolver = original
+
+
+# ---------------------------------------------------------------------------------------------- budgets
+@pytest.mark.parametrize("kw", [dict(max_time=float("nan")), dict(max_tried=float("nan")), dict(batch_size=0.5),
+                                dict(n_samples=2.5), dict(max_found=0), dict(max_time=-1), dict(max_tried=True)])
+def test_budgets_that_are_not_numbers_are_refused(kw, synthetic, biased_model):
+    name = next(iter(kw))
+    t0 = time.perf_counter()
+    with pytest.raises(ValueError, match=name):
+        fairnb.search(biased_model, synthetic.domain, method="random", progress=False, **kw)
+    assert time.perf_counter() - t0 < 5
+
+
+def test_max_time_inf_is_allowed(synthetic, biased_model):
+    r = fairnb.search(biased_model, synthetic.domain, method="random", max_time=float("inf"), n_samples=300,
+                      progress=False)
+    assert r.status == "completed" and r.tried == 300
+
+
+def test_max_found_keeps_at_most_that_many(synthetic, biased_model):
+    for method in ("random", "eidig"):
+        r = fast_search(method, max_found=1).run(biased_model, synthetic.domain, seeds=synthetic.X)
+        assert r.count() == 1 == len(r.pairs) and r.status == "budget"
+
+
+def test_step_size_and_seeds_stay_integer(synthetic, biased_model):
+    with pytest.raises(ValueError, match="step_size"):
+        fast_search("aequitas", step_size=0.5).run(biased_model, synthetic.domain)
+    with pytest.raises(ValueError, match="fractional"):
+        fast_search("eidig").run(biased_model, synthetic.domain, seeds=synthetic.X + 0.5 * (synthetic.X < 1))
+
+
+def test_seed_frames_are_aligned_by_name(synthetic, biased_model):
+    frame = pd.DataFrame(synthetic.X, columns=list(synthetic.domain.names))
+    shuffled = frame[list(reversed(frame.columns))]
+    a = fast_search("eidig", seed_selection="as_given").run(biased_model, synthetic.domain, seeds=frame)
+    b = fast_search("eidig", seed_selection="as_given").run(biased_model, synthetic.domain, seeds=shuffled)
+    np.testing.assert_array_equal(a.extras["seeds"], b.extras["seeds"])
+    with pytest.raises(ValueError, match="missing"):
+        fast_search("eidig").run(biased_model, synthetic.domain, seeds=frame.rename(columns={frame.columns[0]: "x"}))
+
+
+def test_a_regressor_is_not_a_classifier(synthetic):
+    from sklearn.linear_model import LinearRegression
+
+    with pytest.raises(TypeError, match="regressor"):
+        fairnb.search(LinearRegression().fit(synthetic.X, synthetic.y), synthetic.domain, max_tried=100)
+
+
+# ---------------------------------------------------------------------------------------------- K-Means stop
+def test_stop_during_kmeans_answers_within_a_second(synthetic, biased_model, monkeypatch):
+    """K-Means over 100k x 200 seeds takes a minute; here a K-Means that takes 20 s stands in for it."""
+    from sklearn.cluster import KMeans
+
+    monkeypatch.setattr(KMeans, "fit_predict", lambda self, X: time.sleep(20))
+    for method in ("eidig", "sg"):
+        run = fast_search(method).start(biased_model, synthetic.domain, synthetic.X)
+        time.sleep(0.3)
+        t0 = time.perf_counter()
+        result = run.stop(timeout=5)
+        assert time.perf_counter() - t0 < 1.0
+        assert result.status == "stopped" and result.tried == 0
+
+
+# ---------------------------------------------------------------------------------------------- save / load
+RESERVED = ["phase", "p_1", "p_2", "time", "seed", "a", "a'", "label", "difference", "p", "fairnb:p_0"]
+
+
+@pytest.fixture(scope="module")
+def reserved_result():
+    feats = [Feature("sex", 0, 1)] + [Feature(n, 0, 3) for n in RESERVED]
+    dom = TabularDomain(feats, protected=["sex"])
+    model = fairnb.models.FunctionModel(lambda X: X[:, 0] * (X[:, 1] >= 1) * 0.8 + 0.1)
+    return fairnb.search(model, dom, method="random", n_samples=3000, random_state=0, progress=False)
+
+
+@pytest.mark.parametrize("ext", [".csv", ".parquet"])
+def test_round_trip_with_reserved_feature_names(reserved_result, tmp_path, ext):
+    r = reserved_result
+    assert r.count() > 16
+    back = Result.load(r.save(tmp_path / f"r{ext}"))
+    assert back.count() == r.count() and back.count("adf") == r.count("adf")
+    np.testing.assert_array_equal(back.inputs, r.inputs)
+    np.testing.assert_array_equal(back.counterparts, r.counterparts)
+    pd.testing.assert_frame_equal(back.pairs, r.pairs)
+
+
+def test_result_columns_never_overwrite_features(reserved_result):
+    pairs = reserved_result.pairs
+    for name in RESERVED:
+        np.testing.assert_array_equal(pairs[name].to_numpy(float),
+                                      reserved_result.inputs[:, list(reserved_result.domain.names).index(name)])
+    assert {"result:p", "result:label", "result:difference", "result:seed", "near_threshold"} <= set(pairs.columns)
+
+
+def test_load_says_what_is_wrong(reserved_result, tmp_path):
+    path = reserved_result.save(tmp_path / "r.csv")
+    text = path.read_text().splitlines()
+    path.write_text("\n".join(text[: len(text) // 2]) + "\n")           # truncated
+    with pytest.raises(ValueError, match="r.csv has .* pairs but r.csv.json says"):
+        Result.load(path)
+    reserved_result.save(path)
+    meta = json.loads((tmp_path / "r.csv.json").read_text())
+    frame = pd.read_csv(path).drop(columns=[meta["columns"]["phase"]])   # a column missing
+    frame.to_csv(path, index=False)
+    with pytest.raises(ValueError, match="lacks the columns"):
+        Result.load(path)
+    reserved_result.save(path)
+    (tmp_path / "r.csv.json").write_text('{"method": "random", "params"')    # damaged JSON
+    with pytest.raises(ValueError, match=r"r.csv.json is not a fairnb result description \(JSONDecodeError"):
+        Result.load(path)
+    reserved_result.save(path)
+    frame = pd.read_csv(path)
+    frame.loc[0, meta["columns"]["X"][3]] = 99                             # outside the domain
+    frame.to_csv(path, index=False)
+    with pytest.raises(ValueError, match="outside its bounds"):
+        Result.load(path)
+    path.write_text("")                                                    # empty
+    with pytest.raises(ValueError, match="cannot be read"):
+        Result.load(path)
+
+
+def test_an_interrupted_save_leaves_the_earlier_file_whole(reserved_result, tmp_path, monkeypatch):
+    path = reserved_result.save(tmp_path / "r.csv")
+    before = path.read_bytes(), (tmp_path / "r.csv.json").read_bytes()
+    original = pd.DataFrame.to_csv
+
+    def interrupted(self, *a, **k):
+        original(self, *a, **k)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(pd.DataFrame, "to_csv", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        reserved_result.save(path)
+    monkeypatch.undo()
+    assert (path.read_bytes(), (tmp_path / "r.csv.json").read_bytes()) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.csv", "r.csv.json"]
+
+
+# ---------------------------------------------------------------------------------------------- near threshold
+def test_near_threshold_pairs_are_marked(synthetic):
+    dom = synthetic.domain
+    sex = list(dom.names).index("sex")
+
+    def model(X):       # p = 0.5 + 4e-7 for sex = 1 on odd x, a firm 0.9 / 0.1 otherwise
+        odd = X[:, sex - 1 if sex else 1] % 2 == 1
+        return np.where(X[:, sex] == 1, np.where(odd, 0.5 + 4e-7, 0.9), 0.1)
+
+    r = fairnb.search(model, dom, method="random", n_samples=4000, random_state=0, progress=False)
+    near = r.pairs["near_threshold"].to_numpy()
+    assert 0 < near.sum() < len(near)
+    p = r.pairs[["p", "p'"]].to_numpy()
+    np.testing.assert_array_equal(near, (np.abs(p - 0.5) < 1e-6).any(axis=1))
+    assert r.summary()["near_threshold"] == near.sum()
+
+
+# ---------------------------------------------------------------------------------------------- files and plots
+def test_damaged_model_files_say_what_is_wrong(tmp_path, models_dir):
+    h5 = next(models_dir.rglob("*.h5"))
+    data = bytearray(h5.read_bytes())
+    for i in range(200, len(data), 97):
+        data[i] ^= 0xFF
+    bad = tmp_path / "flipped.h5"
+    bad.write_bytes(bytes(data))
+    with pytest.raises(ValueError, match="flipped.h5"):
+        fairnb.models.load_model(bad)
+    trunc = tmp_path / "half.keras"
+    trunc.write_bytes(b"PK\x03\x04 not really a zip")
+    with pytest.raises(ValueError, match="half.keras: cannot be read as a Keras 3"):
+        fairnb.models.load_model(trunc)
+
+
+def test_benchmark_csv_headers_are_checked(tmp_path, data_dir):
+    src = data_dir / "census_eidig" / "census_eidig.csv"
+    frame = pd.read_csv(src, nrows=200)
+    cols = list(frame.columns)
+    swapped = tmp_path / "census_eidig"
+    swapped.mkdir()
+    frame[[cols[1], cols[0]] + cols[2:]].to_csv(swapped / "census_eidig.csv", index=False)
+    with pytest.raises(ValueError, match="another order"):
+        fairnb.datasets.load("census", data_dir=tmp_path)
+    frame.to_csv(swapped / "census_eidig.csv", index=False, header=False)
+    with pytest.raises(ValueError, match="no header row"):
+        fairnb.datasets.load("census", data_dir=tmp_path)
+
+
+def test_dollar_labels_plot(tmp_path, synthetic, biased_model):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    r = fairnb.search(biased_model, synthetic.domain, method="random", n_samples=500, progress=False)
+    cmp = fairnb.compare({"under_$50k": r, "over_$50k and $x$": r}, title="cost $ and $")
+    cmp.savefig(tmp_path / "c.png")
+    labels = [t.get_text() for t in cmp.figure.axes[1].get_yticklabels()]
+    assert labels == [r"under_\$50k", r"over_\$50k and \$x\$"]
