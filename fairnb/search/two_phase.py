@@ -52,7 +52,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..oracle import dedup_keys
+from ..oracle import dedup_keys, rows_per_call
 from .engine import Batch, Search
 from .generated import GeneratedInputs
 from .seeds import cluster_seeds, warn_if_few_seeds
@@ -194,7 +194,10 @@ class TwoPhaseSearch(Search):
         """
         n = len(X)
         classes = np.concatenate([PX.argmax(axis=1), PC.argmax(axis=1)])
-        G = np.asarray(ctx.model.input_gradient(np.vstack([X, XC]), classes, of=self.objective), dtype=float)
+        Z = np.vstack([X, XC])
+        step = rows_per_call(Z.shape[1] * 8)        # within the oracle's memory budget per call
+        G = np.concatenate([np.asarray(ctx.model.input_gradient(Z[i:i + step], classes[i:i + step], of=self.objective),
+                                       dtype=float) for i in range(0, 2 * n, step)])
         self._stats["gradient_rows"] += 2 * n
         return G[:n], G[n:]
 

@@ -1,0 +1,50 @@
+"""Property test: a search built with any bad budget or size raises ValueError/TypeError naming the
+argument when it runs, never hangs or fails another way (issue 11, item 6)."""
+from __future__ import annotations
+
+import math
+import time
+
+import pytest
+
+hypothesis = pytest.importorskip("hypothesis")
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from faults import fast_search  # noqa: E402
+
+BUDGETS = ["max_time", "max_tried", "max_found", "batch_size", "n_samples", "n_seeds", "n_local", "limit",
+           "n_global", "step_size"]
+METHOD_OF = {"n_samples": "random", "n_seeds": "eidig", "n_local": "maft", "limit": "sg", "n_global": "aequitas",
+             "step_size": "aequitas"}
+
+values = st.one_of(
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.integers(min_value=-10, max_value=3),
+    st.text(max_size=3),
+    st.booleans(),
+    st.sampled_from([0.5, 2.5, float("nan"), -1, 0, "10", [1], complex(1, 1)]),
+)
+
+
+@pytest.mark.timeout(120)
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(name=st.sampled_from(BUDGETS), value=values, method=st.sampled_from(["random", "eidig", "sg", "aequitas"]))
+def test_bad_budgets_raise_a_clear_error(name, value, method, synthetic, biased_model):
+    method = METHOD_OF.get(name, method)
+    search = fast_search(method, **{name: value})
+    if name != "max_time":
+        search.set_params(max_time=10)     # a safety net: a run that should have been refused still ends
+    t0 = time.perf_counter()
+    try:
+        result = search.run(biased_model, synthetic.domain, seeds=synthetic.X)
+    except (ValueError, TypeError) as e:
+        assert name in str(e), f"the error does not name {name}: {e}"
+        return
+    finally:
+        assert time.perf_counter() - t0 < 10
+    # accepted: then the value was a usable one
+    ok_int = isinstance(value, int) and not isinstance(value, bool) and value >= 1
+    ok_time = name == "max_time" and isinstance(value, float) and value > 0 and not math.isnan(value)
+    assert ok_int or ok_time or (name in ("n_local",) and value == 0), f"{name}={value!r} was accepted"
+    assert result.status in ("completed", "budget")
