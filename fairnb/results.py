@@ -29,6 +29,7 @@ from . import summaries
 from .domains import Feature, TabularDomain
 from .interrupts import deferred_interrupts
 from .oracle import CONVENTIONS, dedup_keys
+from .plot_text import plot_text
 
 _PHASES = ("global", "local", "random")
 
@@ -367,7 +368,7 @@ class Result:
 
         ax = ax or plt.subplots(figsize=(5, 3), facecolor="white")[1]   # readable on dark themes
         t = self.timeline
-        ax.plot(t["elapsed"], t["found"], label=self.method or "search")
+        ax.plot(t["elapsed"], t["found"], label=plot_text(self.method or "search"))
         ax.set_xlabel("seconds")
         ax.set_ylabel("unique IDIs")
         ax.set_title("Discriminatory inputs found over time")

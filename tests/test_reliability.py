@@ -286,6 +286,28 @@ def test_a_regressor_is_not_a_classifier(synthetic):
         fairnb.search(LinearRegression().fit(synthetic.X, synthetic.y), synthetic.domain, max_tried=100)
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("method", ["eidig", "neuronfair"])
+def test_max_time_is_kept_on_a_32_feature_domain(method):
+    """Loose form of benchmarks/budgets.py: past max_time by at most about one batch's time (the
+    distinct-input counting of 2^64-input domains used to add as much again as the search took)."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "budgets.py"
+    spec = importlib.util.spec_from_file_location("budgets", path)
+    budgets = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(budgets)
+    dom, model, seeds = budgets.wide_problem(n_seeds=5000)
+    search = fast_search(method, n_seeds=5000, n_local=1000, batch_size=4096, max_time=3)
+    t0 = time.perf_counter()
+    result = search.run(model, dom, seeds=seeds)
+    wall = time.perf_counter() - t0
+    longest = np.diff(result.timeline["elapsed"].to_numpy()).max()
+    assert result.status == "budget" and result.extras["generated"] > 50_000
+    assert wall - 3 < max(1.0, 2 * longest)
+
+
 # ---------------------------------------------------------------------------------------------- K-Means stop
 def test_stop_during_kmeans_answers_within_a_second(synthetic, biased_model, monkeypatch):
     """K-Means over 100k x 200 seeds takes a minute; here a K-Means that takes 20 s stands in for it."""
