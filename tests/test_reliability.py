@@ -250,10 +250,11 @@ def test_budgets_that_are_not_numbers_are_refused(kw, synthetic, biased_model):
     assert time.perf_counter() - t0 < 5
 
 
-def test_max_time_inf_is_allowed(synthetic, biased_model):
+def test_max_time_inf_is_allowed_and_said(synthetic, biased_model, capsys):
     r = fairnb.search(biased_model, synthetic.domain, method="random", max_time=float("inf"), n_samples=300,
-                      progress=False)
+                      progress=True)
     assert r.status == "completed" and r.tried == 300
+    assert "no time limit" in capsys.readouterr().err
 
 
 def test_max_found_keeps_at_most_that_many(synthetic, biased_model):

@@ -54,7 +54,10 @@ class TqdmListener:
         from tqdm.auto import tqdm
 
         if event.kind == "start":
-            self._bar = tqdm(desc=event.result.method or "search", unit=" tried", total=None)
+            desc = event.result.method or "search"
+            if event.result.params.get("max_time") == float("inf"):
+                desc += " (no time limit: Ctrl-C or stop() ends it)"
+            self._bar = tqdm(desc=desc, unit=" tried", total=None)
             return
         if self._bar is None:
             return
