@@ -84,10 +84,10 @@ class Result:
         adf_keys = _row_bytes(dedup_keys(X, self.domain, "adf"))
         seen, fresh = self._seen, {}
         for i, k in enumerate(keys):
+            if limit is not None and len(fresh) >= limit:
+                break
             if k not in seen and k not in fresh:
                 fresh[k] = i
-                if limit is not None and len(fresh) >= limit:
-                    break
         new = list(fresh.values())
         adf_new = {}
         for i in new:
