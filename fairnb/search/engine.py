@@ -285,11 +285,16 @@ class Search:
             setattr(self, k, v)
         return self
 
-    def __repr__(self):
+    @classmethod
+    def _defaults(cls) -> dict:
         defaults = {}
-        for klass in type(self).__mro__[:-1]:
+        for klass in cls.__mro__[:-1]:
             for p in inspect.signature(klass.__init__).parameters.values():
                 defaults.setdefault(p.name, p.default)
+        return defaults
+
+    def __repr__(self):
+        defaults = self._defaults()
         shown = {k: v for k, v in self.get_params().items() if not _same(defaults.get(k), v)}
         return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in shown.items())})"
 
@@ -334,8 +339,9 @@ class Search:
         if result.status == "failed":
             error = result.error
             error.result = result
-            error.add_note(f"fairnb: the search failed after {result.tried:,} candidates; the {result.count():,} "
-                           "pairs found before are kept in this exception's .result")
+            if result.tried:
+                error.add_note(f"fairnb: the search failed after {result.tried:,} candidates; the {result.count():,} "
+                               "pairs found before are kept in this exception's .result")
             raise error
         return result
 
@@ -345,10 +351,7 @@ class Search:
         if t is not None and (isinstance(t, bool) or not isinstance(t, numbers.Real) or math.isnan(t) or t <= 0):
             raise ValueError(f"{type(self).__name__}: max_time must be a positive number of seconds (float('inf') "
                              f"for no limit) or None, got {t!r}")
-        defaults = {}
-        for klass in type(self).__mro__[:-1]:
-            for p in inspect.signature(klass.__init__).parameters.values():
-                defaults.setdefault(p.name, p.default)
+        defaults = self._defaults()
         for name, low in COUNT_PARAMS.items():
             if name not in defaults:
                 continue
