@@ -455,3 +455,13 @@ def test_dollar_labels_plot(tmp_path, synthetic, biased_model):
     cmp.savefig(tmp_path / "c.png")
     labels = [t.get_text() for t in cmp.figure.axes[1].get_yticklabels()]
     assert labels == [r"under_\$50k", r"over_\$50k and \$x\$"]
+
+
+def test_the_panel_says_why_a_search_failed(synthetic, biased_model):
+    from fairnb.widgets import ProgressPanel
+
+    search = fast_search("random")
+    panel = ProgressPanel(search, min_interval=0)
+    with pytest.raises(RuntimeError, match="injected"):
+        search.run(FailingModel(biased_model, fail_on=3), synthetic.domain, listeners=[panel])
+    assert panel.status == "failed" and "injected" in panel.message

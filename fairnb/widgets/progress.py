@@ -135,6 +135,8 @@ class ProgressPanel(FairnbWidget):
                                     self.max_points)
                 self.ending = r.ending
                 self.status = r.status
+                if r.error is not None:
+                    self.message = f"{type(r.error).__name__}: {r.error}"
             else:
                 self.series = _thin(self.series + [[round(float(event.elapsed), 3), int(event.found)]],
                                     self.max_points)
