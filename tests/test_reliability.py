@@ -58,20 +58,22 @@ def test_ctrl_c_at_random_moments(method, synthetic, biased_model, monkeypatch):
     rng = np.random.default_rng(sum(map(ord, method)))
     for delay in rng.uniform(0.0, 0.3, size=4):
         search = fast_search(method, max_time=5, **({"n_samples": None} if method == "random" else {}))
-        timers = [sigint_soon(delay), sigint_soon(delay + rng.uniform(0.0005, 0.01))]
+        gap = rng.uniform(0.0005, 0.01)
+        timers = []
 
-        def both_landed(event):
-            if event.kind == "done":
+        def press_twice(event):   # both land between the search's start and the end of its "done" event
+            if event.kind == "start":
+                timers.extend([sigint_soon(delay), sigint_soon(delay + gap)])
+            elif event.kind == "done":
                 for t in timers:
                     t.join()
                 time.sleep(0.01)
 
         try:
-            result = search.run(biased_model, synthetic.domain, seeds=synthetic.X, listeners=[both_landed])
+            result = search.run(biased_model, synthetic.domain, seeds=synthetic.X, listeners=[press_twice])
         except KeyboardInterrupt:
-            assert search.engine_ is None, "KeyboardInterrupt escaped run() after the search had started"
             _drain(timers)
-            continue
+            pytest.fail("KeyboardInterrupt escaped run() after the search had started")
         assert result.status in ("interrupted", "completed")
         assert_sound(result, biased_model, synthetic.domain)
 
