@@ -77,7 +77,8 @@ def main():
                "python": platform.python_version(), "domain_size": f"2^{int(np.log2(dom.size))}"}
     out = ROOT / "benchmarks" / "results"
     (out / "budgets.json").write_text(json.dumps({"machine": machine, "rows": rows}, indent=1))
-    lines = [f"# Budgets kept: overshoot of max_time = {args.max_time:g} s on a 32-feature domain ({machine['domain_size']} inputs)",
+    lines = [f"# Budgets kept: overshoot of max_time = {args.max_time:g} s on a 32-feature domain "
+             f"({machine['domain_size']} inputs)",
              "", f"`python benchmarks/budgets.py --max-time {args.max_time:g}`; {machine['cpus']} CPUs shared, load "
              f"average {machine['load_avg']}. Overshoot = wall time of `run()` - max_time; it should stay under "
              "one batch's time (the longest gap between two engine batches).", "",
@@ -85,7 +86,8 @@ def main():
              "|---|---:|---:|---:|---|---:|---:|---:|"]
     for r in rows:
         lines.append(f"| {r['method']} | {r['wall_s']:.2f} | {r['overshoot_s']:.2f} | {r['longest_batch_s']:.2f} | "
-                     f"{r['status']} | {r['tried']:,} | {r['idis']:,} | {r['generated'] if r['generated'] is not None else '-'} |")
+                     f"{r['status']} | {r['tried']:,} | {r['idis']:,} | "
+                     f"{'-' if r['generated'] is None else format(r['generated'], ',')} |")
     (out / "budgets.md").write_text("\n".join(lines) + "\n")
 
 

@@ -44,6 +44,23 @@ def rows_per_call(row_bytes: int, budget: int | None = None) -> int:
     return max(1, int((MEMORY_BUDGET if budget is None else budget) // max(row_bytes, 1)))
 
 
+def in_pieces(f, *arrays, row_bytes: int):
+    """``f(*arrays)`` computed on consecutive row slices that each stay within ``MEMORY_BUDGET`` (at
+    ``row_bytes`` per row), the pieces concatenated; ``f`` may return an array or a tuple of arrays.
+
+    >>> in_pieces(lambda a, b: a + b, np.arange(5.0), np.ones(5), row_bytes=MEMORY_BUDGET // 2).tolist()
+    [1.0, 2.0, 3.0, 4.0, 5.0]
+    """
+    n = len(arrays[0])
+    step = rows_per_call(row_bytes)
+    if n <= step:
+        return f(*arrays)
+    parts = [f(*(a[i:i + step] for a in arrays)) for i in range(0, n, step)]
+    if isinstance(parts[0], tuple):
+        return tuple(np.concatenate(p) for p in zip(*parts))
+    return np.concatenate(parts)
+
+
 @dataclass
 class Verdict:
     """The oracle's answer for a batch of ``n`` inputs with ``m`` protected variants each."""
@@ -120,9 +137,10 @@ class Oracle:
         m, prot = len(values), list(self.domain.protected)
         if n == 0:
             return Verdict(X, np.zeros((0, 2)), prot, values, np.zeros((0, m, 2)), np.zeros(0, bool), np.zeros(0, int))
-        step = rows_per_call(m * d * 8)
-        parts = [self.predict_proba(self.domain.variants(X[i:i + step]).reshape(-1, d)) for i in range(0, n, step)]
-        P_all = np.concatenate(parts).reshape(n, m, -1)
+        def outputs(rows):
+            return self.predict_proba(self.domain.variants(rows).reshape(-1, d)).reshape(len(rows), m, -1)
+
+        P_all = in_pieces(outputs, X, row_bytes=m * d * 8)
         own = self.domain.own_variant(X)
         P = P_all[np.arange(n), own]
         labels = P.argmax(axis=1)

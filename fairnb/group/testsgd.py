@@ -91,7 +91,8 @@ class TestSGD(BaseEstimator):
         for name in ("min_samples", "round_size", "batch_size"):
             if int(getattr(self, name)) < 1:
                 raise ValueError(f"{name} must be a positive integer, got {getattr(self, name)!r}")
-        if isinstance(self.favourable, bool) or not isinstance(self.favourable, (int, np.integer)) or self.favourable < 0:
+        fav = self.favourable
+        if isinstance(fav, bool) or not isinstance(fav, (int, np.integer)) or fav < 0:
             raise ValueError(f"favourable must be a class label (0, 1, ...), got {self.favourable!r}")
         if not (self.step > 0 and float(self.step).is_integer()):
             raise ValueError(f"step must be a positive whole number (features are integer codes), got {self.step!r}")

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..oracle import rows_per_call
+from ..oracle import in_pieces
 
 
 def forward_difference(f, X, h: float = 1.0, *, base=None, vectorised: bool = True) -> np.ndarray:
@@ -47,8 +47,7 @@ def forward_difference(f, X, h: float = 1.0, *, base=None, vectorised: bool = Tr
             probes = (rows[:, None, :] + h * np.eye(d)[None, :, :]).reshape(len(rows) * d, d)
             return np.asarray(f(probes), dtype=float).reshape((len(rows), d) + base.shape[1:])
 
-        step = rows_per_call(d * d * 8)
-        out = np.concatenate([probe(X[i:i + step]) for i in range(0, n, step)])
+        out = in_pieces(probe, X, row_bytes=d * d * 8)
     else:
         out = np.stack([np.asarray(f(X + h * np.eye(d)[i]), dtype=float) for i in range(d)], axis=1)
     return (out - base[:, None, ...]) / h

@@ -60,6 +60,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..oracle import in_pieces
 from .biased_neurons import interpret
 from .two_phase import EPSILON, TwoPhaseSearch
 
@@ -156,15 +157,19 @@ class NeuronFair(TwoPhaseSearch):
             self._draw_random_neurons(ctx.rng)
             self._drawn_at = t
         layer = self.interpretation_.biased_layer
-        mask = (self._biased[None, :] | self._random[rows]).astype(float)
-        Z = np.vstack([X, XC])
-        A = np.asarray(ctx.model.layer_outputs(Z)[layer], dtype=float)
-        n = len(X)
-        a, ac = A[:n], A[n:]
-        weights = np.vstack([self._loss_weights(a, ac, mask), self._loss_weights(ac, a, mask)])
-        G = np.asarray(ctx.model.activation_gradient(Z, layer, weights), dtype=float)
-        self._stats["gradient_rows"] += 2 * n
-        return G[:n], G[n:]
+
+        def pair_gradients(X, XC, rows):
+            mask = (self._biased[None, :] | self._random[rows]).astype(float)
+            Z = np.vstack([X, XC])
+            A = np.asarray(ctx.model.layer_outputs(Z)[layer], dtype=float)
+            n = len(X)
+            a, ac = A[:n], A[n:]
+            weights = np.vstack([self._loss_weights(a, ac, mask), self._loss_weights(ac, a, mask)])
+            G = np.asarray(ctx.model.activation_gradient(Z, layer, weights), dtype=float)
+            return G[:n], G[n:]
+
+        self._stats["gradient_rows"] += 2 * len(X)
+        return in_pieces(pair_gradients, X, XC, np.asarray(rows), row_bytes=2 * X.shape[1] * 8)
 
     @staticmethod
     def _loss_weights(a, target, mask):

@@ -52,7 +52,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..oracle import dedup_keys, rows_per_call
+from ..oracle import dedup_keys, in_pieces
 from .engine import Batch, Search
 from .generated import GeneratedInputs
 from .seeds import cluster_seeds, warn_if_few_seeds
@@ -194,10 +194,8 @@ class TwoPhaseSearch(Search):
         """
         n = len(X)
         classes = np.concatenate([PX.argmax(axis=1), PC.argmax(axis=1)])
-        Z = np.vstack([X, XC])
-        step = rows_per_call(Z.shape[1] * 8)        # within the oracle's memory budget per call
-        G = np.concatenate([np.asarray(ctx.model.input_gradient(Z[i:i + step], classes[i:i + step], of=self.objective),
-                                       dtype=float) for i in range(0, 2 * n, step)])
+        G = in_pieces(lambda z, c: np.asarray(ctx.model.input_gradient(z, c, of=self.objective), dtype=float),
+                      np.vstack([X, XC]), classes, row_bytes=X.shape[1] * 8)
         self._stats["gradient_rows"] += 2 * n
         return G[:n], G[n:]
 
