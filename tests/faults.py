@@ -23,10 +23,10 @@ FAST = {
     "eidig": dict(n_seeds=40, n_local=200, batch_size=8),
     "neuronfair": dict(n_seeds=40, n_local=200, batch_size=8, interpret_rows=200),
     "maft": dict(n_seeds=40, n_local=200, batch_size=8),
-    "aequitas": dict(n_global=40, n_local=200, batch_size=8),
-    "aequitas-fully": dict(n_global=40, n_local=200, batch_size=8),
-    "aequitas-semi": dict(n_global=40, n_local=200, batch_size=8),
-    "aequitas-random": dict(n_global=40, n_local=200, batch_size=8),
+    "aequitas": dict(n_seeds=40, n_local=200, batch_size=8),
+    "aequitas-fully": dict(n_seeds=40, n_local=200, batch_size=8),
+    "aequitas-semi": dict(n_seeds=40, n_local=200, batch_size=8),
+    "aequitas-random": dict(n_seeds=40, n_local=200, batch_size=8),
     "sg": dict(limit=400, n_samples=200, batch_size=4),
 }
 

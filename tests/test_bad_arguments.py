@@ -14,8 +14,8 @@ from hypothesis import strategies as st  # noqa: E402
 from faults import fast_search  # noqa: E402
 
 BUDGETS = ["max_time", "max_tried", "max_found", "batch_size", "n_samples", "n_seeds", "n_local", "limit",
-           "n_global", "step_size"]
-METHOD_OF = {"n_samples": "random", "n_seeds": "eidig", "n_local": "maft", "limit": "sg", "n_global": "aequitas",
+           "step_size"]
+METHOD_OF = {"n_samples": "random", "n_seeds": "eidig", "n_local": "maft", "limit": "sg",
              "step_size": "aequitas"}
 
 values = st.one_of(

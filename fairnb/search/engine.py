@@ -48,7 +48,7 @@ from ..results import Result
 # Integer-valued hyperparameters any search may have, with their smallest allowed value; ``Search``
 # checks each one a search has before it runs (None is allowed where it is the default, and for SG's
 # ``limit``, where it means no limit).
-COUNT_PARAMS = {"max_tried": 1, "max_found": 1, "batch_size": 1, "n_samples": 1, "n_seeds": 1, "n_global": 1,
+COUNT_PARAMS = {"max_tried": 1, "max_found": 1, "batch_size": 1, "n_samples": 1, "n_seeds": 1,
                 "n_local": 0, "max_iter": 0, "c_num": 1, "limit": 1, "interpret_rows": 1, "r_step_global": 1,
                 "r_step_local": 1, "step_size": 1}
 
