@@ -31,7 +31,7 @@ LABELS = {
     "idis_per_s": "discriminatory inputs per second",
     "time_to_first_s": "time to the first discriminatory input",
     "time_to_1000_s": "time to 1,000 discriminatory inputs",
-    "near_threshold": "pairs within 1e-6 of the decision threshold (float rounding may decide them)",
+    "near_threshold": "pairs within a millionth of the decision threshold (float rounding may decide them)",
 }
 _BUDGETS = {
     "max_time": lambda v: f"time budget of {fmt_seconds(v)} reached",
