@@ -111,3 +111,33 @@ def test_keras_and_numpy_backends_agree(data_dir, models_dir):
             m, data.domain, seeds=seeds) for m in (numpy_model, keras_model)]
         assert runs[0].count() == runs[1].count(), name
         assert np.array_equal(runs[0].inputs, runs[1].inputs), name
+
+
+def test_many_seeds_go_through_the_global_phase_in_chunks(method, synthetic, biased_model, monkeypatch):
+    """Seeds beyond the memory budget go through the global phase in chunks (issue 11, item 12): no global
+    batch is larger than a chunk, the run stays sound, and where the global phase draws no random numbers
+    (all but NeuronFair's random neurons) it checks exactly the rows it checks in one piece."""
+    import fairnb.oracle
+    from fairnb.search.two_phase import GLOBAL_STATE_COPIES
+    from two_phase_checks import record_batches
+
+    cls, params, _, _ = method
+    params = {"n_seeds": 40, "n_local": 5, "random_state": 0, **params}
+    whole = cls(**params)
+    whole_batches = record_batches(whole)
+    whole.run(biased_model, synthetic.domain, seeds=synthetic.X)
+    dom = synthetic.domain
+    monkeypatch.setattr(fairnb.oracle, "MEMORY_BUDGET",
+                        7 * 8 * dom.n_features * (len(dom.protected_values) + GLOBAL_STATE_COPIES))
+    chunked = cls(**params)
+    assert chunked._global_chunk(dom) == 7
+    chunked_batches = record_batches(chunked)
+    assert_sound_run(chunked, biased_model, synthetic)
+    sizes = [len(X) for X, phase, _ in chunked_batches if phase == "global"]
+    assert max(sizes) == 7 and max(len(X) for X, phase, _ in whole_batches if phase == "global") == 40
+
+    def global_rows(batches):
+        return sorted(map(tuple, np.vstack([np.column_stack([ids, X]) for X, phase, ids in batches if phase == "global"])))
+
+    if cls is not NeuronFair:
+        assert global_rows(chunked_batches) == global_rows(whole_batches)

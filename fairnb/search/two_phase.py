@@ -22,7 +22,9 @@ the failure policy and the local move.
 
 **Batching** (the reason fairnb is fast). The papers loop over one seed at a time and call the model
 once per instance. Here every seed still in the global phase advances together: one oracle call per
-step for all seeds and all their protected variants, and one gradient call for all ``x`` and ``x'``.
+step for all seeds and all their protected variants, and one gradient call for all ``x`` and ``x'``
+(more seeds than fit ``fairnb.oracle.MEMORY_BUDGET``, e.g. 100,000 seeds of 200 features, go through
+the global phase in consecutive chunks that each fit it).
 The local walkers (up to ``batch_size`` at a time) also step together. What this changes:
 
 * *Order of random draws.* The papers draw seed 1's whole local walk, then seed 2's; here step ``t``
@@ -52,12 +54,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..oracle import dedup_keys, in_pieces
+from ..oracle import dedup_keys, in_pieces, rows_per_call
 from .engine import Batch, Search
 from .generated import GeneratedInputs
 from .seeds import cluster_seeds, warn_if_few_seeds
 
 EPSILON = 1e-6          # EIDIG/MAFT's epsilon in the reciprocal-gradient probabilities
+GLOBAL_STATE_COPIES = 12   # (n, d) float arrays a global-phase seed keeps alive besides its variants
 SEED_SELECTIONS = ("kmeans", "as_given")
 FAILURE_POLICIES = ("accept", "metropolis", "reset")
 
@@ -238,7 +241,7 @@ class TwoPhaseSearch(Search):
                 return
             seeds = ctx.use_seeds(seeds)
             self._begin(ctx, seeds)
-            found = yield from self._global_phase(ctx, seeds, generated)
+            found = yield from self._global_phase_in_chunks(ctx, seeds, generated)
             walkers = self._distinct(ctx.domain, found)
             extras["global_idis"] = len(walkers)
             for start in range(0, len(walkers), self.batch_size):
@@ -284,11 +287,30 @@ class TwoPhaseSearch(Search):
             j[multi] = np.where(differs[multi], ctx.rng.random((len(multi), differs.shape[1])), -1.0).argmax(axis=1)
         return j
 
-    def _global_phase(self, ctx, seeds: np.ndarray, generated: GeneratedInputs):
+    def _global_chunk(self, domain) -> int:
+        """Seeds that go through the global phase together: as many as keep their working state (the
+        protected variants, the position, both momentum gradients, the step: ``GLOBAL_STATE_COPIES``
+        rows of ``d`` floats each besides the variants) within ``fairnb.oracle.MEMORY_BUDGET``."""
+        m = len(domain.protected_values)
+        return rows_per_call(8 * domain.n_features * (m + GLOBAL_STATE_COPIES))
+
+    def _global_phase_in_chunks(self, ctx, seeds: np.ndarray, generated: GeneratedInputs):
+        """The global phase over consecutive chunks of ``_global_chunk`` seeds, so that peak memory
+        follows the memory budget, not the number of seeds. Seeds that fit one chunk (every paper
+        configuration) advance all together, as before; in chunks, the random draws of the global
+        phase (EIDIG/MAFT's random counterparts, NeuronFair's random neurons) come chunk by chunk."""
+        step = self._global_chunk(ctx.domain)
+        found = []
+        for start in range(0, len(seeds), step):
+            pairs = yield from self._global_phase(ctx, seeds[start:start + step], generated, first_id=start)
+            found += [pairs] if len(pairs) else []
+        return Pairs.concat(found, ctx.domain.n_features)
+
+    def _global_phase(self, ctx, seeds: np.ndarray, generated: GeneratedInputs, first_id: int = 0):
         dom = ctx.domain
         prot = list(dom.protected)
         decay = self._decays()[0]
-        X, ids = seeds.copy(), np.arange(len(seeds))
+        X, ids = seeds.copy(), first_id + np.arange(len(seeds))
         G1, G2 = np.zeros_like(X), np.zeros_like(X)
         found = []
         checks = self._global_checks()
@@ -307,7 +329,8 @@ class TwoPhaseSearch(Search):
             j = self._global_counterpart(PX, VP, dom.own_variant(X))
             XC = X.copy()
             XC[:, prot] = dom.protected_values[j]
-            g, gc = self._pair_gradients(ctx, X, XC, PX, VP[np.arange(len(X)), j], rows=ids, t=t, phase="global")
+            g, gc = self._pair_gradients(ctx, X, XC, PX, VP[np.arange(len(X)), j],
+                                          rows=ids - first_id, t=t, phase="global")
             G1, G2 = decay * G1 + g, decay * G2 + gc
             D = self._global_direction(G1, G2)
             D[:, prot] = 0.0
