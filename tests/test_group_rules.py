@@ -122,3 +122,18 @@ def test_bad_arguments():
         frequent_rule_sets(np.zeros((3, 1), int), sensitive_features(dom, ["sex"]), theta=1.5)
     with pytest.raises(ValueError, match="bin numbers"):
         frequent_rule_sets(np.full((3, 1), 2), sensitive_features(dom, ["sex"]))
+
+
+def test_more_frequent_rule_sets_than_allowed_are_refused_while_enumerating():
+    """The cap counts exactly (issue 11, item 12): the enumeration that would pass it stops with an error."""
+    from fairnb.group import TooManyRuleSets
+
+    dom = TabularDomain([Feature(f"s{i}", 0, 3) for i in range(3)])
+    feats = sensitive_features(dom, ["s0", "s1", "s2"])
+    rows = np.random.default_rng(0).integers(0, 4, (500, 3))
+    every = frequent_rule_sets(rows, feats, theta=0.05)
+    assert len(frequent_rule_sets(rows, feats, theta=0.05, max_rule_sets=len(every))) == len(every)
+    with pytest.raises(TooManyRuleSets, match=f"more than {len(every) - 1:,} frequent rule sets"):
+        frequent_rule_sets(rows, feats, theta=0.05, max_rule_sets=len(every) - 1)
+    with pytest.raises(ValueError, match="up to 1 of the 3 sensitive features"):
+        frequent_rule_sets(rows, feats, theta=0.05, max_rule_sets=10)

@@ -218,6 +218,26 @@ def test_testsgd_warns_before_a_huge_enumeration(sgd_data, biased_model, monkeyp
         TestSGD(random_state=0, min_samples=50, max_samples=50).run(biased_model, sgd_data)
 
 
+def test_testsgd_refuses_millions_of_rule_sets_before_memory_runs_out():
+    """3 sensitive attributes of 8 values: 13.6 million of the 16.6 million candidate rule sets are frequent
+    (every value subset covers k/8 of the records), which ran out of 8 GB; now a clear error comes within
+    seconds, before the model is called, and says what to change."""
+    rng = np.random.default_rng(0)
+    dom = TabularDomain([Feature(f"s{i}", 0, 7) for i in range(3)] + [Feature("x", 0, 9)],
+                        protected=["s0", "s1", "s2"])
+    X = np.column_stack([rng.integers(0, 8, (20_000, 3)), rng.integers(0, 10, 20_000)]).astype(float)
+
+    def never(Z):
+        raise AssertionError("the model was called")
+
+    t0 = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")        # the candidate-count warning
+        with pytest.raises(ValueError, match=r"more than 100,000 frequent rule sets.*16,581,374 candidates.*theta"):
+            TestSGD(random_state=0).run(never, X, domain=dom)
+    assert time.perf_counter() - t0 < 30
+
+
 # ---------------------------------------------------------------------------------------------- SG and z3
 def test_an_interrupted_z3_call_is_not_unsat():
     import z3

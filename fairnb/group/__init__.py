@@ -7,10 +7,11 @@ TestSGD(theta=0.1)
 from __future__ import annotations
 
 from .result import GroupResult
-from .rules import Rule, RuleSet, SensitiveFeature, count_candidates, frequent_rule_sets, sensitive_features
+from .rules import (Rule, RuleSet, SensitiveFeature, TooManyRuleSets, count_candidates, frequent_rule_sets,
+                    sensitive_features)
 from .scoring import GroupSampler, combined_margin, max_samples_needed, score_groups, wald_margin
 from .testsgd import TestSGD
 
 __all__ = ["TestSGD", "GroupResult", "Rule", "RuleSet", "SensitiveFeature", "sensitive_features",
-           "frequent_rule_sets", "count_candidates", "GroupSampler", "score_groups", "wald_margin",
+           "frequent_rule_sets", "count_candidates", "TooManyRuleSets", "GroupSampler", "score_groups", "wald_margin",
            "combined_margin", "max_samples_needed"]

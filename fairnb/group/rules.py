@@ -211,12 +211,14 @@ def count_candidates(features: Sequence[SensitiveFeature]) -> int:
 
 
 def frequent_rule_sets(bin_rows: np.ndarray, features: Sequence[SensitiveFeature], theta: float = 0.05,
-                       weights: np.ndarray | None = None) -> list[RuleSet]:
+                       weights: np.ndarray | None = None, max_rule_sets: int | None = None) -> list[RuleSet]:
     """All rule sets whose support in ``bin_rows`` is at least ``theta`` (Algorithm 1, Apriori order).
 
     ``bin_rows`` has one row per training record (or per distinct record, with ``weights`` its
     count) and one column of bin numbers per feature of ``features``. Rule sets come out level by
-    level (one rule, two rules, ...), each level in feature order.
+    level (one rule, two rules, ...), each level in feature order. More than ``max_rule_sets`` frequent
+    rule sets raise ``TooManyRuleSets`` as soon as the count passes it, so memory stays within about
+    ``max_rule_sets`` covers of ``len(bin_rows)`` bytes.
 
     >>> from fairnb.domains import Feature, TabularDomain
     >>> dom = TabularDomain([Feature("a", 0, 1), Feature("b", 0, 2)])
@@ -238,23 +240,71 @@ def frequent_rule_sets(bin_rows: np.ndarray, features: Sequence[SensitiveFeature
     if total <= 0:
         raise ValueError("no training rows to compute supports from")
     need = theta * total - 1e-9 * total
-    singles = []     # per feature: list of (rule, cover) frequent on their own
+    singles = []     # per feature: the rules frequent on their own, and their covers (rules x rows, float)
     for p, f in enumerate(features):
-        singles.append([(r, c) for r in f.rules() if w[c := r.mask[bin_rows[:, p]]].sum() >= need])
-    level = {((p, j),): c for p, rules in enumerate(singles) for j, (_, c) in enumerate(rules)}
-    found = list(level.items())
-    while level:
-        nxt = {}
-        for key, cover in level.items():
-            for p in range(key[-1][0] + 1, len(features)):
-                for j, (_, c) in enumerate(singles[p]):
-                    cand = key + ((p, j),)
-                    if any(cand[:i] + cand[i + 1:] not in level for i in range(len(cand) - 1)):
-                        continue
-                    both = cover & c
-                    if w[both].sum() >= need:
-                        nxt[cand] = both
-        found += nxt.items()
-        level = nxt
-    return [RuleSet(tuple(singles[p][j][0] for p, j in key), float(w[cover].sum() / total))
-            for key, cover in found]
+        covers = np.array([r.mask[bin_rows[:, p]] for r in f.rules()], dtype=float).reshape(-1, len(bin_rows))
+        keep = covers @ w >= need
+        singles.append(([r for r, k in zip(f.rules(), keep) if k], covers[keep]))
+    keys = np.array([(p, j) for p, (rules, _) in enumerate(singles) for j in range(len(rules))], np.int64)
+    _check_count(len(keys), max_rule_sets, features, 1)
+    level = (keys.reshape(-1, 1, 2), np.concatenate([c for _, c in singles]).astype(bool),
+             np.concatenate([c @ w for _, c in singles]))
+    found, n_found = [level], len(keys)
+    while len(level[0]):
+        size = level[0].shape[1] + 1
+        level = _extend(level, singles, w, need,
+                        lambda n_new: _check_count(n_found + n_new, max_rule_sets, features, size))
+        n_found += len(level[0])
+        found.append(level)
+    return [RuleSet(tuple(singles[p][0][j] for p, j in key), float(s / total))
+            for keys, _, sums in found for key, s in zip(keys.tolist(), sums)]
+
+
+class TooManyRuleSets(ValueError):
+    """More frequent rule sets than allowed (``max_rule_sets``): raised while enumerating, before they are kept."""
+
+
+def _check_count(n_found: int, max_rule_sets: int | None, features, size: int) -> None:
+    if max_rule_sets is not None and n_found > max_rule_sets:
+        raise TooManyRuleSets(f"more than {max_rule_sets:,} frequent rule sets (already {n_found:,} with up to "
+                              f"{size} of the {len(features)} sensitive features, out of {count_candidates(features):,} "
+                              "candidates)")
+
+
+def _extend(level, singles, w: np.ndarray, need: float, on_count=lambda n_new: None):
+    """The frequent rule sets one rule larger than those of ``level`` (keys ``(n, size, 2)`` of (feature,
+    rule) pairs, covers ``(n, rows)``, weighted supports ``(n,)``), in the order of the keys, then
+    feature, then rule. ``on_count`` is told the running number of new ones (and may raise) before
+    their covers are built.
+
+    Support is anti-monotone, so extending only frequent rule sets finds every frequent one. The
+    supports of a chunk of rule sets extended by every rule of a later feature are one matrix product;
+    chunks keep that product within ``fairnb.oracle.MEMORY_BUDGET``.
+    """
+    from ..oracle import rows_per_call
+
+    keys, covers, _ = level
+    flat = np.concatenate([c for _, c in singles]).astype(bool)          # every frequent single rule's cover
+    offset = np.cumsum([0] + [len(r) for r, _ in singles])
+    step = rows_per_call(8 * (covers.shape[1] + max(len(r) for r, _ in singles)))
+    parts, n_new = [], 0
+    for a in range(0, len(keys), step):
+        K, C = keys[a:a + step], covers[a:a + step]
+        weighted = C * w
+        hits = []          # (row in chunk, feature, rule, support)
+        for p in range(K[:, -1, 0].min() + 1, len(singles)):
+            rows = np.flatnonzero(K[:, -1, 0] < p)
+            if len(rows) and len(singles[p][0]):
+                S = weighted[rows] @ singles[p][1].T
+                r, j = np.nonzero(S >= need)
+                hits.append(np.column_stack([rows[r], np.full(len(r), p), j, S[r, j]]))
+                n_new += len(r)
+                on_count(n_new)
+        h = np.concatenate(hits) if hits else np.zeros((0, 4))
+        h = h[np.lexsort((h[:, 2], h[:, 1], h[:, 0]))]
+        row, p, j = h[:, :3].astype(np.int64).T
+        parts.append((np.concatenate([K[row], np.column_stack([p, j])[:, None, :]], axis=1),
+                      C[row] & flat[offset[p] + j], h[:, 3]))
+    if not parts:
+        return np.zeros((0, keys.shape[1] + 1, 2), np.int64), covers[:0], np.zeros(0)
+    return tuple(np.concatenate(x) for x in zip(*parts))

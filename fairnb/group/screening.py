@@ -27,7 +27,10 @@ def screen(covers: np.ndarray, counts: np.ndarray, *, theta: float, overlap: flo
            chunk: int = 256) -> np.ndarray:
     """Per rule set (row of ``covers``, a (r, U) membership of the U cells holding ``counts``
     training records each): ``"keep"``, ``"complement below support"``, ``"duplicate of <i>"``
-    (``i`` the kept row it repeats), or ``"empty"`` (no record inside)."""
+    (``i`` the kept row it repeats), or ``"empty"`` (no record inside). The overlaps are computed
+    ``chunk`` rule sets against all at a time, fewer where that would pass ``fairnb.oracle.MEMORY_BUDGET``."""
+    from ..oracle import rows_per_call
+
     covers = np.asarray(covers, bool)
     w = np.asarray(counts, float)
     if not 0 < overlap <= 1:
@@ -41,6 +44,7 @@ def screen(covers: np.ndarray, counts: np.ndarray, *, theta: float, overlap: flo
     live = np.flatnonzero(verdict == "keep")
     weighted = (covers[live] * w).astype(np.float32)
     first = np.full(len(live), -1)
+    chunk = min(chunk, rows_per_call(24 * len(live)))   # float32 intersections, float64 unions, bools
     for a in range(0, len(live), chunk):
         inter = covers[live[a:a + chunk]].astype(np.float32) @ weighted.T                # (c, n)
         union = inside[live[a:a + chunk], None] + inside[live][None, :] - inter

@@ -25,7 +25,7 @@ from sklearn.base import BaseEstimator
 
 from ..models import wrap
 from .result import GroupResult
-from .rules import count_candidates, frequent_rule_sets, sensitive_features
+from .rules import TooManyRuleSets, count_candidates, frequent_rule_sets, sensitive_features
 from .screening import screen
 from .scoring import GroupSampler, score_groups
 
@@ -57,6 +57,7 @@ class TestSGD(BaseEstimator):
     __test__ = False   # not a pytest test class, despite the name
     DUPLICATE_OVERLAP = 0.95   # rule sets selecting >= 95% the same records are one group, scored once
     WARN_CANDIDATES = 100_000
+    MAX_RULE_SETS = 100_000    # frequent rule sets beyond this are refused (memory and ~2 x min_samples queries each)
 
     def __init__(self, theta: float = 0.05, n_bins: int = 10, continuous="auto", error_threshold: float = 0.05,
                  confidence: float = 0.95, min_samples: int = 1000, max_samples: int | None = None,
@@ -116,7 +117,19 @@ class TestSGD(BaseEstimator):
     def rule_sets(self, data, domain=None, sensitive=None) -> list:
         """The frequent rule sets of ``data`` (Algorithm 1), without scoring them."""
         _, feats, sampler = self.setup(data, domain, sensitive)
-        return frequent_rule_sets(sampler.cells, feats, self.theta, weights=sampler.counts)
+        return self._frequent(sampler, feats)
+
+    def _frequent(self, sampler, feats) -> list:
+        """The frequent rule sets, or a ``TooManyRuleSets`` error (before memory runs out) saying what to change."""
+        try:
+            return frequent_rule_sets(sampler.cells, feats, self.theta, weights=sampler.counts,
+                                      max_rule_sets=self.MAX_RULE_SETS)
+        except TooManyRuleSets as e:
+            raise TooManyRuleSets(
+                f"TestSGD: {e}; scoring each takes at least {2 * int(self.min_samples):,} model queries. Use fewer "
+                f"sensitive features (sensitive=[...]), fewer values per feature (n_bins, or recode a categorical "
+                f"feature), a higher theta (now {self.theta:g}), or score chosen ones: run(..., rule_sets=...). "
+                f"TestSGD.MAX_RULE_SETS raises the cap.") from None
 
     def run(self, model, data, domain=None, sensitive=None, *, rule_sets=None, listeners=()) -> GroupResult:
         """Score every frequent rule set of ``data`` (or the given ``rule_sets``) on ``model``.
@@ -126,7 +139,9 @@ class TestSGD(BaseEstimator):
         scoring early: the ranking of the rule sets scored so far comes back, with ``info["status"]``
         ``"interrupted"`` (or ``"stopped"``) and ``info["partial"]`` True. If the model raises, that
         exception is raised with the partial ``GroupResult`` as its ``.result``. More than
-        ``WARN_CANDIDATES`` candidate rule sets give a warning with the estimated count first.
+        ``WARN_CANDIDATES`` candidate rule sets give a warning with the estimated count first; more than
+        ``MAX_RULE_SETS`` frequent ones raise ``TooManyRuleSets`` (a ``ValueError``) while they are
+        enumerated, before memory runs out.
         """
         self._check_params()
         t0 = time.perf_counter()
@@ -139,7 +154,7 @@ class TestSGD(BaseEstimator):
                 warnings.warn(f"TestSGD: {len(feats)} sensitive features give {n_candidates:,} candidate rule sets "
                               "before support pruning; enumerating and scoring them may take very long. Use fewer "
                               "sensitive features, fewer bins (n_bins) or a higher theta.", UserWarning, stacklevel=2)
-            rule_sets = frequent_rule_sets(sampler.cells, feats, self.theta, weights=sampler.counts)
+            rule_sets = self._frequent(sampler, feats)
         covers = cell_covers(sampler, feats, rule_sets)
         verdict = screen(covers, sampler.counts, theta=self.theta, overlap=self.DUPLICATE_OVERLAP)
         ok = verdict == "keep"
