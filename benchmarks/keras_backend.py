@@ -92,6 +92,41 @@ def searches(models: dict, data, seeds: np.ndarray, n_seeds: int, n_local: int) 
     return rows
 
 
+def _span(values, fmt="{:.2f}") -> str:
+    lo, hi = min(values), max(values)
+    return fmt.format(lo) if fmt.format(lo) == fmt.format(hi) else f"{fmt.format(lo)}-{fmt.format(hi)}"
+
+
+def reading(rows: list[dict]) -> str:
+    """The "Reading" paragraph, written from the measured rows (so that it cannot go stale)."""
+    calls = [r for r in rows if "numpy_idis" not in r]
+    size = {r["workload"]: int(r["workload"].rsplit(", ", 1)[1].split()[0].replace(",", "")) for r in calls}
+    tiny = [r for r in calls if size[r["workload"]] <= 64]
+    small = [r for r in calls if size[r["workload"]] <= 2048]
+    medium = [r for r in small if r not in tiny]
+    large = [r for r in calls if size[r["workload"]] > 2048]
+    single = [r for r in calls if size[r["workload"]] == 1]
+    found = [r for r in rows if "numpy_idis" in r]
+    differ = [r["workload"] for r in found if len({r["numpy_idis"], r["keras_idis"], r["tf_only_idis"]}) > 1]
+    ms = "{:.2f}"
+    return (
+        f"Reading: a TensorFlow call costs {_span([r['tf_only_s'] * 1e3 for r in single], ms)} ms even for one row, "
+        f"so on batches of {_span(sorted({size[r['workload']] for r in tiny}), '{:,}')} rows TensorFlow alone takes "
+        f"{_span([r['tf_only_s'] / r['numpy_s'] for r in tiny], '{:.1f}')} times numpy's time (column 'TensorFlow "
+        f"only') and on {_span(sorted({size[r['workload']] for r in medium}), '{:,}')} rows "
+        f"{_span([r['tf_only_s'] / r['numpy_s'] for r in medium], '{:.1f}')} times; the adapter sends batches of at "
+        f"most 2,048 rows to its numpy twin and takes "
+        f"{_span([r['ratio'] for r in small])} times numpy's time. On {_span(sorted({size[r['workload']] for r in large}), '{:,}')} "
+        f"rows TensorFlow takes {_span([r['keras_s'] / r['numpy_s'] for r in large])} times numpy's time (the keras "
+        f"column). Whole searches: keras {_span([r['ratio'] for r in found])} times numpy, TensorFlow alone "
+        f"{_span([r['tf_only_s'] / r['numpy_s'] for r in found], '{:.1f}')} times. The twin computes in float64 as the "
+        f"numpy backend does; TensorFlow computes in float32, so a pair whose decision sits within float32 rounding "
+        f"of the threshold could differ between the columns: "
+        + (f"here the IDI counts (in parentheses) differ for {', '.join(differ)}. " if differ else
+           "here every search found the same IDI count with all three (in parentheses). ")
+        + "No tf.function is traced more than once: one graph per query kind with input signature (None, d).")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data-dir", default=None)
@@ -110,7 +145,10 @@ def main(argv=None):
     tf_only = type(keras_model)(keras_model.model, numpy_below=0)
     models = {"numpy": load_model(path, backend="numpy"), "keras": keras_model, "tf_only": tf_only}
     repeats, n = (5, 50) if args.quick else (20, 100)
-    rows = model_calls(models, X_train, (1, 64, 1024, 16_384, 65_536), repeats)
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1):     # numpy with one BLAS thread, as in searches (fairnb's engine)
+        rows = model_calls(models, X_train, (1, 64, 1024, 16_384, 65_536), repeats)
     rows += searches(models, data, cluster_seeds(X_train, n, order="random", random_state=0), n, n)
     report = {"machine": machine(), "tensorflow": tf.__version__, "threads": "engine: 1 BLAS thread (searches)",
               "retracing_warnings": len(counter.messages), "retracing_messages": counter.messages[:5], "rows": rows}
@@ -121,7 +159,8 @@ def main(argv=None):
              f"Machine: {report['machine']['platform']}, {report['machine']['cpus']} CPUs (shared: timings are "
              f"contended; load average {report['machine'].get('load_average')}), TensorFlow {tf.__version__}, "
              f"numpy {report['machine']['numpy']}; measured {report['machine']['date']}. Model calls: the best of "
-             f"{repeats} runs after a warm-up; searches: the best of 3 runs, same seeds and random state.", "",
+             f"{repeats} runs after a warm-up, numpy with one BLAS thread as in searches; searches: the best of 3 runs, "
+             "same seeds and random state.", "",
              f"TensorFlow retracing warnings during the whole run: **{len(counter.messages)}**.", "",
              "| workload | numpy (s) | keras (s) | keras / numpy | TensorFlow only (s) | TensorFlow only / numpy |",
              "|---|---|---|---|---|---|"]
@@ -130,13 +169,7 @@ def main(argv=None):
                  if "numpy_idis" in r else "")
         lines.append(f"| {r['workload']}{extra} | {r['numpy_s']:.5f} | {r['keras_s']:.5f} | {r['ratio']:.2f} | "
                      f"{r['tf_only_s']:.5f} | {r['tf_only_s'] / r['numpy_s']:.2f} |")
-    lines += ["", "Reading: a TensorFlow call costs about 0.3-0.6 ms however small the batch, so on the few hundred "
-              "rows a two-phase search step sends, TensorFlow alone is several times slower than numpy (column "
-              "'TensorFlow only'); the adapter's numpy twin for batches of at most 2,048 rows removes that, "
-              "and TensorFlow takes the large batches, where it is faster. The twin computes what the numpy "
-              "backend computes (float64); TensorFlow computes in float32, so a pair whose decision sits within "
-              "float32 rounding of the threshold can differ between the columns (IDI counts in parentheses). No "
-              "tf.function is traced more than once: one graph per query kind with input signature (None, d)."]
+    lines += ["", reading(rows)]
     out.with_suffix(".md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 
