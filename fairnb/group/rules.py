@@ -217,8 +217,8 @@ def frequent_rule_sets(bin_rows: np.ndarray, features: Sequence[SensitiveFeature
     ``bin_rows`` has one row per training record (or per distinct record, with ``weights`` its
     count) and one column of bin numbers per feature of ``features``. Rule sets come out level by
     level (one rule, two rules, ...), each level in feature order. More than ``max_rule_sets`` frequent
-    rule sets raise ``TooManyRuleSets`` as soon as the count passes it, so memory stays within about
-    ``max_rule_sets`` covers of ``len(bin_rows)`` bytes.
+    rule sets raise ``TooManyRuleSets`` as soon as the count passes it; covers (``len(bin_rows)`` bytes
+    each) are kept for one level at a time, so memory stays within about ``max_rule_sets`` of them.
 
     >>> from fairnb.domains import Feature, TabularDomain
     >>> dom = TabularDomain([Feature("a", 0, 1), Feature("b", 0, 2)])
@@ -249,15 +249,14 @@ def frequent_rule_sets(bin_rows: np.ndarray, features: Sequence[SensitiveFeature
     _check_count(len(keys), max_rule_sets, features, 1)
     level = (keys.reshape(-1, 1, 2), np.concatenate([c for _, c in singles]).astype(bool),
              np.concatenate([c @ w for _, c in singles]))
-    found, n_found = [level], len(keys)
+    found, n_found = [(level[0], level[2])], len(keys)      # keys and supports; covers of the last level only
     while len(level[0]):
-        size = level[0].shape[1] + 1
-        level = _extend(level, singles, w, need,
-                        lambda n_new: _check_count(n_found + n_new, max_rule_sets, features, size))
+        level = _extend(level, singles, w, need, lambda n_new, before=n_found, size=level[0].shape[1] + 1:
+                        _check_count(before + n_new, max_rule_sets, features, size))
         n_found += len(level[0])
-        found.append(level)
+        found.append((level[0], level[2]))
     return [RuleSet(tuple(singles[p][0][j] for p, j in key), float(s / total))
-            for keys, _, sums in found for key, s in zip(keys.tolist(), sums)]
+            for keys, sums in found for key, s in zip(keys.tolist(), sums)]
 
 
 class TooManyRuleSets(ValueError):
@@ -305,6 +304,4 @@ def _extend(level, singles, w: np.ndarray, need: float, on_count=lambda n_new: N
         row, p, j = h[:, :3].astype(np.int64).T
         parts.append((np.concatenate([K[row], np.column_stack([p, j])[:, None, :]], axis=1),
                       C[row] & flat[offset[p] + j], h[:, 3]))
-    if not parts:
-        return np.zeros((0, keys.shape[1] + 1, 2), np.int64), covers[:0], np.zeros(0)
     return tuple(np.concatenate(x) for x in zip(*parts))
