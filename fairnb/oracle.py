@@ -31,7 +31,6 @@ import numpy as np
 
 from .models import as_probability_matrix, wrap
 
-CONVENTIONS = ("adf", "eidig")
 MEMORY_BUDGET = 64 * 2 ** 20   # bytes of float64 model input per model call (override: fairnb.oracle.MEMORY_BUDGET)
 
 
@@ -152,20 +151,3 @@ class Oracle:
 
     def is_discriminatory(self, X) -> np.ndarray:
         return self.check(X).discriminatory
-
-
-def dedup_keys(X: np.ndarray, domain, convention: str) -> np.ndarray:
-    """Row keys for counting unique IDIs under ``convention`` (``"adf"`` or ``"eidig"``)."""
-    if convention not in CONVENTIONS:
-        raise ValueError(f"unknown counting convention {convention!r}; choose from {CONVENTIONS}")
-    X = np.asarray(X, dtype=float)
-    if convention == "adf":
-        X = np.delete(X, list(domain.protected), axis=1)
-    return np.ascontiguousarray(np.rint(X).astype(np.int64))
-
-
-def count_unique(X: np.ndarray, domain, convention: str) -> int:
-    """Number of unique IDIs among ``X`` under ``convention``."""
-    if len(X) == 0:
-        return 0
-    return len(np.unique(dedup_keys(X, domain, convention), axis=0))

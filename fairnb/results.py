@@ -26,9 +26,10 @@ import numpy as np
 import pandas as pd
 
 from . import summaries
-from .domains import Feature, TabularDomain
+from .counting import UniqueCounter
+from .domains import domain_from_config
+from .domains.base import check_convention
 from .interrupts import deferred_interrupts
-from .oracle import CONVENTIONS, dedup_keys
 from .plot_text import plot_text
 
 _PHASES = ("global", "local", "random")
@@ -66,8 +67,8 @@ class Result:
         self._lock = threading.Lock()
         self._chunks: list[dict] = []
         self._cache: dict | None = None
-        self._seen: set[bytes] = set()
-        self._seen_adf: dict[bytes, float] = {}
+        self._seen = UniqueCounter(domain, "eidig") if domain is not None else None
+        self._seen_adf = UniqueCounter(domain, "adf") if domain is not None else None
         self._timeline: list[tuple[float, int, int]] = []
 
     # ------------------------------------------------------------------ recording (engine side)
@@ -80,19 +81,9 @@ class Result:
         SIGINT held off on the main thread), so ``count()`` always equals the pairs stored.
         """
         X = np.asarray(X, dtype=float)
-        keys = _row_bytes(dedup_keys(X, self.domain, "eidig"))
-        adf_keys = _row_bytes(dedup_keys(X, self.domain, "adf"))
-        seen, fresh = self._seen, {}
-        for i, k in enumerate(keys):
-            if limit is not None and len(fresh) >= limit:
-                break
-            if k not in seen and k not in fresh:
-                fresh[k] = i
+        fresh = self._seen.fresh(X, limit)
         new = list(fresh.values())
-        adf_new = {}
-        for i in new:
-            if adf_keys[i] not in self._seen_adf:
-                adf_new.setdefault(adf_keys[i], elapsed)
+        adf_new = self._seen_adf.fresh(X[new]) if new else {}
         chunk = None
         if new:
             idx = np.array(new)
@@ -108,8 +99,8 @@ class Result:
             if chunk is not None:
                 self._chunks = self._chunks + [chunk]     # copy on write: a reader's list never changes
                 self._cache = None
-                seen.update(fresh)
-                self._seen_adf.update(adf_new)
+                self._seen.commit(fresh)
+                self._seen_adf.commit(adf_new, elapsed)
         return len(new)
 
     def raise_for_status(self) -> "Result":
@@ -128,7 +119,7 @@ class Result:
         with self._lock:
             r = copy.copy(self)
             r._lock = threading.Lock()
-            r._seen, r._seen_adf = set(self._seen), dict(self._seen_adf)
+            r._seen, r._seen_adf = self._seen.copy(), self._seen_adf.copy()
             r._timeline = list(self._timeline)
             r.extras = dict(self.extras)
         return r
@@ -167,14 +158,11 @@ class Result:
     # ------------------------------------------------------------------ counts
     def count(self, convention: str = "eidig") -> int:
         """Unique IDIs: ``"eidig"`` full instances, ``"adf"`` without the protected attributes."""
-        if convention not in CONVENTIONS:
-            raise ValueError(f"unknown counting convention {convention!r}; choose from {CONVENTIONS}")
-        return len(self._seen) if convention == "eidig" else len(self._seen_adf)
+        return len(self._seen) if check_convention(convention) == "eidig" else len(self._seen_adf)
 
     def time_to(self, n: int, convention: str = "eidig") -> float | None:
         """Seconds until the ``n``-th unique IDI was found (None if fewer were found)."""
-        times = (self._arrays()["time"] if convention == "eidig"
-                 else np.sort(np.fromiter(self._seen_adf.values(), float, len(self._seen_adf))))
+        times = self._arrays()["time"] if convention == "eidig" else np.sort(self._seen_adf.values())
         return float(times[n - 1]) if len(times) >= n else None
 
     @property
@@ -275,9 +263,7 @@ class Result:
             "elapsed": frozen.elapsed, "status": frozen.status, "timeline": frozen._timeline,
             "error": None if self.error is None else repr(self.error),
             "extras": _jsonable(frozen.extras),
-            "domain": {"features": [[f.name, f.low, f.high, list(f.labels) if f.labels else None, f.kind, f.step]
-                                    for f in self.domain.features],
-                       "protected": list(self.domain.protected)},
+            "domain": self.domain.to_config(),
         }
         meta_path = Path(str(path) + ".json")
         tmp, tmp_meta = _temporary(path), _temporary(meta_path)
@@ -305,9 +291,7 @@ class Result:
             raise FileNotFoundError(f"no saved result at {path} (needs {path.name} and {meta_path.name})")
         try:
             meta = json.loads(meta_path.read_text())
-            features = meta["domain"]["features"]
-            dom = TabularDomain([Feature(n, lo, hi, tuple(lb) if lb else None, *kind_step)   # kind, step: since 0.2
-                                 for n, lo, hi, lb, *kind_step in features], meta["domain"]["protected"])
+            dom = domain_from_config({"kind": "tabular", **meta["domain"]})   # no "kind": saved before 0.3
             r = cls(dom, meta["method"], meta["params"])
             r.tried, r.hits, r.elapsed, r.status = meta["tried"], meta["hits"], meta["elapsed"], meta["status"]
             r._timeline = [tuple(t) for t in meta["timeline"]]
@@ -338,12 +322,13 @@ class Result:
         except (ValueError, TypeError) as e:
             raise ValueError(f"{path} does not hold valid pairs for its domain: {e}") from None
         r._chunks = [chunk] if len(frame) else []
-        r._seen = set(_row_bytes(dedup_keys(chunk["X"], dom, "eidig")))
+        order = np.argsort(chunk["time"], kind="stable")   # the adf counter keeps each key's first time
+        r._seen.add(chunk["X"])
         if len(r._seen) != len(frame):
             raise ValueError(f"{path} holds {len(frame)} rows but {len(r._seen)} distinct inputs: its "
                              "columns do not match its description")
-        for key, t in zip(_row_bytes(dedup_keys(chunk["X"], dom, "adf")), chunk["time"]):
-            r._seen_adf[key] = min(t, r._seen_adf.get(key, t))
+        for key, i in r._seen_adf.fresh(chunk["X"][order]).items():
+            r._seen_adf.commit([key], chunk["time"][order[i]])
         return r
 
     # ------------------------------------------------------------------ display
@@ -434,12 +419,6 @@ def _legacy_columns(domain, frame) -> dict:
 
 def _temporary(path: Path) -> Path:
     return path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-
-
-def _row_bytes(keys: np.ndarray) -> list[bytes]:
-    """Each row of an int64 matrix as one hashable bytes object (fast: no per-row numpy calls)."""
-    keys = np.ascontiguousarray(keys)
-    return keys.view(np.dtype((np.void, keys.dtype.itemsize * keys.shape[1]))).ravel().tolist()
 
 
 def _round(x):

@@ -66,3 +66,22 @@ def test_from_data_uses_min_max():
     dom = TabularDomain.from_data(np.array([[1, 5], [3, 2]]), protected=[0], names=["a", "b"])
     assert dom.lower.tolist() == [1, 2] and dom.upper.tolist() == [3, 5]
     assert dom.protected_names == ("a",)
+
+
+def test_result_round_trip_through_the_domain_config(tmp_path):
+    import fairnb
+    from fairnb.domains import domain_from_config
+
+    dom = TabularDomain([Feature("sex", 0, 1, labels=("f", "m")), Feature("x", 0, 9, kind="continuous", step=0.5)],
+                        protected="sex")
+    config = dom.to_config()
+    assert config["kind"] == "tabular"
+    assert domain_from_config(config).describe().equals(dom.describe())
+    r = fairnb.Result(dom, "random")
+    r.record([[0, 3], [1, 3], [0, 4]], [[1, 3], [0, 3], [1, 4]], [[0.9, 0.1]] * 3, [[0.1, 0.9]] * 3,
+             phase="random", seed_ids=-1, elapsed=1.0)
+    loaded = fairnb.Result.load(r.save(tmp_path / "r.csv"))
+    assert loaded.domain.to_config() == config
+    assert (loaded.count("eidig"), loaded.count("adf")) == (3, 2)
+    with pytest.raises(ValueError, match="unknown domain kind"):
+        domain_from_config({"kind": "nope"})

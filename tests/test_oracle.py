@@ -3,7 +3,8 @@ import pytest
 
 from fairnb.domains import Feature, TabularDomain
 from fairnb.models import FunctionModel
-from fairnb.oracle import Oracle, count_unique
+from fairnb.counting import UniqueCounter
+from fairnb.oracle import Oracle
 
 
 @pytest.fixture
@@ -55,10 +56,12 @@ def test_bad_inputs_are_rejected(dom):
 def test_counting_conventions():
     dom = TabularDomain([Feature("g", 0, 1), Feature("x", 0, 9)], protected=["g"])
     X = np.array([[0, 1], [1, 1], [0, 1], [0, 2]], float)
-    assert count_unique(X, dom, "eidig") == 3
-    assert count_unique(X, dom, "adf") == 2
+    eidig, adf = UniqueCounter(dom, "eidig"), UniqueCounter(dom, "adf")
+    assert eidig.add(X).tolist() == [True, True, False, True] and len(eidig) == 3
+    assert adf.add(X).tolist() == [True, False, False, True] and len(adf) == 2
+    assert adf.add(X[:1]).tolist() == [False]
     with pytest.raises(ValueError, match="convention"):
-        count_unique(X, dom, "other")
+        UniqueCounter(dom, "other")
 
 
 def test_max_difference_counterpart(dom):

@@ -111,9 +111,9 @@ def test_sigint_in_the_wind_down_is_absorbed(synthetic, biased_model):
 
 def test_record_is_atomic_under_ctrl_c(synthetic, biased_model):
     """A SIGINT during Result.record is held until the batch is committed: count == stored pairs."""
-    import fairnb.results as results
+    import fairnb.counting as counting
 
-    original = results.dedup_keys
+    original = counting.UniqueCounter.keys
     calls = {"n": 0}
 
     def slow_keys(*a, **k):
@@ -122,11 +122,11 @@ def test_record_is_atomic_under_ctrl_c(synthetic, biased_model):
             signal.raise_signal(signal.SIGINT)      # lands between computing and committing the batch
         return original(*a, **k)
 
-    results.dedup_keys = slow_keys
+    counting.UniqueCounter.keys = slow_keys
     try:
         result = _run(fast_search("random"), biased_model, synthetic)
     finally:
-        results.dedup_keys = original
+        counting.UniqueCounter.keys = original
     assert result.status == "interrupted"
     assert_sound(result, biased_model, synthetic.domain)
 

@@ -1,8 +1,8 @@
 """Tabular input domains: integer features with bounds, labels and protected attributes.
 
 A *domain* tells the search engine what a valid input is and what "the same input with another
-protected value" means. Every domain (tabular here; text and images later) offers the same small
-interface, which is all a search strategy or the oracle may rely on:
+protected value" means. ``TabularDomain`` implements the ``fairnb.domains.base.Domain`` protocol
+(documented there) and the optional bounded-integer capabilities; its main members:
 
 ``n_features``
     width of one encoded input row (the model's input width).
@@ -18,6 +18,8 @@ interface, which is all a search strategy or the oracle may rely on:
     the indices of the protected columns; search steps never change them.
 ``decode(X) -> DataFrame``
     human-readable values for display.
+``key(X, convention)``, ``encode(X)``, ``describe_pair(x, c)``, ``to_config()``/``from_config``
+    the rest of the protocol (de-duplication keys, model input, display, storage).
 
 Example
 -------
@@ -35,6 +37,8 @@ from typing import Iterable, Sequence
 
 import numpy as np
 import pandas as pd
+
+from .base import check_convention, register_domain
 
 
 KINDS = ("categorical", "ordinal", "continuous")
@@ -142,6 +146,7 @@ def protected_list(protected) -> list:
     return items
 
 
+@register_domain
 class TabularDomain:
     """Integer-encoded tabular inputs with one or several protected attributes.
 
@@ -152,6 +157,8 @@ class TabularDomain:
         comma-separated string). With several, their variants are the Cartesian product of their
         values (as in EIDIG).
     """
+
+    kind = "tabular"
 
     def __init__(self, features: Sequence[Feature], protected: Iterable[str | int] = ()):
         self.features = tuple(features)
@@ -275,7 +282,55 @@ class TabularDomain:
         eq = (X[:, None, list(self.protected)] == self._protected_values[None, :, :]).all(axis=2)
         return eq.argmax(axis=1)
 
+    def encode(self, X) -> np.ndarray:
+        """The model's input: the rows themselves, as floats."""
+        return np.asarray(X, dtype=float)
+
+    def key(self, X, convention: str) -> np.ndarray:
+        """De-duplication keys, one int64 row per input: the full row (``"eidig"``) or the row
+        without the protected columns (``"adf"``).
+
+        >>> dom = TabularDomain([Feature("sex", 0, 1), Feature("x", 0, 9)], protected=["sex"])
+        >>> dom.key([[1, 3]], "eidig").tolist(), dom.key([[1, 3]], "adf").tolist()
+        ([[1, 3]], [[3]])
+        """
+        X = np.asarray(X, dtype=float)
+        if check_convention(convention) == "adf":
+            X = np.delete(X, list(self.protected), axis=1)
+        return np.ascontiguousarray(np.rint(X).astype(np.int64))
+
+    # ------------------------------------------------------------------ storage
+    def to_config(self) -> dict:
+        """A JSON-able description; ``TabularDomain.from_config`` rebuilds the domain from it.
+
+        >>> dom = TabularDomain([Feature("sex", 0, 1, labels=("f", "m")), Feature("x", 0, 9)], protected="sex")
+        >>> TabularDomain.from_config(dom.to_config()).describe().equals(dom.describe())
+        True
+        """
+        return {"kind": self.kind,
+                "features": [[f.name, f.low, f.high, list(f.labels) if f.labels else None, f.kind, f.step]
+                             for f in self.features],
+                "protected": list(self.protected)}
+
+    @classmethod
+    def from_config(cls, config: dict) -> "TabularDomain":
+        """The domain that ``config`` describes (also the format of results saved before 0.3, without
+        ``kind``; ``kind`` and ``step`` of a feature since 0.2)."""
+        return cls([Feature(n, lo, hi, tuple(lb) if lb else None, *kind_step)
+                    for n, lo, hi, lb, *kind_step in config["features"]], config["protected"])
+
     # ------------------------------------------------------------------ display
+    def describe_pair(self, x, counterpart) -> dict:
+        """The pair in words: ``{"changed": {feature: (value, counterpart value)}, "input": {feature: value}}``.
+
+        >>> dom = TabularDomain([Feature("sex", 0, 1, labels=("f", "m")), Feature("x", 0, 9)], protected="sex")
+        >>> dom.describe_pair([0, 4], [1, 4])["changed"]
+        {'sex': ('f', 'm')}
+        """
+        left, right = self.decode([x]).iloc[0], self.decode([counterpart]).iloc[0]
+        changed = {str(n): (str(left[n]), str(right[n])) for n in self.names if left[n] != right[n]}
+        return {"changed": changed, "input": {str(n): str(left[n]) for n in self.names}}
+
     def decode(self, X) -> pd.DataFrame:
         """Human-readable values (category labels where known) as a DataFrame."""
         X = np.asarray(X, dtype=float).reshape(-1, self.n_features)

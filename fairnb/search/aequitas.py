@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..counting import UniqueCounter
 from .engine import Batch, Search
 from .seeds import warn_if_few_seeds
 
@@ -164,16 +165,16 @@ class Aequitas(Search):
         domain = ctx.domain
         policy = self._policy(domain)
         starts = ctx.use_seeds(self._global_inputs(ctx))
-        seen = _TupleCounter(domain)
-        found = _TupleCounter(domain)
+        seen = UniqueCounter(domain, "adf")
+        found = UniqueCounter(domain, "adf")
         stats = {"global": [0, 0], "local": [0, 0]}  # unique tuples generated, unique IDIs (ADF convention)
         try:
             walkers = []
             for lo in range(0, len(starts), self.batch_size):
                 X = starts[lo: lo + self.batch_size]
                 verdict = yield Batch(X, phase="global", seed_ids=np.arange(lo, lo + len(X)))
-                stats["global"][0] += seen.add(X)
-                new = found.add(X[verdict.discriminatory], return_mask=True)
+                stats["global"][0] += int(seen.add(X).sum())
+                new = found.add(X[verdict.discriminatory])
                 stats["global"][1] += int(new.sum())
                 walkers.append(np.flatnonzero(verdict.discriminatory)[new] + lo)
             walker_ids = np.concatenate(walkers) if walkers else np.zeros(0, int)
@@ -203,32 +204,14 @@ class Aequitas(Search):
             proposal[rows, cols] = np.clip(value + directions * self.step_size, lower[cols], upper[cols])
             verdict = yield Batch(proposal, phase="local", seed_ids=walker_ids)
             disc = verdict.discriminatory
-            stats["local"][0] += seen.add(proposal)
-            stats["local"][1] += found.add(proposal[disc])
+            stats["local"][0] += int(seen.add(proposal).sum())
+            stats["local"][1] += int(found.add(proposal[disc]).sum())
             policy.update(slots, directions, disc)
             # Metropolis acceptance on the energy "0 if discriminatory, else 1"
             new_energy = (~disc).astype(float)
             accept = (new_energy <= energy) | (rng.random(len(X)) < accept_uphill)
             X[accept] = proposal[accept]
             energy[accept] = new_energy[accept]
-
-
-class _TupleCounter:
-    """Counts unique non-protected tuples (the ADF convention for "generated" and IDIs)."""
-
-    def __init__(self, domain):
-        self.columns = domain.non_protected
-        self.keys: set[bytes] = set()
-
-    def add(self, X: np.ndarray, return_mask: bool = False):
-        keys = np.ascontiguousarray(np.rint(X[:, self.columns]).astype(np.int64))
-        mask = np.zeros(len(keys), bool)
-        for i, row in enumerate(keys):
-            k = row.tobytes()
-            if k not in self.keys:
-                self.keys.add(k)
-                mask[i] = True
-        return mask if return_mask else int(mask.sum())
 
 
 class AequitasRandom(Aequitas):

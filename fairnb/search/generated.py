@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..oracle import CONVENTIONS, dedup_keys
+from ..domains.base import CONVENTIONS, check_convention
 
 _MAX_CODE = 2 ** 62
 
@@ -56,7 +56,7 @@ class GeneratedInputs:
     def _codes(self, X: np.ndarray, conv: str) -> np.ndarray:
         radix = self._radix[conv]
         if radix is None:   # huge domain: a 64-bit hash of the row
-            keys = dedup_keys(X, self.domain, conv)
+            keys = self.domain.key(X, conv)
             return pd.util.hash_pandas_object(pd.DataFrame(keys), index=False).to_numpy().view(np.int64)
         cols = self._columns[conv]
         return (np.rint(X[:, cols]).astype(np.int64) - self.domain.lower[cols].astype(np.int64)) @ radix
@@ -79,9 +79,7 @@ class GeneratedInputs:
 
     def count(self, convention: str = "eidig") -> int:
         """Distinct rows recorded so far."""
-        if convention not in CONVENTIONS:
-            raise ValueError(f"unknown counting convention {convention!r}; choose from {CONVENTIONS}")
-        distinct, pending = self._distinct[convention], self._pending[convention]
+        distinct, pending = self._distinct[check_convention(convention)], self._pending[convention]
         if not pending:
             return len(distinct)
         new = np.unique(np.concatenate(pending))

@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..counting import UniqueCounter
 from .engine import Batch, Search
 from .seeds import cluster_seeds, warn_if_few_seeds
 from .symbolic import LimeSampler, PriorityQueue, Z3Solver, box, global_constraints, local_constraints, rank, tree_path
@@ -141,11 +142,10 @@ class SymbolicGeneration(Search):
         queue = PriorityQueue()
         for i, s in enumerate(seeds):
             queue.push(self.rank_seed, (s, "seed", i))
-        generated: set[bytes] = set()
+        generated = UniqueCounter(domain, "adf")
         visited: set[bytes] = set()
         tally = {o: [0, 0] for o in ORIGINS}  # generated, successful
         state = {"stop_reason": "engine", "surrogates": 0, "neighbourhood_rows": 0}
-        nonprot = domain.non_protected
         try:
             while queue and (self.limit is None or len(generated) < self.limit):
                 room = self.batch_size if self.limit is None else min(self.batch_size, self.limit - len(generated))
@@ -153,9 +153,7 @@ class SymbolicGeneration(Search):
                 # a round: local inputs only, or one seed / global input (see "Batching")
                 while queue and len(rows) < room and (not rows or (rows[0][1] == "local" == queue.peek()[1])):
                     x, origin, sid = queue.pop()
-                    key = np.rint(x[nonprot]).astype(np.int64).tobytes()
-                    if key not in generated:
-                        generated.add(key)
+                    if generated.add(x[None, :])[0]:
                         rows.append((x, origin, sid))
                 if not rows:
                     break

@@ -54,7 +54,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..oracle import dedup_keys, in_pieces, rows_per_call
+from ..oracle import in_pieces, rows_per_call
 from .engine import Batch, Search
 from .generated import GeneratedInputs
 from .seeds import cluster_seeds, warn_if_few_seeds
@@ -262,7 +262,7 @@ class TwoPhaseSearch(Search):
     def _distinct(self, domain, pairs: Pairs) -> Pairs:
         if not len(pairs):
             return pairs
-        _, first = np.unique(dedup_keys(pairs.X, domain, self.dedup), axis=0, return_index=True)
+        _, first = np.unique(domain.key(pairs.X, self.dedup), axis=0, return_index=True)
         return pairs.take(np.sort(first))
 
     def _global_counterpart(self, P: np.ndarray, VP: np.ndarray, own: np.ndarray) -> np.ndarray:

@@ -1,0 +1,141 @@
+"""The ``Domain`` protocol: what the engine, the oracle, the counters, ``Result`` and the inspector
+may ask of an input kind (tabular rows today; sentences and images implement the same members).
+
+A domain owns its input type. Required members:
+
+``kind`` (class attribute)
+    a short name (``"tabular"``) under which the domain is registered, so that ``from_config``
+    rebuilds it (``register_domain``) and the inspector picks its view.
+``protected``
+    a non-empty description of the protected attributes (the oracle refuses a domain without one).
+``validate(items, *, what) -> items``
+    check a batch and return it in the domain's own form, or raise ``ValueError`` naming the problem.
+``variants(items)``
+    every protected variant of every input, the input itself included. Either an array
+    ``(n, m, ...)`` (the same ``m`` for every input) or a *ragged* structure: a list of ``n``
+    sequences (any number of variants per input, also one), or a pair ``(flat, owner)`` of the
+    flattened variants and the index of the input each belongs to. The oracle flattens them into one
+    model call and regroups the outputs per input (``fairnb.oracle.group_variants``).
+``own_variant(items) -> (n,) int``
+    the position of each input's own variant among its variants.
+``encode(items)``
+    what the model receives (the identity for tabular rows; token ids or tensors for other kinds).
+``key(items, convention)``
+    de-duplication keys: a 2-D integer array (one row per input) or a list of hashable values;
+    ``convention`` is ``"eidig"`` (the full input) or ``"adf"`` (the input without its protected
+    part). ``fairnb.search.counting.UniqueCounter`` counts on them.
+``describe_pair(x, counterpart) -> dict``
+    a short, human-readable account of one pair (for display).
+``to_config() -> dict`` / ``from_config(config)`` (classmethod)
+    a JSON-able description that rebuilds the domain (``Result.save`` / ``Result.load``).
+
+Optional capabilities (a strategy declares which it needs in ``Search.needs``; the engine checks
+them at ``run`` with ``require_capabilities``): ``sample(n, rng)`` (random inputs), ``clip`` with
+``lower``/``upper`` (a bounded integer domain: steps, gradients).
+
+Examples
+--------
+Tabular (``fairnb.domains.TabularDomain``):
+
+>>> from fairnb.domains import Feature, TabularDomain, domain_from_config
+>>> dom = TabularDomain([Feature("sex", 0, 1), Feature("x", 0, 3)], protected=["sex"])
+>>> dom.key([[1, 2]], "adf").tolist(), domain_from_config(dom.to_config()).names
+([[2]], ('sex', 'x'))
+
+Text (a sketch: words with a protected identity term, any number of variants per sentence):
+
+>>> class Words:
+...     kind, protected = "words-example", ("he", "she")
+...     def variants(self, items):   # ragged: a sentence without the term has one variant
+...         return [[s] if not set(s.split()) & set(self.protected) else
+...                 [" ".join(t if t not in self.protected else p for t in s.split()) for p in self.protected]
+...                 for s in items]
+>>> Words().variants(["he runs", "it runs"])
+[['he runs', 'she runs'], ['it runs']]
+"""
+from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
+
+CONVENTIONS = ("adf", "eidig")
+
+_KINDS: dict[str, type] = {}
+
+
+def check_convention(convention: str) -> str:
+    """``convention`` if it is one of ``CONVENTIONS``, else a ValueError naming the choices.
+
+    >>> check_convention("adf")
+    'adf'
+    """
+    if convention not in CONVENTIONS:
+        raise ValueError(f"unknown counting convention {convention!r}; choose from {CONVENTIONS}")
+    return convention
+
+
+@runtime_checkable
+class Domain(Protocol):
+    """The members every domain has (see the module docstring for what each means)."""
+
+    kind: str
+    protected: object
+
+    def validate(self, items, *, what: str = "input"): ...
+
+    def variants(self, items): ...
+
+    def own_variant(self, items): ...
+
+    def encode(self, items): ...
+
+    def key(self, items, convention: str): ...
+
+    def describe_pair(self, x, counterpart) -> dict: ...
+
+    def to_config(self) -> dict: ...
+
+
+def register_domain(cls: type) -> type:
+    """Register a domain class under its ``kind`` so that ``domain_from_config`` rebuilds it (a decorator).
+
+    >>> @register_domain
+    ... class Toy:
+    ...     kind = "toy-doctest"
+    ...     def to_config(self): return {"kind": self.kind}
+    ...     @classmethod
+    ...     def from_config(cls, config): return cls()
+    >>> type(domain_from_config({"kind": "toy-doctest"})).__name__
+    'Toy'
+    """
+    kind = getattr(cls, "kind", None)
+    if not isinstance(kind, str) or not kind:
+        raise TypeError(f"{cls.__name__} needs a class attribute kind = '<name>' to be registered")
+    _KINDS[kind] = cls
+    return cls
+
+
+def domain_from_config(config: dict):
+    """The domain that ``config`` (from ``domain.to_config()``) describes."""
+    kind = config.get("kind") if isinstance(config, dict) else None
+    if kind not in _KINDS:
+        raise ValueError(f"unknown domain kind {kind!r}; registered kinds: {sorted(_KINDS)} "
+                         "(register a new kind with fairnb.domains.register_domain)")
+    return _KINDS[kind].from_config(config)
+
+
+def require_capabilities(method: str, domain, needs) -> None:
+    """Raise a clear TypeError when ``domain`` lacks a capability the strategy ``method`` needs.
+
+    ``needs`` holds ``"sample"`` (random inputs) and/or ``"bounded"`` (a bounded integer domain with
+    ``clip``, ``lower`` and ``upper``).
+
+    >>> require_capabilities("eidig", object(), ("bounded",))
+    Traceback (most recent call last):
+    ...
+    TypeError: eidig needs a bounded integer domain (clip, lower, upper); object is not
+    """
+    members = {"sample": ("sample",), "bounded": ("clip", "lower", "upper")}
+    words = {"sample": "a domain it can sample from (sample)", "bounded": "a bounded integer domain (clip, lower, upper)"}
+    for need in needs:
+        if not all(hasattr(domain, m) for m in members[need]):
+            raise TypeError(f"{method} needs {words[need]}; {type(domain).__name__} is not")
