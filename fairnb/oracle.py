@@ -43,6 +43,16 @@ def rows_per_call(row_bytes: int, budget: int | None = None) -> int:
     return max(1, int((MEMORY_BUDGET if budget is None else budget) // max(row_bytes, 1)))
 
 
+def variant_bytes(domain) -> int:
+    """Bytes of model input that one input's variants take (for a ragged domain: its own row only).
+
+    >>> from fairnb.domains import Feature, TabularDomain
+    >>> variant_bytes(TabularDomain([Feature("sex", 0, 1), Feature("x", 0, 3)], protected=["sex"]))
+    32
+    """
+    return len(getattr(domain, "protected_values", (None,))) * domain.n_features * 8
+
+
 def in_pieces(f, *arrays, row_bytes: int):
     """``f(*arrays)`` computed on consecutive row slices that each stay within ``MEMORY_BUDGET`` (at
     ``row_bytes`` per row), the pieces concatenated; ``f`` may return an array or a tuple of arrays.
@@ -60,17 +70,96 @@ def in_pieces(f, *arrays, row_bytes: int):
     return np.concatenate(parts)
 
 
+def flatten_variants(variants, n: int) -> tuple[object, np.ndarray, int]:
+    """``(flat, owner, m)``: the variants of ``n`` inputs as one flat batch for the model, the input
+    each flat row belongs to, and the most variants any input has.
+
+    ``variants`` is what ``domain.variants`` returns: an array ``(n, m, ...)``, a list of ``n``
+    sequences (ragged: any number of variants per input), or a pair ``(flat, owner)``.
+
+    >>> flat, owner, m = flatten_variants([["ab", "Ab"], ["cd"]], 2)
+    >>> list(flat), owner.tolist(), m
+    (['ab', 'Ab', 'cd'], [0, 0, 1], 2)
+    """
+    if isinstance(variants, np.ndarray):
+        if variants.ndim < 2 or len(variants) != n:
+            raise ValueError(f"domain.variants returned shape {variants.shape}; expected ({n}, m, ...)")
+        m = variants.shape[1]
+        return variants.reshape((n * m,) + variants.shape[2:]), np.repeat(np.arange(n), m), m
+    if isinstance(variants, tuple) and len(variants) == 2:
+        flat, owner = variants
+        owner = np.asarray(owner, dtype=np.int64)
+        if len(owner) != len(flat) or (len(owner) and (owner.min() < 0 or owner.max() >= n)):
+            raise ValueError("domain.variants returned (flat, owner) whose owner does not index the inputs")
+        counts = np.bincount(owner, minlength=n)
+    else:
+        groups = list(variants)
+        if len(groups) != n:
+            raise ValueError(f"domain.variants returned {len(groups)} groups for {n} inputs")
+        counts = np.array([len(g) for g in groups], dtype=np.int64)
+        owner = np.repeat(np.arange(n), counts)
+        items = [v for g in groups for v in g]
+        flat = items if not items or not isinstance(items[0], np.ndarray) else np.stack(items)
+    if n and counts.min() < 1:
+        raise ValueError("domain.variants gave an input no variant; each input's own variant must be among them")
+    return flat, owner, int(counts.max()) if n else 0
+
+
+def group_outputs(Q: np.ndarray, owner: np.ndarray, n: int, m: int) -> tuple[np.ndarray, np.ndarray]:
+    """The model outputs ``Q`` of flattened variants regrouped per input: ``(n, m, k)`` padded with
+    NaN, and the ``(n, m)`` mask of real variants.
+
+    >>> P, real = group_outputs(np.array([[1.0, 0], [0, 1], [1, 0]]), np.array([0, 0, 1]), 2, 2)
+    >>> P[1].tolist(), real.tolist()
+    ([[1.0, 0.0], [nan, nan]], [[True, True], [True, False]])
+    """
+    order = np.argsort(owner, kind="stable")
+    owner = owner[order]
+    starts = np.searchsorted(owner, np.arange(n))
+    slot = np.arange(len(owner)) - starts[owner]
+    P = np.full((n, m, Q.shape[1]), np.nan)
+    P[owner, slot] = Q[order]
+    real = np.zeros((n, m), bool)
+    real[owner, slot] = True
+    return P, real
+
+
+def label_flip(P: np.ndarray, P_all: np.ndarray) -> np.ndarray:
+    """The default notion of discrimination: ``(n, m)`` True where a variant gets another decision
+    (``argmax``) than the input."""
+    return P_all.argmax(axis=2) != P.argmax(axis=1)[:, None]
+
+
+class ProbabilityGap:
+    """A variant discriminates when its outputs differ from the input's by more than ``threshold``
+    (half the L1 distance: for two classes, the gap between the probabilities of class 1), as some
+    papers use instead of a label flip; pass as ``Oracle(..., decide=ProbabilityGap(0.2))``.
+
+    >>> ProbabilityGap(0.2)(np.array([[0.6, 0.4]]), np.array([[[0.6, 0.4], [0.3, 0.7]]])).tolist()
+    [[False, True]]
+    """
+
+    def __init__(self, threshold: float):
+        if not 0 <= threshold < 1:
+            raise ValueError(f"threshold must be in [0, 1), got {threshold!r}")
+        self.threshold = threshold
+
+    def __call__(self, P: np.ndarray, P_all: np.ndarray) -> np.ndarray:
+        return np.abs(P_all - P[:, None, :]).sum(axis=2) / 2 > self.threshold
+
+
 @dataclass
 class Verdict:
-    """The oracle's answer for a batch of ``n`` inputs with ``m`` protected variants each."""
+    """The oracle's answer for a batch of ``n`` inputs with up to ``m`` variants each."""
 
     X: np.ndarray                  # (n, d) the inputs
     proba: np.ndarray              # (n, k) model output on X
     protected: list                # the domain's protected columns
-    protected_values: np.ndarray   # (m, len(protected)) the values of the m variants
-    variant_proba: np.ndarray      # (n, m, k)
+    protected_values: np.ndarray | None   # (m, len(protected)) the values of the m variants (tabular)
+    variant_proba: np.ndarray      # (n, m, k); a missing variant of a ragged input repeats the input's output
     discriminatory: np.ndarray     # (n,) bool
     counterpart_index: np.ndarray  # (n,) variant chosen as counterpart (-1 when none)
+    variant_items: list | None = None   # per input, its variants (domains without protected_values)
 
     @property
     def labels(self) -> np.ndarray:
@@ -78,7 +167,10 @@ class Verdict:
 
     @property
     def counterpart(self) -> np.ndarray:
-        """(n, d) the counterpart of each input (the input itself where there is none)."""
+        """(n, ...) the counterpart of each input (the input itself where there is none)."""
+        if self.variant_items is not None:
+            return np.array([v[j] if j >= 0 else x for x, v, j in
+                             zip(self.X, self.variant_items, self.counterpart_index)]).reshape(self.X.shape)
         out = self.X.copy()
         d = self.discriminatory
         out[np.ix_(d, self.protected)] = self.protected_values[self.counterpart_index[d]]
@@ -106,48 +198,102 @@ class Oracle:
     Parameters
     ----------
     model : anything ``fairnb.models.wrap`` accepts.
-    domain : a domain with at least one protected attribute.
+    domain : a domain with at least one protected attribute (see ``fairnb.domains.base.Domain``); its
+        variants may be ragged (any number per input).
     validate : check inputs (shape, NaN, bounds) before querying; searches that construct their own
         candidates inside the domain turn it off on the hot path.
+    decide : the notion of discrimination: ``decide(P, P_all) -> (n, m) bool`` from the inputs' outputs
+        ``(n, k)`` and their variants' ``(n, m, k)``; default ``label_flip``, e.g. ``ProbabilityGap(0.2)``.
+        A subclass may override ``differs`` instead.
     """
 
-    def __init__(self, model, domain, *, validate: bool = True):
+    def __init__(self, model, domain, *, validate: bool = True, decide=None):
         if not getattr(domain, "protected", ()):
             raise ValueError("the domain has no protected attribute; pass protected=[...]")
+        if decide is not None and not callable(decide):
+            raise TypeError(f"decide must be a callable decide(P, P_all) -> (n, m) bool, got {decide!r}")
         self.model = wrap(model)
         self.domain = domain
         self.validate = validate
+        self.decide = decide
         self.rows_queried = 0
         self.calls = 0
 
-    def predict_proba(self, X: np.ndarray) -> np.ndarray:
-        """One counted model call, its output checked to be an ``(n, k)`` probability matrix."""
+    def predict_proba(self, X) -> np.ndarray:
+        """One counted model call on encoded inputs, its output checked to be an ``(n, k)`` probability matrix."""
         X = np.asarray(X, dtype=float)
         self.calls += 1
         self.rows_queried += len(X)
         return as_probability_matrix(self.model.predict_proba(X), len(X), source="the model")
 
+    def differs(self, P: np.ndarray, P_all: np.ndarray) -> np.ndarray:
+        """(n, m) True where a variant is treated differently from its input (``decide``, else a label flip)."""
+        return (self.decide or label_flip)(P, P_all)
+
     def check(self, X) -> Verdict:
-        """Decide for every row of ``X`` whether it is discriminatory, in as few model calls as
+        """Decide for every input of ``X`` whether it is discriminatory, in as few model calls as
         ``MEMORY_BUDGET`` allows (one for ordinary batches)."""
         X = self.domain.validate(X) if self.validate else np.asarray(X, dtype=float)
-        n, d = X.shape
-        values = self.domain.protected_values
-        m, prot = len(values), list(self.domain.protected)
+        n = len(X)
+        values = getattr(self.domain, "protected_values", None)
+        prot = list(self.domain.protected)
         if n == 0:
-            return Verdict(X, np.zeros((0, 2)), prot, values, np.zeros((0, m, 2)), np.zeros(0, bool), np.zeros(0, int))
-        def outputs(rows):
-            return self.predict_proba(self.domain.variants(rows).reshape(-1, d)).reshape(len(rows), m, -1)
-
-        P_all = in_pieces(outputs, X, row_bytes=m * d * 8)
-        own = self.domain.own_variant(X)
+            return Verdict(X, np.zeros((0, 2)), prot, values, np.zeros((0, 0 if values is None else len(values), 2)),
+                           np.zeros(0, bool), np.zeros(0, int), None if values is not None else [])
+        step = rows_per_call(variant_bytes(self.domain))
+        parts = [self._outputs(X[i:i + step], values is None) for i in range(0, n, step)]
+        m = max(p[0].shape[1] for p in parts)
+        P_all = np.concatenate([_pad(p[0], m) for p in parts])
+        items = None if values is not None else [v for p in parts for v in p[1]]
+        own = np.asarray(self.domain.own_variant(X))
         P = P_all[np.arange(n), own]
-        labels = P.argmax(axis=1)
-        differs = P_all.argmax(axis=2) != labels[:, None]  # (n, m)
+        if np.isnan(P_all).any():                 # ragged: a missing variant repeats the input's output
+            P_all = np.where(np.isnan(P_all), P[:, None, :], P_all)
+        differs = self.differs(P, P_all)  # (n, m)
         score = np.where(differs, np.abs(P_all - P[:, None, :]).sum(axis=2), -1.0)
         idx = score.argmax(axis=1)
         disc = differs.any(axis=1)
-        return Verdict(X, P, prot, values, P_all, disc, np.where(disc, idx, -1))
+        return Verdict(X, P, prot, values, P_all, disc, np.where(disc, idx, -1), items)
+
+    def _outputs(self, rows, keep_items: bool):
+        """Model outputs of every variant of ``rows``, ``(len(rows), m, k)``, in one call; with
+        ``keep_items`` also the variants per input."""
+        flat, owner, m = flatten_variants(self.domain.variants(rows), len(rows))
+        Q = self.predict_proba(self.domain.encode(flat))
+        if not keep_items and len(owner) == len(rows) * m:   # the same number of variants for every input
+            return Q.reshape(len(rows), m, -1), None
+        P_all, _ = group_outputs(Q, owner, len(rows), m)
+        if not keep_items:
+            return P_all, None
+        starts = np.concatenate([[0], np.cumsum(np.bincount(owner, minlength=len(rows)))])
+        order = np.argsort(owner, kind="stable")
+        return P_all, [[flat[k] for k in order[a:b]] for a, b in zip(starts[:-1], starts[1:])]
 
     def is_discriminatory(self, X) -> np.ndarray:
         return self.check(X).discriminatory
+
+
+def make_oracle(oracle, model, domain) -> Oracle:
+    """The oracle of a search: ``oracle`` is None (a label flip), a ``decide`` callable or an ``Oracle`` subclass.
+
+    >>> from fairnb.domains import Feature, TabularDomain
+    >>> dom = TabularDomain([Feature("sex", 0, 1), Feature("x", 0, 3)], protected=["sex"])
+    >>> make_oracle(ProbabilityGap(0.3), lambda X: X[:, 1] / 3, dom).decide.threshold
+    0.3
+    >>> make_oracle("flip", lambda X: X[:, 1] / 3, dom)
+    Traceback (most recent call last):
+    ...
+    TypeError: oracle must be a decide(P, P_all) callable or an Oracle subclass, got 'flip'
+    """
+    if isinstance(oracle, type) and issubclass(oracle, Oracle):
+        return oracle(model, domain, validate=False)
+    if oracle is not None and (isinstance(oracle, type) or not callable(oracle)):
+        raise TypeError(f"oracle must be a decide(P, P_all) callable or an Oracle subclass, got {oracle!r}")
+    return Oracle(model, domain, validate=False, decide=oracle)
+
+
+def _pad(P: np.ndarray, m: int) -> np.ndarray:
+    """``(n, m', k)`` padded with NaN to ``(n, m, k)``."""
+    if P.shape[1] == m:
+        return P
+    return np.concatenate([P, np.full((len(P), m - P.shape[1], P.shape[2]), np.nan)], axis=1)

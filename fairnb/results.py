@@ -228,7 +228,7 @@ class Result:
         right = dom.decode(a["C"]) if decoded else pd.DataFrame(a["C"], columns=list(dom.names))
         k = a["P"].shape[1]
         col = 1 if k == 2 else slice(None)
-        own = {f"{names[i]}'": right.iloc[:, i].to_numpy() for i in dom.protected}
+        own = {f"{names[i]}'": right.iloc[:, i].to_numpy() for i in getattr(dom, "protected_columns", dom.protected)}
         own["p"] = a["P"][:, col] if k == 2 else a["P"].max(axis=1)
         own["p'"] = a["PC"][:, col] if k == 2 else a["PC"].max(axis=1)
         own["label"] = a["P"].argmax(axis=1)

@@ -29,6 +29,10 @@ A domain owns its input type. Required members:
 ``to_config() -> dict`` / ``from_config(config)`` (classmethod)
     a JSON-able description that rebuilds the domain (``Result.save`` / ``Result.load``).
 
+Optional: ``protected_columns``, the stored columns a counterpart changes (shown beside the input
+in ``result.pairs``; default ``protected``). ``Result`` stores inputs as numeric rows in the columns
+``names`` (``n_features`` of them) and shows them through ``decode(items) -> DataFrame``.
+
 Optional capabilities (a strategy declares which it needs in ``Search.needs``; the engine checks
 them at ``run`` with ``require_capabilities``): ``sample(n, rng)`` (random inputs), ``clip`` with
 ``lower``/``upper`` (a bounded integer domain: steps, gradients).

@@ -42,7 +42,7 @@ from typing import Callable, Generator
 import numpy as np
 
 from ..interrupts import deferred_interrupts
-from ..oracle import Oracle, Verdict
+from ..oracle import Oracle, Verdict, make_oracle
 from ..results import Result
 
 # Integer-valued hyperparameters any search may have, with their smallest allowed value; ``Search``
@@ -303,7 +303,7 @@ class Search:
         """End a running search (safe to call from another thread); the Result keeps what was found."""
         self._stop_event.set()
 
-    def run(self, model, domain, seeds=None, *, listeners=(), progress: bool | None = None) -> Result:
+    def run(self, model, domain, seeds=None, *, listeners=(), progress: bool | None = None, oracle=None) -> Result:
         """Search ``model`` for discrimination over ``domain``; returns the Result.
 
         ``seeds`` are inputs the search starts from (e.g. the training data): an array in the domain's
@@ -315,19 +315,22 @@ class Search:
         ``.result`` attribute (status ``"failed"``; ``result.raise_for_status()`` raises it again).
         A search object runs one search at a time: a second ``run``/``start`` while one is in progress
         raises ``RuntimeError`` (run a copy, ``type(search)(**search.get_params())``, to search in parallel).
+
+        ``oracle`` sets what counts as discriminatory: a ``decide(P, P_all)`` callable (e.g.
+        ``fairnb.oracle.ProbabilityGap(0.2)``) or an ``Oracle`` subclass; default a label flip.
         """
         self._claim()
-        return self._run_claimed(model, domain, seeds, listeners=listeners, progress=progress)
+        return self._run_claimed(model, domain, seeds, listeners=listeners, progress=progress, oracle=oracle)
 
     def _claim(self):
         if not self._busy.acquire(blocking=False):
             raise RuntimeError(f"this {type(self).__name__} is already running a search; stop it or wait for it "
                                f"first, or run a copy: type(search)(**search.get_params())")
 
-    def _run_claimed(self, model, domain, seeds=None, *, listeners=(), progress=None) -> Result:
+    def _run_claimed(self, model, domain, seeds=None, *, listeners=(), progress=None, oracle=None) -> Result:
         """``run`` for a caller that holds ``_busy``; releases it when the search ends."""
         try:
-            result = self._run(model, domain, seeds, listeners=listeners, progress=progress)
+            result = self._run(model, domain, seeds, listeners=listeners, progress=progress, oracle=oracle)
         except KeyboardInterrupt:      # a Ctrl-C just before or after the engine's loop
             if self.engine_ is None:   # nothing was searched yet
                 raise
@@ -362,7 +365,7 @@ class Search:
                 allowed = f"an integer >= {low}" + (" or None" if defaults[name] is None or name == "limit" else "")
                 raise ValueError(f"{type(self).__name__}: {name} must be {allowed}, got {v!r}")
 
-    def _run(self, model, domain, seeds, *, listeners, progress) -> Result:
+    def _run(self, model, domain, seeds, *, listeners, progress, oracle=None) -> Result:
         from ..models import supports_activations, supports_gradients, wrap
         from .progress import make_listener
 
@@ -380,7 +383,7 @@ class Search:
                             "recode them (fairnb.datasets.from_frame: bins=...) or choose another method")
         if seeds is not None:
             seeds = domain_seeds(seeds, domain)
-        oracle = Oracle(model, domain, validate=False)
+        oracle = make_oracle(oracle, model, domain)
         self._stop_event = threading.Event()
         result = Result(domain, self.name, self.get_params())
         listeners = tuple(listeners)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 
-from ..oracle import rows_per_call
+from ..oracle import rows_per_call, variant_bytes
 from .engine import Batch, Search
 
 
@@ -56,7 +56,7 @@ class RandomSearch(Search):
             n_samples = self.DEFAULT_SAMPLES
         drawn = 0
         dom = ctx.domain    # a batch's variants stay within the oracle's memory budget
-        most = rows_per_call(len(dom.protected_values) * dom.n_features * 8)
+        most = rows_per_call(variant_bytes(dom))
         try:
             while n_samples is None or drawn < n_samples:
                 size = min(self.batch_size, most, ctx.engine.remaining_tried,

@@ -171,22 +171,10 @@ class PairInspector(FairnbWidget):
     def describe(self, pair_id: int) -> dict:
         """The side-by-side comparison of one pair, as shown below the table: the protected
         attribute(s) first, then the outputs and decisions, then the other features."""
-        dom, row = self.domain, self.frame.iloc[pair_id]
+        row = self.frame.iloc[pair_id]
         x, c = self.result.inputs[pair_id], self.result.counterparts[pair_id]
         seed = self._seed_of(pair_id)
-        rows = [x, c] if seed is None else [x, c, seed]
-        decoded = dom.decode(np.stack(rows)).astype(str).to_numpy()
-        protected = set(dom.protected)
-        features = []
-        for j in sorted(range(dom.n_features), key=lambda j: j not in protected):
-            name = dom.names[j]
-            features.append({
-                "name": name, "input": decoded[0, j], "counterpart": decoded[1, j],
-                "seed": None if seed is None else decoded[2, j],
-                "protected": j in protected,
-                "changed_protected": bool(j in protected and x[j] != c[j]),
-                "changed_from_seed": bool(seed is not None and j not in protected and x[j] != seed[j]),
-            })
+        features = VIEWS.get(getattr(self.domain, "kind", None), pair_view)(self.domain, x, c, seed)
         changes = ", ".join(f"{f['name']} from {f['input']} to {f['counterpart']}" for f in features
                             if f["changed_protected"])
         p, p2, diff = (format_cell(float(row[k])) for k in ("p", "p'", "difference"))
@@ -219,6 +207,49 @@ class PairInspector(FairnbWidget):
         names = [", ".join(self.domain.names[c] for c in cols[pattern]) for pattern in patterns]
         shown = [names[w] if ok else "" for w, ok in zip(which.ravel().tolist(), known)]
         return shown, np.where(known, diff.sum(axis=1), -1)
+
+
+VIEWS: dict = {}
+
+
+def register_view(kind: str):
+    """Register the detail view of a domain kind (a decorator): ``view(domain, x, counterpart, seed)``
+    returns the rows of the side-by-side comparison, dicts with ``name``, ``input``, ``counterpart``,
+    ``seed``, ``protected``, ``changed_protected`` and ``changed_from_seed``. A kind without a view
+    gets ``pair_view``."""
+    def add(view):
+        VIEWS[kind] = view
+        return view
+    return add
+
+
+@register_view("tabular")
+def feature_table(dom, x, c, seed) -> list[dict]:
+    """One row per feature, the protected attribute(s) first."""
+    rows = [x, c] if seed is None else [x, c, seed]
+    decoded = dom.decode(np.stack(rows)).astype(str).to_numpy()
+    protected = set(dom.protected)
+    features = []
+    for j in sorted(range(dom.n_features), key=lambda j: j not in protected):
+        features.append({
+            "name": dom.names[j], "input": decoded[0, j], "counterpart": decoded[1, j],
+            "seed": None if seed is None else decoded[2, j],
+            "protected": j in protected,
+            "changed_protected": bool(j in protected and x[j] != c[j]),
+            "changed_from_seed": bool(seed is not None and j not in protected and x[j] != seed[j]),
+        })
+    return features
+
+
+def pair_view(dom, x, c, seed) -> list[dict]:
+    """Any kind: the entries of ``domain.describe_pair``, the changed ones first and marked."""
+    described = dom.describe_pair(x, c)
+    changed = described.get("changed", {})
+    rows = [{"name": str(k), "input": str(a), "counterpart": str(b), "seed": None, "protected": True,
+             "changed_protected": True, "changed_from_seed": False} for k, (a, b) in changed.items()]
+    return rows + [{"name": str(k), "input": str(v), "counterpart": str(v), "seed": None, "protected": False,
+                    "changed_protected": False, "changed_from_seed": False}
+                   for k, v in described.get("input", {}).items() if k not in changed]
 
 
 def _seed_inputs(result, seeds):

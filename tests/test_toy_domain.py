@@ -1,0 +1,140 @@
+"""A non-tabular domain written here, outside fairnb: strings over the alphabet "abXY" whose
+protected characters are X and Y (think "he"/"she"). A string has one variant per protected
+character it holds (that character swapped) plus itself, so variants are ragged: 1 to 5 per string.
+It runs through random search, the oracle, Result save/load and the inspector with no change to
+fairnb's code."""
+import numpy as np
+import pandas as pd
+import pytest
+
+import fairnb
+from fairnb.domains import register_domain
+from fairnb.models import FunctionModel
+from fairnb.oracle import Oracle, ProbabilityGap
+from fairnb.search.random import RandomSearch
+
+ALPHABET = "abXY"
+SWAP = {2: 3, 3: 2}
+
+
+@register_domain
+class ToyStrings:
+    kind = "toy-strings"
+    protected = ("X", "Y")
+    protected_names = ("X/Y",)
+
+    def __init__(self, length=4):
+        self.length = length
+        self.names = tuple(f"c{j}" for j in range(length))
+        self.n_features = length
+        self.protected_columns = tuple(range(length))
+
+    def validate(self, items, *, what="input"):
+        X = np.asarray(items, dtype=float).reshape(-1, self.length)
+        if ((X < 0) | (X > 3) | (X != np.rint(X))).any():
+            raise ValueError(f"{what} holds codes outside 0..3")
+        return X
+
+    def sample(self, n, rng):
+        return np.random.default_rng(rng).integers(0, 4, (n, self.length)).astype(float)
+
+    def variants(self, items):
+        out = []
+        for x in np.asarray(items):
+            group = [x]
+            for j in np.flatnonzero(np.isin(x, (2, 3))):
+                v = x.copy()
+                v[j] = SWAP[int(x[j])]
+                group.append(v)
+            out.append(group)
+        return out
+
+    def own_variant(self, items):
+        return np.zeros(len(items), int)
+
+    def encode(self, items):   # the model sees counts of X and Y
+        items = np.asarray(items)
+        return np.stack([(items == 2).sum(axis=1), (items == 3).sum(axis=1)], axis=1).astype(float)
+
+    def text(self, x):
+        return "".join(ALPHABET[int(c)] for c in x)
+
+    def key(self, items, convention):
+        texts = [self.text(x) for x in items]
+        return texts if convention == "eidig" else [t.replace("X", "_").replace("Y", "_") for t in texts]
+
+    def decode(self, items):
+        return pd.DataFrame([[ALPHABET[int(c)] for c in x] for x in np.asarray(items).reshape(-1, self.length)],
+                            columns=list(self.names))
+
+    def describe_pair(self, x, counterpart):
+        return {"changed": {"text": (self.text(x), self.text(counterpart))}, "input": {"length": str(self.length)}}
+
+    def to_config(self):
+        return {"kind": self.kind, "length": self.length}
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(config["length"])
+
+
+def more_x_than_y(counts):
+    """Class 1 when the string holds more X than Y."""
+    p = (counts[:, 0] > counts[:, 1]).astype(float)
+    return np.stack([1 - p, p], axis=1)
+
+
+def test_the_oracle_regroups_ragged_variants_per_input():
+    dom, model = ToyStrings(), FunctionModel(more_x_than_y)
+    oracle = Oracle(model, dom)
+    v = oracle.check([[0, 1, 0, 1], [2, 0, 0, 0], [2, 3, 0, 0], [2, 2, 3, 0]])   # "abab" "Xaaa" "XYaa" "XXYa"
+    assert oracle.calls == 1 and oracle.rows_queried == 1 + 2 + 3 + 4
+    assert v.variant_proba.shape == (4, 4, 2)
+    assert v.discriminatory.tolist() == [False, True, True, True]
+    assert [dom.text(c) for c in v.counterpart] == ["abab", "Yaaa", "XXaa", "YXYa"]
+    assert v.proba[:, 1].tolist() == [0, 1, 0, 1] and v.counterpart_proba[:, 1].tolist() == [0, 0, 1, 0]
+
+
+def test_an_injected_decision_replaces_the_label_flip():
+    dom = ToyStrings()
+    soft = FunctionModel(lambda c: 0.5 + 0.1 * (c[:, 0] - c[:, 1]))   # never far from 0.5
+    X = [[2, 0, 0, 0], [0, 0, 0, 0]]
+    assert Oracle(soft, dom).check(X).discriminatory.tolist() == [True, False]          # 0.6 vs 0.4 flips
+    assert Oracle(soft, dom, decide=ProbabilityGap(0.3)).check(X).discriminatory.tolist() == [False, False]
+    assert Oracle(soft, dom, decide=ProbabilityGap(0.1)).check(X).discriminatory.tolist() == [True, False]
+
+    class Never(Oracle):
+        def differs(self, P, P_all):
+            return np.zeros(P_all.shape[:2], bool)
+
+    r = RandomSearch(n_samples=300, random_state=0).run(FunctionModel(more_x_than_y), dom, oracle=Never)
+    assert r.tried == 300 and r.count() == 0
+    with pytest.raises(TypeError, match="oracle must be"):
+        RandomSearch(n_samples=10).run(soft, dom, oracle=0.3)
+
+
+def test_random_search_save_load_and_inspector_end_to_end(tmp_path):
+    dom, model = ToyStrings(), FunctionModel(more_x_than_y)
+    r = RandomSearch(n_samples=600, random_state=0).run(model, dom)
+    def flips(x):   # one swap of a protected character changes "more X than Y"
+        d = (x == 2).sum() - (x == 3).sum()
+        return d in (1, 2) or (d in (0, -1) and (x == 3).any())
+
+    expected = {dom.text(x) for x in dom.sample(600, np.random.default_rng(0)) if flips(x)}
+    assert r.status == "completed" and r.tried == 600
+    assert {dom.text(x) for x in r.inputs} == expected and r.count("eidig") == len(expected)
+    assert r.count("adf") == len({t.replace("X", "_").replace("Y", "_") for t in expected}) < len(expected)
+    assert "c0'" in r.pairs.columns
+
+    loaded = fairnb.Result.load(r.save(tmp_path / "toy.csv"))
+    assert isinstance(loaded.domain, ToyStrings) and loaded.domain.length == 4
+    assert (loaded.count("eidig"), loaded.count("adf")) == (r.count("eidig"), r.count("adf"))
+    assert np.array_equal(loaded.counterparts, r.counterparts)
+
+    inspector = loaded.inspect()
+    inspector.selected_ids = [0]
+    x, c = dom.text(loaded.inputs[0]), dom.text(loaded.counterparts[0])
+    assert inspector.detail["features"][0] == {"name": "text", "input": x, "counterpart": c, "seed": None,
+                                               "protected": True, "changed_protected": True,
+                                               "changed_from_seed": False}
+    assert f"changing only text from {x} to {c}" in inspector.detail["summary"]
