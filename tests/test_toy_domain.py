@@ -12,6 +12,7 @@ from fairnb.domains import register_domain
 from fairnb.models import FunctionModel
 from fairnb.oracle import Oracle, ProbabilityGap
 from fairnb.search.random import RandomSearch
+from fairnb.search.registry import get_method
 
 ALPHABET = "abXY"
 SWAP = {2: 3, 3: 2}
@@ -111,6 +112,12 @@ def test_an_injected_decision_replaces_the_label_flip():
     assert r.tried == 300 and r.count() == 0
     with pytest.raises(TypeError, match="oracle must be"):
         RandomSearch(n_samples=10).run(soft, dom, oracle=0.3)
+
+
+@pytest.mark.parametrize("method", ["eidig", "adf", "maft", "neuronfair", "aequitas", "sg"])
+def test_a_strategy_refuses_a_domain_without_the_capabilities_it_declares(method):
+    with pytest.raises(TypeError, match=f"{method} needs a bounded integer domain .*; ToyStrings is not"):
+        get_method(method)().run(FunctionModel(more_x_than_y), ToyStrings())
 
 
 def test_random_search_save_load_and_inspector_end_to_end(tmp_path):

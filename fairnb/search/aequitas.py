@@ -124,6 +124,7 @@ class Aequitas(Search):
     """
 
     name = "aequitas"
+    domain_needs = ("sample", "bounded")
     default_variant = "fully"
 
     def __init__(self, variant: str | None = None, n_seeds: int = 1000, n_local: int = 1000, step_size: int = 1,

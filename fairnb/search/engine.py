@@ -42,6 +42,7 @@ from typing import Callable, Generator
 import numpy as np
 
 from ..interrupts import deferred_interrupts
+from ..domains.base import require_capabilities
 from ..oracle import Oracle, Verdict, make_oracle
 from ..results import Result
 
@@ -237,13 +238,15 @@ class Search:
     notebook, nothing elsewhere), ``True`` (a panel in a notebook, a tqdm bar elsewhere) or ``False``.
 
     Subclasses implement ``_generate(ctx)``, a generator of ``Batch``es (see the module docstring),
-    and may set ``needs_gradients`` / ``needs_activations`` and ``feature_kinds``, the kinds of
+    and may set ``domain_needs`` (the domain capabilities they use: ``"sample"``, ``"bounded"``; see
+    ``fairnb.domains.base.require_capabilities``), ``needs_gradients`` / ``needs_activations`` and ``feature_kinds``, the kinds of
     features (``Feature.kind``) they handle; ``run`` refuses a domain with another kind. The tabular
     methods handle all three: they change integer codes, and step categorical codes like numbers as
     their papers do.
     """
 
     name = "search"
+    domain_needs: tuple = ()
     needs_gradients = False
     needs_activations = False
     feature_kinds = ("categorical", "ordinal", "continuous")
@@ -372,6 +375,7 @@ class Search:
         self.engine_ = None
         self._check_budget()
         model = wrap(model)
+        require_capabilities(self.name, domain, self.domain_needs)
         if self.needs_gradients and not supports_gradients(model):
             raise TypeError(f"{self.name} needs input gradients, which {model!r} does not provide; "
                             "use a Keras or NumpyMLP model, or a black-box method such as 'maft'")

@@ -43,6 +43,7 @@ class RandomSearch(Search):
     """
 
     name = "random"
+    domain_needs = ("sample",)
     DEFAULT_SAMPLES = 10_000
 
     def __init__(self, n_samples: int | None = None, batch_size: int = 2_000, **budget):

@@ -81,6 +81,7 @@ class SymbolicGeneration(Search):
     """
 
     name = "sg"
+    domain_needs = ("bounded",)
 
     def __init__(self, limit: int | None = 1000, n_seeds: int | None = None, c_num: int = 4,
                  seed_order: str = "round-robin", threshold: float = 0.3, n_samples: int = 5000,

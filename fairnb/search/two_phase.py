@@ -134,6 +134,7 @@ class TwoPhaseSearch(Search):
     batch_size : local walkers stepping together (memory bound; 4,096 walkers x 16 variants is small).
     """
 
+    domain_needs = ("bounded",)
     needs_gradients = True
     needs_seeds = True
     seed_order = "ascending"     # cluster_seeds order (ADF/NeuronFair); EIDIG/MAFT use "random"
