@@ -55,6 +55,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..oracle import in_pieces, rows_per_call
+from .perturbations import UnitStep
 from .engine import Batch, Search
 from .generated import GeneratedInputs
 from .seeds import cluster_seeds, warn_if_few_seeds
@@ -135,6 +136,7 @@ class TwoPhaseSearch(Search):
     """
 
     domain_needs = ("bounded",)
+    perturbation = UnitStep      # turns directions into inputs (fairnb.search.perturbations)
     needs_gradients = True
     needs_seeds = True
     seed_order = "ascending"     # cluster_seeds order (ADF/NeuronFair); EIDIG/MAFT use "random"
@@ -309,7 +311,7 @@ class TwoPhaseSearch(Search):
 
     def _global_phase(self, ctx, seeds: np.ndarray, generated: GeneratedInputs, first_id: int = 0):
         dom = ctx.domain
-        prot = list(dom.protected)
+        step = self.perturbation(dom)
         decay = self._decays()[0]
         X, ids = seeds.copy(), first_id + np.arange(len(seeds))
         G1, G2 = np.zeros_like(X), np.zeros_like(X)
@@ -328,31 +330,26 @@ class TwoPhaseSearch(Search):
             X, ids, G1, G2 = X[live], ids[live], G1[live], G2[live]
             PX, VP = v.proba[live], v.variant_proba[live]
             j = self._global_counterpart(PX, VP, dom.own_variant(X))
-            XC = X.copy()
-            XC[:, prot] = dom.protected_values[j]
+            XC = step.counterpart(X, j)
             g, gc = self._pair_gradients(ctx, X, XC, PX, VP[np.arange(len(X)), j],
                                           rows=ids - first_id, t=t, phase="global")
             G1, G2 = decay * G1 + g, decay * G2 + gc
-            D = self._global_direction(G1, G2)
-            D[:, prot] = 0.0
-            X = dom.clip(X + self.global_step * D)
+            X = step.apply(X, self._global_direction(G1, G2), self.global_step)
         return Pairs.concat(found, dom.n_features)
 
-    def _move(self, ctx, X, prob, direction) -> np.ndarray:
+    def _move(self, ctx, X, prob, direction, perturbation) -> np.ndarray:
         if self._local_move() == "each":
             step = (ctx.rng.random(X.shape) < prob) * direction
         else:
             step = np.zeros_like(X)
             step[np.arange(len(X)), pick_attributes(prob, ctx.rng)] = ctx.rng.choice([-1.0, 1.0], size=len(X))
-        return ctx.domain.clip(X + self.local_step * step)
+        return perturbation.apply(X, step, self.local_step)
 
     def _walk(self, ctx, start: Pairs, generated: GeneratedInputs):
         """``_local_steps()`` steps of all walkers in ``start`` together."""
         dom = ctx.domain
-        prot = list(dom.protected)
-        values = dom.protected_values
-        free = np.ones(dom.n_features, bool)
-        free[prot] = False
+        step = self.perturbation(dom)
+        free = step.movable
         decay = self._decays()[1]
         interval = self._refresh_interval()
         policy = self._on_failure()
@@ -367,8 +364,7 @@ class TwoPhaseSearch(Search):
         for t in range(self._local_steps()):
             r = np.flatnonzero(since >= interval)
             if len(r):
-                XC = X[r].copy()
-                XC[:, prot] = values[CI[r]]
+                XC = step.counterpart(X[r], CI[r])
                 g, gc = self._pair_gradients(ctx, X[r], XC, PX[r], PC[r], rows=r, t=t, phase="local")
                 G1[r], G2[r] = decay * G1[r] + g, decay * G2[r] + gc
                 prob[r], direction[r] = self._local_plan(G1[r], G2[r], free)
@@ -376,7 +372,7 @@ class TwoPhaseSearch(Search):
             if prob0 is None:
                 prob0, direction0 = prob.copy(), direction.copy()
             since += 1
-            candidate = self._move(ctx, X, prob, direction)
+            candidate = self._move(ctx, X, prob, direction, step)
             v = yield from self._check(generated, candidate, "local", start.seed_ids)
             self._stats["local_steps"] += w
             ok = v.discriminatory
