@@ -2,9 +2,10 @@
 
 The engine counts every checked candidate (``Result.tried``, duplicates included); the papers also
 report how many *distinct* inputs were generated, under the same two conventions as the IDIs
-(``"eidig"``: full instances, ``"adf"``: without the protected attributes). ``GeneratedInputs`` keeps
-one integer code per checked row (a mixed-radix number over the domain's bounds), so a million
-candidates cost 16 MB. On a domain too large for such a
+(``"eidig"``: full instances, ``"adf"``: without the protected attributes), on the same
+``domain.key`` as ``fairnb.counting.UniqueCounter``. It is that counter's compact form for bounded
+integer domains: it keeps one integer code per checked row (a mixed-radix number over the bounds of
+the keys), so a million candidates cost 16 MB and no Python object each. On a domain too large for such a
 code (e.g. 32 features of 4 values: 2^64 inputs) the code is a 64-bit hash of the row instead, so two
 distinct inputs are counted as one with probability about ``n^2 / 2^65`` (1e-8 for 600,000 inputs).
 
@@ -46,20 +47,17 @@ class GeneratedInputs:
 
     def __init__(self, domain):
         self.domain = domain
-        keep = np.setdiff1d(np.arange(domain.n_features), list(domain.protected))
-        self._columns = {"eidig": np.arange(domain.n_features), "adf": keep}
-        self._radix = {c: _radix(domain.lower[cols], domain.upper[cols]) for c, cols in self._columns.items()}
+        self._low = {c: domain.key(domain.lower[None], c)[0] for c in CONVENTIONS}
+        self._radix = {c: _radix(self._low[c], domain.key(domain.upper[None], c)[0]) for c in CONVENTIONS}
         self._distinct = {c: np.zeros(0, np.int64) for c in CONVENTIONS}   # sorted distinct codes
         self._pending: dict[str, list[np.ndarray]] = {c: [] for c in CONVENTIONS}
         self._n_pending = {c: 0 for c in CONVENTIONS}
 
     def _codes(self, X: np.ndarray, conv: str) -> np.ndarray:
-        radix = self._radix[conv]
+        radix, keys = self._radix[conv], self.domain.key(X, conv)
         if radix is None:   # huge domain: a 64-bit hash of the row
-            keys = self.domain.key(X, conv)
             return pd.util.hash_pandas_object(pd.DataFrame(keys), index=False).to_numpy().view(np.int64)
-        cols = self._columns[conv]
-        return (np.rint(X[:, cols]).astype(np.int64) - self.domain.lower[cols].astype(np.int64)) @ radix
+        return (keys - self._low[conv]) @ radix
 
     def add(self, X) -> None:
         """Record a batch of checked rows (inside the domain's bounds)."""
