@@ -56,6 +56,19 @@ Text (a sketch: words with a protected identity term, any number of variants per
 ...                 for s in items]
 >>> Words().variants(["he runs", "it runs"])
 [['he runs', 'she runs'], ['it runs']]
+
+Images (a sketch: the variants of a picture as one array ``(n, m, h, w)``, here a flipped mask region):
+
+>>> import numpy as np
+>>> class Pictures:
+...     kind, protected = "pictures-example", ("region",)
+...     def variants(self, items):
+...         items = np.asarray(items, dtype=float)
+...         other = items.copy()
+...         other[:, :1] = 1 - other[:, :1]       # the protected region (first row of pixels) changed
+...         return np.stack([items, other], axis=1)
+>>> Pictures().variants(np.zeros((3, 2, 2))).shape
+(3, 2, 2, 2)
 """
 from __future__ import annotations
 
