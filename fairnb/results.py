@@ -73,17 +73,23 @@ class Result:
 
     # ------------------------------------------------------------------ recording (engine side)
     def record(self, X, counterparts, proba, counterpart_proba, *, phase: str, seed_ids, elapsed: float,
-               limit: int | None = None) -> int:
-        """Add discriminatory inputs; keeps only full instances not seen before, at most ``limit`` of
-        them. Returns how many were new.
+               limit: int | None = None, limit_convention: str = "eidig") -> int:
+        """Add discriminatory inputs; keeps only full instances not seen before, at most ``limit`` new
+        ones counted in ``limit_convention``. Returns how many full instances were new.
 
         Atomic with respect to Ctrl-C: everything is computed first and committed in one step (with
         SIGINT held off on the main thread), so ``count()`` always equals the pairs stored.
         """
         X = np.asarray(X, dtype=float)
-        fresh = self._seen.fresh(X, limit)
+        by_adf = check_convention(limit_convention) == "adf" and limit is not None
+        fresh = self._seen.fresh(X, None if by_adf else limit)
         new = list(fresh.values())
         adf_new = self._seen_adf.fresh(X[new]) if new else {}
+        if by_adf and len(adf_new) > limit:   # stop before the input that brings one ADF-unique IDI too many
+            cut = sorted(adf_new.values())[limit]
+            fresh = dict(list(fresh.items())[:cut])
+            new = new[:cut]
+            adf_new = {k: i for k, i in adf_new.items() if i < cut}
         chunk = None
         if new:
             idx = np.array(new)

@@ -492,3 +492,12 @@ def test_the_panel_says_why_a_search_failed(synthetic, biased_model):
     with pytest.raises(RuntimeError, match="injected"):
         search.run(FailingModel(biased_model, fail_on=3), synthetic.domain, listeners=[panel])
     assert panel.status == "failed" and "injected" in panel.message
+
+
+def test_max_found_counts_in_the_methods_convention(synthetic, biased_model):
+    """ADF counts IDIs without the protected attributes: max_found caps that count, and the panel shows it."""
+    events = []
+    r = fast_search("adf", max_found=50).run(biased_model, synthetic.domain, seeds=synthetic.X,
+                                             listeners=[events.append])
+    assert r.count("adf") == 50 < r.count("eidig") and r.status == "budget"   # here 51 full instances
+    assert events[-1].found == 50

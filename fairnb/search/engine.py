@@ -42,7 +42,7 @@ from typing import Callable, Generator
 import numpy as np
 
 from ..interrupts import deferred_interrupts
-from ..domains.base import require_capabilities
+from ..domains.base import check_convention, require_capabilities
 from ..oracle import Oracle, Verdict, make_oracle
 from ..results import Result
 
@@ -113,8 +113,10 @@ class Engine:
 
     def __init__(self, oracle: Oracle, result: Result, *, max_time: float | None = None,
                  max_tried: int | None = None, max_found: int | None = None,
-                 listeners: tuple[Callable[[Event], None], ...] = (), stop_event: threading.Event | None = None):
+                 listeners: tuple[Callable[[Event], None], ...] = (), stop_event: threading.Event | None = None,
+                 convention: str = "eidig"):
         self.oracle = oracle
+        self.convention = check_convention(convention)   # what max_found and Event.found count
         self.result = result
         self.max_time = max_time
         self.max_tried = max_tried
@@ -139,7 +141,7 @@ class Engine:
             return "stopped"
         for name, limit, spent in (("max_time", self.max_time, self.elapsed),
                                    ("max_tried", self.max_tried, self.result.tried),
-                                   ("max_found", self.max_found, self.result.count("eidig"))):
+                                   ("max_found", self.max_found, self.result.count(self.convention))):
             if limit is not None and spent >= limit:
                 self.result.ended_by = (name, limit)  # which budget ended it, for the summaries
                 return "budget"
@@ -147,7 +149,7 @@ class Engine:
 
     def _emit(self, kind: str, new: int = 0):
         r = self.result
-        event = Event(kind, self.elapsed, r.tried, r.count("eidig"), r.count("adf"), self.phase, new, r)
+        event = Event(kind, self.elapsed, r.tried, r.count(self.convention), r.count("adf"), self.phase, new, r)
         for listen in self.listeners:
             listen(event)
 
@@ -160,9 +162,10 @@ class Engine:
         if verdict.discriminatory.any():
             d = verdict.discriminatory
             seed_ids = np.broadcast_to(np.asarray(batch.seed_ids), (len(verdict),))[d]
-            room = None if self.max_found is None else max(self.max_found - r.count("eidig"), 0)
+            room = None if self.max_found is None else max(self.max_found - r.count(self.convention), 0)
             new = r.record(verdict.X[d], verdict.counterpart[d], verdict.proba[d], verdict.counterpart_proba[d],
-                           phase=batch.phase, seed_ids=seed_ids, elapsed=self.elapsed, limit=room)
+                           phase=batch.phase, seed_ids=seed_ids, elapsed=self.elapsed, limit=room,
+                           limit_convention=self.convention)
         r.mark(self.elapsed)
         if batch.phase != self.phase:
             self.phase = batch.phase
@@ -229,8 +232,8 @@ class Search:
     """Base class of every generator: hyperparameters in ``__init__``, work in ``run``.
 
     Budgets shared by all searches (any combination; the search ends at the first one reached):
-    ``max_time`` seconds, ``max_tried`` candidates checked, ``max_found`` unique IDIs (at most that
-    many pairs are kept). ``max_time=float("inf")`` is allowed and means no time limit: a search
+    ``max_time`` seconds, ``max_tried`` candidates checked, ``max_found`` unique IDIs in the method's
+    own counting convention ``dedup`` (at most that many are kept). ``max_time=float("inf")`` is allowed and means no time limit: a search
     with no other budget and no natural end (e.g. ``RandomSearch(n_samples=None)``) then runs until
     ``stop()`` or Ctrl-C. Budgets and sizes are checked when the search runs: a value that is not a
     positive number (NaN, 0.5 of a batch) raises ``ValueError`` naming the parameter.
@@ -247,6 +250,7 @@ class Search:
 
     name = "search"
     domain_needs: tuple = ()
+    dedup = "eidig"      # the method's counting convention: what max_found and the progress panel count
     needs_gradients = False
     needs_activations = False
     feature_kinds = ("categorical", "ordinal", "continuous")
@@ -395,7 +399,8 @@ class Search:
         if bar is not None:
             listeners += (bar,)
         self.engine_ = Engine(oracle, result, max_time=self.max_time, max_tried=self.max_tried,
-                              max_found=self.max_found, listeners=listeners, stop_event=self._stop_event)
+                              max_found=self.max_found, listeners=listeners, stop_event=self._stop_event,
+                              convention=self.dedup)
         ctx = SearchContext(model, domain, oracle, np.random.default_rng(self.random_state), seeds, self.engine_)
         return self.engine_.run(self._generate(ctx))
 
