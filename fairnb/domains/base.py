@@ -15,7 +15,8 @@ A domain owns its input type. Required members:
     ``(n, m, ...)`` (the same ``m`` for every input) or a *ragged* structure: a list of ``n``
     sequences (any number of variants per input, also one), or a pair ``(flat, owner)`` of the
     flattened variants and the index of the input each belongs to. The oracle flattens them into one
-    model call and regroups the outputs per input (``fairnb.oracle.group_variants``).
+    model call and regroups the outputs per input (``fairnb.oracle.flatten_variants`` and
+    ``group_outputs``).
 ``own_variant(items) -> (n,) int``
     the position of each input's own variant among its variants.
 ``encode(items)``
@@ -23,7 +24,7 @@ A domain owns its input type. Required members:
 ``key(items, convention)``
     de-duplication keys: a 2-D integer array (one row per input) or a list of hashable values;
     ``convention`` is ``"eidig"`` (the full input) or ``"adf"`` (the input without its protected
-    part). ``fairnb.search.counting.UniqueCounter`` counts on them.
+    part). ``fairnb.counting.UniqueCounter`` counts on them.
 ``describe_pair(x, counterpart) -> dict``
     a short, human-readable account of one pair (for display).
 ``to_config() -> dict`` / ``from_config(config)`` (classmethod)
@@ -33,7 +34,7 @@ Optional: ``protected_columns``, the stored columns a counterpart changes (shown
 in ``result.pairs``; default ``protected``). ``Result`` stores inputs as numeric rows in the columns
 ``names`` (``n_features`` of them) and shows them through ``decode(items) -> DataFrame``.
 
-Optional capabilities (a strategy declares which it needs in ``Search.needs``; the engine checks
+Optional capabilities (a strategy declares which it needs in ``Search.domain_needs``; the engine checks
 them at ``run`` with ``require_capabilities``): ``sample(n, rng)`` (random inputs), ``clip`` with
 ``lower``/``upper`` (a bounded integer domain: steps, gradients).
 
