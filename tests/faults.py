@@ -105,7 +105,7 @@ class LiveReader:
 
     def _loop(self):
         while not self._stop.is_set():
-            engine = self.search.engine_
+            engine = getattr(self.search, "engine_", None)   # set when the run starts
             if engine is None:
                 time.sleep(0.001)
                 continue

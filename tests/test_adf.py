@@ -5,7 +5,6 @@ import numpy as np
 
 from fairnb.domains import Feature, TabularDomain
 from fairnb.models import NumpyMLP
-from fairnb.search import get_method
 from fairnb.search.adf import ADF
 from fairnb.search.eidig import EIDIG
 from fairnb.search.two_phase import agreeing_signs, pick_attributes, reciprocal_probabilities
@@ -14,9 +13,6 @@ from two_phase_checks import assert_sound_run, record_batches
 CENSUS_ADF_BOUNDS = [(1, 9), (0, 7), (0, 39), (0, 15), (0, 6), (0, 13), (0, 5), (0, 4), (0, 1), (0, 99), (0, 39),
                      (0, 99), (0, 39)]
 
-
-def test_registered():
-    assert get_method("adf") is ADF
 
 
 def test_direction_rule_oracle():

@@ -1,10 +1,8 @@
 import numpy as np
 import pytest
 
-import fairnb
 from fairnb.domains import Feature, TabularDomain
 from fairnb.models import FunctionModel
-from fairnb.search import get_method
 from fairnb.search.aequitas import Aequitas, AequitasRandom, AequitasSemiDirected, PerturbationPolicy
 
 from blackbox_checks import assert_pairs_rechecked
@@ -19,10 +17,6 @@ def test_finds_planted_discrimination_and_every_pair_rechecks(synthetic, biased_
     assert set(r.pairs["phase"]) == {"global", "local"}
     assert_pairs_rechecked(r, biased_model, synthetic.domain)
 
-
-def test_zero_on_a_model_that_ignores_the_protected_attribute(synthetic, fair_model):
-    r = Aequitas(n_seeds=2000, random_state=0).run(fair_model, synthetic.domain)
-    assert r.count() == 0 and r.hits == 0 and r.extras["local_generated"] == 0
 
 
 def test_probabilities_stay_normalised_under_any_updates(rng):
@@ -75,33 +69,13 @@ def test_non_binary_and_several_protected_attributes():
     assert (r.inputs[:, 2] > 12).all() and (r.counterparts[:, 2] > 12).all()
 
 
-def test_works_on_sklearn_models_and_plain_callables(synthetic):
-    from sklearn.linear_model import LogisticRegression
 
-    X, _, y, _ = synthetic.split()
-    clf = LogisticRegression(max_iter=500).fit(X, y)
-    r = Aequitas(n_seeds=500, n_local=50, random_state=0).run(clf, synthetic.domain)
-    assert r.count() > 0
-    assert_pairs_rechecked(r, clf, synthetic.domain)
-    callable_model = synthetic.info["true_model"].predict_proba
-    r = fairnb.search(callable_model, synthetic.domain, method="aequitas", n_seeds=300, n_local=30, random_state=0)
-    assert r.count() > 0
-
-
-def test_budget_seeds_and_determinism(synthetic, biased_model):
+def test_budget_and_seeds(synthetic, biased_model):
     r = Aequitas(n_seeds=1000, n_local=1000, max_found=300, random_state=0).run(biased_model, synthetic.domain)
     assert r.status == "budget" and 300 <= r.count() < 1000
-    a = Aequitas(n_seeds=200, n_local=20, random_state=3).run(biased_model, synthetic.domain)
-    b = Aequitas(n_seeds=200, n_local=20, random_state=3).run(biased_model, synthetic.domain)
-    assert np.array_equal(a.inputs, b.inputs)
     X_train = synthetic.split()[0]
     r = Aequitas(global_from="seeds", n_seeds=100, n_local=10, random_state=0).run(biased_model, synthetic.domain,
                                                                                       seeds=X_train)
     assert r.extras["global_generated"] <= 100
     with pytest.raises(ValueError, match="needs seeds"):
         Aequitas(global_from="seeds").run(biased_model, synthetic.domain)
-
-
-def test_registered_names():
-    assert get_method("aequitas") is Aequitas and get_method("aequitas-fully") is Aequitas
-    assert get_method("aequitas-semi") is AequitasSemiDirected and get_method("aequitas-random") is AequitasRandom

@@ -4,7 +4,6 @@ from __future__ import annotations
 import numpy as np
 
 from fairnb.models import NumpyMLP
-from fairnb.search import get_method
 from fairnb.search.eidig import EIDIG
 from fairnb.search.seeds import cluster_seeds
 from two_phase_checks import record_batches
@@ -16,9 +15,6 @@ def only_protected_model(domain, weight=5.0):
     w[domain.protected[0]] = weight
     return NumpyMLP([w], [np.array([-weight / 2])])
 
-
-def test_registered():
-    assert get_method("eidig") is EIDIG
 
 
 def test_every_seed_discriminatory_walk_never_resets(synthetic):

@@ -1,4 +1,3 @@
-import threading
 
 import numpy as np
 import pytest
@@ -24,7 +23,7 @@ def test_random_search_finds_planted_discrimination(synthetic, biased_model):
     assert (r.pairs["label"] != r.pairs["label'"]).all()
 
 
-def test_random_search_finds_nothing_in_a_model_that_ignores_the_attribute(synthetic, fair_model):
+def test_share_interval_of_a_model_that_ignores_the_attribute(synthetic, fair_model):
     r = fairnb.search(fair_model, synthetic.domain, method="random", n_samples=20_000, random_state=0)
     assert r.count() == 0 and r.hits == 0
     assert r.extras["share_ci_low"] == 0.0 and r.extras["share_ci_high"] < 0.001
@@ -41,11 +40,6 @@ def test_share_estimate_covers_the_true_share(synthetic):
     assert r.extras["share_ci_low"] <= exact <= r.extras["share_ci_high"]
 
 
-def test_deterministic_given_random_state(synthetic, biased_model):
-    a = RandomSearch(n_samples=3000, random_state=5).run(biased_model, synthetic.domain)
-    b = RandomSearch(n_samples=3000, random_state=5).run(biased_model, synthetic.domain)
-    assert np.array_equal(a.inputs, b.inputs)
-
 
 def test_budgets(synthetic, biased_model):
     r = RandomSearch(n_samples=None, max_tried=4500, batch_size=1000, random_state=0).run(biased_model, synthetic.domain)
@@ -56,24 +50,6 @@ def test_budgets(synthetic, biased_model):
     assert r.status == "budget" and r.elapsed < 5
     assert RandomSearch().run(biased_model, synthetic.domain).tried == RandomSearch.DEFAULT_SAMPLES
 
-
-def test_stop_from_another_thread_keeps_what_was_found(synthetic, biased_model):
-    search = RandomSearch(n_samples=None, max_time=60, batch_size=500, random_state=0)
-    seen = threading.Event()
-
-    def listener(event):
-        if event.found > 0:
-            seen.set()
-
-    out = {}
-    t = threading.Thread(target=lambda: out.setdefault("r", search.run(biased_model, synthetic.domain, listeners=[listener])))
-    t.start()
-    assert seen.wait(30)
-    search.stop()
-    t.join(30)
-    r = out["r"]
-    assert r.status == "stopped" and r.count() > 0 and r.elapsed < 60
-    assert Oracle(biased_model, synthetic.domain).check(r.inputs).discriminatory.all()
 
 
 def test_keyboard_interrupt_returns_partial_result(synthetic, biased_model):
@@ -100,8 +76,10 @@ def test_strategy_protocol_and_params(synthetic, biased_model):
     class TwoSteps(Search):
         name = "two-steps"
 
-        def __init__(self, size: int = 7, **budget):
-            super().__init__(**budget)
+        def __init__(self, size: int = 7, *, max_time=None, max_tried=None, max_found=None, random_state=None,
+                     progress=None):
+            super().__init__(max_time=max_time, max_tried=max_tried, max_found=max_found, random_state=random_state,
+                             progress=progress)
             self.size = size
 
         def _generate(self, ctx):

@@ -5,15 +5,12 @@ import warnings
 
 import numpy as np
 import pytest
-from sklearn.ensemble import RandomForestClassifier
 from sklearn.linear_model import LogisticRegression
 from sklearn.svm import LinearSVC
 
 from fairnb.models import NumpyMLP
-from fairnb.search import get_method
 from fairnb.search.finite_difference import class_probability_gradient, forward_difference
 from fairnb.search.maft import MAFT
-from two_phase_checks import assert_sound_run
 
 
 def logistic(w, b=0.0):
@@ -22,9 +19,6 @@ def logistic(w, b=0.0):
         return np.stack([1 - p, p], axis=1)
     return proba
 
-
-def test_registered():
-    assert get_method("maft") is MAFT and not MAFT.needs_gradients
 
 
 def test_paper_worked_examples():
@@ -102,14 +96,6 @@ def test_float32_collapse_with_tiny_h(synthetic, biased_model):
     real = class_probability_gradient(m32.predict_proba, X, h=1.0)
     assert np.abs(real).max() > 1e-3                       # while h = 1 sees the model's real slopes
 
-
-def test_works_on_sklearn_models_and_plain_callables(synthetic):
-    X_train, _, y_train, _ = synthetic.split()
-    data = synthetic
-    forest = RandomForestClassifier(n_estimators=30, min_samples_leaf=5, random_state=0).fit(X_train, y_train)
-    logreg = LogisticRegression(max_iter=500).fit(X_train, y_train)
-    for model in (forest, logreg, logistic(np.array([0.3, 3.0, 0.0, 0.4, 0.05, 0.3, 0.5]), -7.0)):
-        assert_sound_run(MAFT(n_seeds=40, n_local=30, random_state=0), model, data, min_found=1)
 
 
 def test_warns_on_hard_labels(synthetic):

@@ -7,14 +7,10 @@ import numpy as np
 import pytest
 
 from fairnb.models import NumpyMLP
-from fairnb.search import get_method
 from fairnb.search.biased_neurons import as_curve, crossing_threshold, interpret, layer_auc
 from fairnb.search.neuronfair import NeuronFair
 from two_phase_checks import record_batches
 
-
-def test_registered():
-    assert get_method("neuronfair") is NeuronFair and NeuronFair.needs_activations
 
 
 @pytest.mark.parametrize("z", [np.array([0.0, 0.0123, 0.5, 0.9]), np.random.default_rng(0).uniform(0, 0.99, 64),

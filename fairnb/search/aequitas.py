@@ -129,8 +129,11 @@ class Aequitas(Search):
 
     def __init__(self, variant: str | None = None, n_seeds: int = 1000, n_local: int = 1000, step_size: int = 1,
                  attribute_change: float = 0.001, direction_change: float = 0.001, temperature: float = 1.0,
-                 global_from: str | None = None, batch_size: int = 2000, **budget):
-        super().__init__(**budget)
+                 global_from: str | None = None, batch_size: int = 2000, *, max_time: float | None = None,
+                 max_tried: int | None = None,
+                 max_found: int | None = None, random_state: int | None = None, progress: bool | None = None):
+        super().__init__(max_time=max_time, max_tried=max_tried, max_found=max_found, random_state=random_state,
+                         progress=progress)
         self.variant = variant
         self.n_seeds = n_seeds
         self.n_local = n_local

@@ -255,11 +255,16 @@ class Search:
     needs_activations = False
     feature_kinds = ("categorical", "ordinal", "continuous")
 
-    def __init__(self, *, max_time: float | None = None, max_tried: int | None = None,
-                 max_found: int | None = None, random_state: int | None = None, progress: bool | None = None,
-                 **unknown):
+    def __new__(cls, *args, **params):
+        # Explicit ``__init__`` signatures (scikit-learn's convention); a misspelt parameter gets the
+        # closest valid names here, instead of Python's bare "unexpected keyword argument".
+        unknown = [k for k in params if k not in cls._param_names()]
         if unknown:
-            raise TypeError(unknown_parameters(type(self), unknown))
+            raise TypeError(unknown_parameters(cls, unknown))
+        return super().__new__(cls)
+
+    def __init__(self, *, max_time: float | None = None, max_tried: int | None = None,
+                 max_found: int | None = None, random_state: int | None = None, progress: bool | None = None):
         self.max_time = max_time
         self.max_tried = max_tried
         self.max_found = max_found
@@ -267,24 +272,25 @@ class Search:
         self.progress = progress
         self._stop_event = threading.Event()
         self._busy = threading.Lock()       # held while a run is in progress (one run per object at a time)
-        self.engine_: Engine | None = None
 
-    # ------------------------------------------------------------------ sklearn-style parameters
+    # ------------------------------------------------------------------ scikit-learn estimator parameters
     @classmethod
     def _param_names(cls) -> list[str]:
-        names = []
-        for klass in cls.__mro__:
-            if klass is object:
-                continue
-            sig = inspect.signature(klass.__init__)
-            names += [p.name for p in sig.parameters.values()
-                      if p.name != "self" and p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL) and p.name not in names]
-        return names
+        """The parameters of ``cls.__init__``, in signature order (every subclass lists all of its own)."""
+        sig = inspect.signature(cls.__init__)
+        for p in sig.parameters.values():
+            if p.kind in (p.VAR_KEYWORD, p.VAR_POSITIONAL):
+                raise TypeError(f"{cls.__name__}.__init__ must list its parameters explicitly (scikit-learn's "
+                                f"convention), not *{p.name}")
+        return [p for p in sig.parameters if p != "self"]
 
-    def get_params(self) -> dict:
+    def get_params(self, deep: bool = True) -> dict:
+        """The hyperparameters by name, as scikit-learn's ``get_params`` (no search has nested estimators,
+        so ``deep`` changes nothing)."""
         return {n: getattr(self, n) for n in self._param_names()}
 
     def set_params(self, **params) -> "Search":
+        """Set hyperparameters, as scikit-learn's ``set_params``; an unknown name raises ``ValueError``."""
         unknown = [k for k in params if k not in self._param_names()]
         if unknown:
             raise ValueError(unknown_parameters(type(self), unknown))
@@ -294,11 +300,7 @@ class Search:
 
     @classmethod
     def _defaults(cls) -> dict:
-        defaults = {}
-        for klass in cls.__mro__[:-1]:
-            for p in inspect.signature(klass.__init__).parameters.values():
-                defaults.setdefault(p.name, p.default)
-        return defaults
+        return {p.name: p.default for p in inspect.signature(cls.__init__).parameters.values()}
 
     def __repr__(self):
         defaults = self._defaults()
@@ -321,7 +323,7 @@ class Search:
         strategy raises, ``run`` re-raises that exception with the partial Result attached as its
         ``.result`` attribute (status ``"failed"``; ``result.raise_for_status()`` raises it again).
         A search object runs one search at a time: a second ``run``/``start`` while one is in progress
-        raises ``RuntimeError`` (run a copy, ``type(search)(**search.get_params())``, to search in parallel).
+        raises ``RuntimeError`` (run a copy, ``sklearn.base.clone(search)``, to search in parallel).
 
         ``oracle`` sets what counts as discriminatory: a ``decide(P, P_all)`` callable (e.g.
         ``fairnb.oracle.ProbabilityGap(0.2)``) or an ``Oracle`` subclass; default a label flip.
@@ -332,14 +334,14 @@ class Search:
     def _claim(self):
         if not self._busy.acquire(blocking=False):
             raise RuntimeError(f"this {type(self).__name__} is already running a search; stop it or wait for it "
-                               f"first, or run a copy: type(search)(**search.get_params())")
+                               f"first, or run a copy: sklearn.base.clone(search)")
 
     def _run_claimed(self, model, domain, seeds=None, *, listeners=(), progress=None, oracle=None) -> Result:
         """``run`` for a caller that holds ``_busy``; releases it when the search ends."""
         try:
             result = self._run(model, domain, seeds, listeners=listeners, progress=progress, oracle=oracle)
         except KeyboardInterrupt:      # a Ctrl-C just before or after the engine's loop
-            if self.engine_ is None:   # nothing was searched yet
+            if getattr(self, "engine_", None) is None:   # nothing was searched yet
                 raise
             result = self.engine_.result
             if result.status == "running":

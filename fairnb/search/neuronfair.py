@@ -89,8 +89,14 @@ class NeuronFair(TwoPhaseSearch):
     def __init__(self, n_seeds: int = 1000, n_local: int = 1000, max_iter: int = 40, momentum_global: float = 0.1,
                  momentum_local: float = 0.05, r_step_global: int = 10, r_step_local: int = 50,
                  random_share: float = 0.05, interpret_rows: int = 5000, layer: int | None = None,
-                 local: str = "reference", **kwargs):
-        super().__init__(n_seeds=n_seeds, n_local=n_local, max_iter=max_iter, **kwargs)
+                 local: str = "reference", global_step: float = 1.0, local_step: float = 1.0, c_num: int = 4,
+                 seed_selection: str = "kmeans", batch_size: int = 4096, *, max_time: float | None = None,
+                 max_tried: int | None = None, max_found: int | None = None, random_state: int | None = None,
+                 progress: bool | None = None):
+        super().__init__(n_seeds=n_seeds, n_local=n_local, max_iter=max_iter, global_step=global_step,
+                         local_step=local_step, c_num=c_num, seed_selection=seed_selection, batch_size=batch_size,
+                         max_time=max_time, max_tried=max_tried, max_found=max_found, random_state=random_state,
+                         progress=progress)
         self.momentum_global = momentum_global
         self.momentum_local = momentum_local
         self.r_step_global = r_step_global
@@ -99,7 +105,6 @@ class NeuronFair(TwoPhaseSearch):
         self.interpret_rows = interpret_rows
         self.layer = layer
         self.local = local
-        self.interpretation_ = None
 
     def _check_params(self, domain):
         super()._check_params(domain)

@@ -46,8 +46,11 @@ class RandomSearch(Search):
     domain_needs = ("sample",)
     DEFAULT_SAMPLES = 10_000
 
-    def __init__(self, n_samples: int | None = None, batch_size: int = 2_000, **budget):
-        super().__init__(**budget)
+    def __init__(self, n_samples: int | None = None, batch_size: int = 2_000, *, max_time: float | None = None,
+                 max_tried: int | None = None, max_found: int | None = None, random_state: int | None = None,
+                 progress: bool | None = None):
+        super().__init__(max_time=max_time, max_tried=max_tried, max_found=max_found, random_state=random_state,
+                         progress=progress)
         self.n_samples = n_samples
         self.batch_size = batch_size
 

@@ -87,8 +87,11 @@ class SymbolicGeneration(Search):
                  seed_order: str = "round-robin", threshold: float = 0.3, n_samples: int = 5000,
                  sampler: str = "marginal", negated_confidence: str = "original", rank_seed: float = 5.0,
                  rank_local: float = 10.0, rank_global: float = 1.0, enable_local: bool = True,
-                 enable_global: bool = True, batch_size: int = 16, **budget):
-        super().__init__(**budget)
+                 enable_global: bool = True, batch_size: int = 16, *, max_time: float | None = None,
+                 max_tried: int | None = None, max_found: int | None = None, random_state: int | None = None,
+                 progress: bool | None = None):
+        super().__init__(max_time=max_time, max_tried=max_tried, max_found=max_found, random_state=random_state,
+                         progress=progress)
         self.limit = limit
         self.n_seeds = n_seeds
         self.c_num = c_num

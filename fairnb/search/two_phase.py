@@ -148,9 +148,11 @@ class TwoPhaseSearch(Search):
     direction_sign = -1.0        # -1: descend the objective (EIDIG), +1: ascend (ADF's loss)
 
     def __init__(self, n_seeds: int = 1000, n_local: int = 1000, max_iter: int = 10, global_step: float = 1.0,
-                 local_step: float = 1.0, c_num: int = 4, seed_selection: str = "kmeans", batch_size: int = 4096,
-                 **budget):
-        super().__init__(**budget)
+                 local_step: float = 1.0, c_num: int = 4, seed_selection: str = "kmeans",
+                 batch_size: int = 4096, *, max_time: float | None = None, max_tried: int | None = None,
+                 max_found: int | None = None, random_state: int | None = None, progress: bool | None = None):
+        super().__init__(max_time=max_time, max_tried=max_tried, max_found=max_found, random_state=random_state,
+                         progress=progress)
         self.n_seeds = n_seeds
         self.n_local = n_local
         self.max_iter = max_iter

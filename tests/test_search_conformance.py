@@ -1,0 +1,134 @@
+"""The contract of every registered search method, checked generically (in the spirit of scikit-learn's
+estimator checks): ``check_search(cls)`` runs over each class in ``fairnb.search.METHODS``, so a new method
+is held to it by registering it.
+
+What every method keeps: it is registered under its own name; it is a scikit-learn style estimator
+(explicit ``__init__``, ``get_params``/``set_params``, ``sklearn.base.clone``, no run state set in
+``__init__``); a model that ignores the protected attribute yields nothing; the same ``random_state``
+gives the same pairs; black-box methods run on scikit-learn models and plain callables (and gradient
+methods refuse them with a clear error); ``stop()`` from another thread keeps what was found.
+"""
+from __future__ import annotations
+
+import inspect
+import threading
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.linear_model import LogisticRegression
+
+from fairnb.search import METHODS, get_method
+from blackbox_checks import assert_pairs_rechecked
+
+# Small sizes per method so that a run takes well under a second.
+FAST = {
+    "RandomSearch": dict(n_samples=3000, batch_size=500),
+    "ADF": dict(n_seeds=30, n_local=20, seed_selection="as_given"),
+    "EIDIG": dict(n_seeds=30, n_local=20, seed_selection="as_given"),
+    "MAFT": dict(n_seeds=30, n_local=20, seed_selection="as_given"),
+    "NeuronFair": dict(n_seeds=30, n_local=20, seed_selection="as_given", interpret_rows=500),
+    "Aequitas": dict(n_seeds=300, n_local=30),
+    "AequitasSemiDirected": dict(n_seeds=300, n_local=30),
+    "AequitasRandom": dict(n_seeds=300, n_local=30),
+    "SymbolicGeneration": dict(limit=60, n_samples=400, batch_size=8),
+}
+CLASSES = sorted({get_method(name) for name in METHODS}, key=lambda c: c.__name__)
+
+
+@pytest.fixture(params=CLASSES, ids=lambda c: c.__name__)
+def cls(request):
+    return request.param
+
+
+def fast(cls, **params):
+    return cls(**{**FAST[cls.__name__], **params})
+
+
+def test_every_registered_class_has_fast_parameters():
+    assert {c.__name__ for c in CLASSES} == set(FAST)
+
+
+def test_registered_under_its_own_name(cls):
+    names = [n for n in METHODS if get_method(n) is cls]
+    assert cls.name in names
+
+
+def test_scikit_learn_estimator_conventions(cls):
+    sig = inspect.signature(cls.__init__)
+    assert all(p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL) for p in sig.parameters.values())
+    names = [p for p in sig.parameters if p != "self"]
+    assert {"max_time", "max_tried", "max_found", "random_state", "progress"} <= set(names)
+    search = cls()
+    # nothing public besides the parameters is set in __init__ (a run's state belongs to the run)
+    assert sorted(k for k in vars(search) if not k.startswith("_")) == sorted(names)
+    assert repr(search) == f"{cls.__name__}()"
+    params = search.get_params(deep=True)
+    assert params == search.get_params(deep=False) and list(params) == names
+    tuned = clone(search).set_params(random_state=7, max_time=3.0)
+    copy = clone(tuned)
+    assert copy is not tuned and copy.get_params() == tuned.get_params()
+    assert copy.random_state == 7 and copy._stop_event is not tuned._stop_event
+    with pytest.raises(ValueError, match="has no parameter 'bogus'"):
+        search.set_params(bogus=1)
+    with pytest.raises(TypeError, match=r"has no parameter 'random_stat' \(did you mean 'random_state'\?\)"):
+        cls(random_stat=0)
+
+
+def test_fair_model_finds_nothing(cls, synthetic, fair_model):
+    r = fast(cls, random_state=0).run(fair_model, synthetic.domain, seeds=synthetic.X)
+    assert r.status == "completed" and r.tried > 0
+    assert r.count() == 0 and r.hits == 0
+
+
+def test_deterministic_given_random_state(cls, synthetic, biased_model):
+    a = fast(cls, random_state=3).run(biased_model, synthetic.domain, seeds=synthetic.X)
+    b = fast(cls, random_state=3).run(biased_model, synthetic.domain, seeds=synthetic.X)
+    assert a.count() > 0
+    assert np.array_equal(a.inputs, b.inputs) and np.array_equal(a.counterparts, b.counterparts)
+    assert a.tried == b.tried
+
+
+def test_sklearn_models_and_plain_callables(cls, synthetic):
+    X, _, y, _ = synthetic.split()
+    models = (LogisticRegression(max_iter=500).fit(X, y), synthetic.info["true_model"].predict_proba)
+    for model in models:
+        search = fast(cls, random_state=0)
+        if cls.needs_gradients or cls.needs_activations:
+            with pytest.raises(TypeError, match=f"{cls.name} needs"):
+                search.run(model, synthetic.domain, seeds=synthetic.X)
+            continue
+        r = search.run(model, synthetic.domain, seeds=synthetic.X)
+        assert r.status == "completed" and r.count() > 0
+        assert_pairs_rechecked(r, model, synthetic.domain)
+
+
+def test_stop_from_another_thread_keeps_what_was_found(cls, synthetic, biased_model):
+    """Run without a natural end (a large size, a long time budget); another thread stops it once a pair is found."""
+    big = {"RandomSearch": dict(n_samples=None), "SymbolicGeneration": dict(limit=None)}.get(
+        cls.__name__, dict(n_seeds=4000, n_local=1000))
+    search = fast(cls, max_time=120, random_state=0, **big)
+    seen = threading.Event()
+    out = {}
+
+    def run():
+        out["r"] = search.run(biased_model, synthetic.domain, seeds=synthetic.X,
+                              listeners=[lambda e: e.found > 0 and seen.set()])
+
+    t = threading.Thread(target=run)
+    t.start()
+    assert seen.wait(60)
+    search.stop()
+    t.join(60)
+    r = out["r"]
+    assert r.status == "stopped" and r.count() > 0 and r.elapsed < 60
+    assert_pairs_rechecked(r, biased_model, synthetic.domain)
+
+
+def test_testsgd_is_a_scikit_learn_estimator():
+    from fairnb.group import TestSGD
+
+    search = TestSGD(theta=0.1, random_state=4)
+    copy = clone(search)
+    assert copy is not search and copy.get_params() == search.get_params() and copy.theta == 0.1
+    assert sorted(k for k in vars(copy) if not k.startswith("_")) == sorted(copy.get_params())
