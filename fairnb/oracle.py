@@ -217,12 +217,11 @@ class Oracle:
         self.validate = validate
         self.decide = decide
         self.rows_queried = 0
-        self.calls = 0
 
     def predict_proba(self, X) -> np.ndarray:
-        """One counted model call on encoded inputs, its output checked to be an ``(n, k)`` probability matrix."""
+        """One model call on encoded inputs (its rows counted in ``rows_queried``), its output checked to be
+        an ``(n, k)`` probability matrix."""
         X = np.asarray(X, dtype=float)
-        self.calls += 1
         self.rows_queried += len(X)
         return as_probability_matrix(self.model.predict_proba(X), len(X), source="the model")
 

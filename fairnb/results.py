@@ -32,9 +32,6 @@ from .domains.base import check_convention
 from .interrupts import deferred_interrupts
 from .plot_text import plot_text
 
-_PHASES = ("global", "local", "random")
-
-
 class Result:
     """Discriminatory pairs found by a search, with the search's counters.
 
@@ -353,8 +350,8 @@ class Result:
                 f"<table>{rows}</table><p>First {min(10, len(self))} of {summaries.fmt_count(len(self))} pairs "
                 f"(protected attributes highlighted):</p>{table}</div>")
 
-    def plot(self, ax=None, convention: str = "eidig"):
-        """Unique IDIs over time (matplotlib)."""
+    def plot(self, ax=None):
+        """Unique IDIs (full inputs, the ``"eidig"`` count) over time (matplotlib)."""
         import matplotlib.pyplot as plt
 
         ax = ax or plt.subplots(figsize=(5, 3), facecolor="white")[1]   # readable on dark themes

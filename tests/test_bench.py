@@ -38,6 +38,7 @@ def test_method_specs():
             bench.parse_methods(bad)
 
 
+@pytest.mark.shared
 def test_unknown_benchmark_and_missing_models(monkeypatch, data_dir):
     with pytest.raises(ValueError, match="unknown benchmark"):
         bench.load_benchmark("X-y", data_dir=data_dir, models_dir=".")

@@ -6,7 +6,7 @@ import numpy as np
 from fairnb.models import NumpyMLP
 from fairnb.search.eidig import EIDIG
 from fairnb.search.seeds import cluster_seeds
-from two_phase_checks import record_batches
+from two_phase_checks import assert_exact_global_phase, record_batches
 
 
 def only_protected_model(domain, weight=5.0):
@@ -34,13 +34,13 @@ def test_every_seed_discriminatory_walk_never_resets(synthetic):
     assert inf.extras["gradient_rows"] == 2 * distinct           # EIDIG-INF: only the initial guidance
 
 
-def test_global_checks_per_seed(synthetic, biased_model):
-    """At most max_iter checks per seed; the state after the last step is never checked."""
-    search = EIDIG(n_seeds=40, n_local=0, max_iter=4, seed_selection="as_given", random_state=0)
-    batches = record_batches(search)
-    search.run(biased_model, synthetic.domain, seeds=synthetic.X)
-    ids = np.concatenate([s for _, _, s in batches])
-    assert len(batches) <= 4 and np.bincount(ids).max() <= 4
+def test_global_checks_per_seed(synthetic, biased_model, fair_model):
+    """Exactly max_iter checks per seed that is never discriminatory (the state after the last step is never
+    checked); fewer only for the seeds found discriminatory."""
+    params = dict(n_seeds=40, n_local=0, max_iter=4, seed_selection="as_given", random_state=0)
+    assert (assert_exact_global_phase(EIDIG(**params), fair_model, synthetic, 4) == 4).all()
+    counts = assert_exact_global_phase(EIDIG(**params), biased_model, synthetic, 4)
+    assert counts.min() < 4
 
 
 def test_global_direction_descends_class_probability(synthetic):

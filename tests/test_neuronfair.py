@@ -9,7 +9,7 @@ import pytest
 from fairnb.models import NumpyMLP
 from fairnb.search.biased_neurons import as_curve, crossing_threshold, interpret, layer_auc
 from fairnb.search.neuronfair import NeuronFair
-from two_phase_checks import record_batches
+from two_phase_checks import assert_exact_global_phase, record_batches
 
 
 
@@ -134,21 +134,26 @@ def test_dynamic_loss_gradient_matches_finite_differences(synthetic):
 def test_interpretation_in_the_result(synthetic, biased_model):
     search = NeuronFair(n_seeds=20, n_local=10, random_state=0)
     r = search.run(biased_model, synthetic.domain, seeds=synthetic.X)
-    assert r.extras["layer_auc"] == [round(a, 6) for a in search.interpretation_.auc]
-    assert r.extras["biased_layer"] == search.interpretation_.biased_layer
-    assert len(r.extras["layer_act_diff"]) == len(biased_model.layer_sizes) - 1
+    e = r.extras
+    hidden = len(biased_model.layer_sizes) - 1
+    assert len(e["layer_auc"]) == len(e["layer_act_diff"]) == hidden
+    assert all(0 <= a <= 1 for a in e["layer_auc"])
+    assert e["biased_layer"] == int(np.argmax(e["layer_auc"]))         # the most biased layer by AUC
+    z = np.array(e["layer_act_diff"][e["biased_layer"]])
+    assert ((0 <= z) & (z < 1)).all()                                  # tanh of non-negative differences
+    assert e["biased_neurons"] == np.flatnonzero(z > e["biased_threshold"]).tolist() and e["biased_neurons"]
     assert r.extras["interpretation_pairs"] == len(synthetic.X)
     summary = r.summary()
     assert summary["layer_auc"] and "biased_neurons" in summary
     assert len(search.interpretation_.table()) == len(r.extras["layer_auc"])
 
 
-def test_global_checks_per_seed(synthetic, biased_model):
-    search = NeuronFair(n_seeds=40, n_local=0, seed_selection="as_given")
-    batches = record_batches(search)
-    r = search.run(biased_model, synthetic.domain, seeds=synthetic.X)
-    ids = np.concatenate([s for _, _, s in batches])
-    assert len(batches) <= 41 and np.bincount(ids).max() <= 41 and r.extras["global_idis"] <= 40
+def test_global_checks_per_seed(synthetic, biased_model, fair_model):
+    """Exactly max_iter + 1 checks per seed that is never discriminatory; fewer only for the seeds found."""
+    params = dict(n_seeds=40, n_local=0, max_iter=40, seed_selection="as_given", random_state=0)
+    assert (assert_exact_global_phase(NeuronFair(**params), fair_model, synthetic, 41) == 41).all()
+    counts = assert_exact_global_phase(NeuronFair(**params), biased_model, synthetic, 41)
+    assert counts.min() < 41
 
 
 @pytest.mark.parametrize("local, extra", [("paper", 1), ("reference", 0)])

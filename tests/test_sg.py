@@ -126,11 +126,13 @@ def test_z3_answers_satisfy_their_constraints_and_agree_with_interval_arithmetic
 def test_sticky_local_solution_changes_only_the_toggled_feature():
     path = (Predicate(0, "<=", 6.5, 0.7), Predicate(2, ">", 1.5, 0.6), Predicate(0, ">", 2.5, 0.5))
     t = np.array([4.0, 1.0, 3.0])
-    for k, c in enumerate(local_constraints(path, protected={1})):
+    constraints = local_constraints(path, protected={1})
+    assert len(constraints) == len(path)                      # every negation is satisfiable in the bounds
+    for k, c in enumerate(constraints):
         (x,) = Z3Solver([0, 0, 0], [9, 1, 9]).solve([c], t[None], [True])
+        assert x is not None
         changed = np.flatnonzero(x != t)
-        if x is not None:
-            assert len(changed) == 1 and changed[0] == path[k].feature
+        assert len(changed) == 1 and changed[0] == path[k].feature
     # negating x0 <= 6.5 while keeping x0 > 2.5: nearest is 7; negating x0 > 2.5 keeping x0 <= 6.5: nearest is 2
     got = Z3Solver([0, 0, 0], [9, 1, 9]).solve(local_constraints(path, {1}), np.array([t] * 3), [True] * 3)
     assert got[0].tolist() == [7, 1, 3] and got[1].tolist() == [4, 1, 1] and got[2].tolist() == [2, 1, 3]

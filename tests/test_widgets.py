@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import threading
 import time
 
 import numpy as np
@@ -137,9 +138,19 @@ def test_stop_from_another_thread_keeps_every_pair(synthetic, biased_model):
 
 
 def test_stop_before_the_search_starts(synthetic, biased_model):
-    run = _long_search(progress=False).start(biased_model, synthetic.domain)
-    result = run.stop()
-    assert result.status == "stopped"
+    """The race forced: stop() lands before the worker thread's run has made its stop flag."""
+    gate = threading.Event()
+
+    class Gated(RandomSearch):
+        def _run(self, *args, **kwargs):
+            assert gate.wait(10)
+            return super()._run(*args, **kwargs)
+
+    run = Gated(n_samples=None, max_time=60, batch_size=200, progress=False).start(biased_model, synthetic.domain)
+    run.stop(wait=False)
+    gate.set()
+    result = run.wait(timeout=20)
+    assert result.status == "stopped" and result.tried <= 200
 
 
 def test_background_errors_reach_wait_and_the_panel(synthetic, notebook):

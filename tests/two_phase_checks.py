@@ -44,3 +44,29 @@ def assert_sound_run(search, model, data, *, min_found: int = 1):
     assert result.extras["global_idis"] <= len(seeds)
     assert result.extras["generated"] <= result.tried
     return result
+
+
+def assert_exact_global_phase(search, model, data, checks: int):
+    """Run ``search`` (``n_local=0``, seeds as given) and account for every global check exactly: each seed
+    is checked until it is discriminatory, and ``checks`` times when it never is; ``global_idis`` is the
+    number of distinct (in the method's convention) discriminatory inputs the phase ended with.
+    Returns the number of checks per seed."""
+    from fairnb.oracle import Oracle
+
+    dom = data.domain
+    batches = record_batches(search)
+    result = search.run(model, dom, seeds=data.X)
+    oracle = Oracle(model, dom)
+    n = search.n_seeds
+    counts, found, last = np.zeros(n, int), np.zeros(n, bool), np.zeros((n, dom.n_features))
+    for X, phase, ids in batches:
+        assert phase == "global"
+        assert not found[ids].any()                    # a discriminatory input is never checked again
+        counts[ids] += 1
+        found[ids] |= oracle.check(X).discriminatory
+        last[ids] = X
+    assert len(batches) == counts.max() <= checks
+    assert ((counts == checks) | found).all()          # a seed stops early only when it is discriminatory
+    cols = np.arange(dom.n_features) if search.dedup == "eidig" else dom.non_protected
+    assert result.extras["global_idis"] == len(np.unique(last[found][:, cols], axis=0))
+    return counts

@@ -138,7 +138,6 @@ class TwoPhaseSearch(Search):
     domain_needs = ("bounded",)
     perturbation = UnitStep      # turns directions into inputs (fairnb.search.perturbations)
     needs_gradients = True
-    needs_seeds = True
     seed_order = "ascending"     # cluster_seeds order (ADF/NeuronFair); EIDIG/MAFT use "random"
     dedup = "adf"                # convention that makes global IDIs distinct before their walks
     counterpart_rule = "l2"      # global x': max L2 output difference; "class": max |delta p| of x's class
