@@ -217,3 +217,30 @@ def test_widgets_carry_a_static_fallback_for_exported_notebooks(synthetic, biase
 def test_panel_rejects_bad_settings():
     with pytest.raises(ValueError, match="max_points"):
         ProgressPanel(max_points=1)
+
+
+@pytest.mark.parametrize("limit_threads", [False, True])
+def test_blas_thread_limit_only_for_foreground_searches_unless_asked(synthetic, biased_model, limit_threads):
+    """run() holds BLAS to one thread while it searches and gives the threads back; start() leaves the
+    process's BLAS alone (the rest of the kernel keeps its threads) unless limit_threads=True."""
+    from threadpoolctl import threadpool_info
+
+    def blas_threads():
+        return {lib["filepath"]: lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"}
+
+    seen = []
+
+    def listener(event):
+        if event.kind == "progress":
+            seen.append(blas_threads())
+
+    before = blas_threads()
+    if not before or min(before.values()) < 2:
+        pytest.skip("BLAS runs on one thread here already")
+    RandomSearch(n_samples=400, batch_size=200).run(biased_model, synthetic.domain, listeners=[listener])
+    assert seen and all(set(s.values()) == {1} for s in seen) and blas_threads() == before
+    seen.clear()
+    RandomSearch(n_samples=400, batch_size=200, progress=False).start(
+        biased_model, synthetic.domain, listeners=[listener], limit_threads=limit_threads).wait(30)
+    assert seen and all(s == ({k: 1 for k in before} if limit_threads else before) for s in seen)
+    assert blas_threads() == before

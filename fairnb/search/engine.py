@@ -173,13 +173,18 @@ class Engine:
         self._emit("progress", new)
         return verdict
 
-    def run(self, strategy: Generator[Batch, Verdict, None]) -> Result:
+    def run(self, strategy: Generator[Batch, Verdict, None], *, limit_threads: bool = True) -> Result:
         """Drive ``strategy`` until it finishes or the search must end; always returns the Result.
 
-        BLAS and OpenMP (numpy, scikit-learn's K-Means) run single-threaded meanwhile: batches of a few
-        thousand rows through small dense networks are fastest that way, and their threads on a busy
-        machine are several times slower (K-Means seeding: 0.8 s threaded, 0.04 s single-threaded).
+        With ``limit_threads`` (a foreground search), BLAS and OpenMP (numpy, scikit-learn) run
+        single-threaded for the duration of the search, and get their thread counts back after it:
+        batches of a few thousand rows through small dense networks are fastest that way, and their
+        threads on a busy machine are several times slower. The limit is process-wide, so a background
+        search (``Search.start``) sets it only when asked to (``start(..., limit_threads=True)``):
+        otherwise the rest of the kernel would drop to one BLAS thread while it runs.
         """
+        if not limit_threads:
+            return self._drive(strategy)
         from threadpoolctl import threadpool_limits
 
         with threadpool_limits(limits=1):  # scans the loaded libraries each time (~10 ms): new ones count too
@@ -329,17 +334,20 @@ class Search:
         ``fairnb.oracle.ProbabilityGap(0.2)``) or an ``Oracle`` subclass; default a label flip.
         """
         self._claim()
-        return self._run_claimed(model, domain, seeds, listeners=listeners, progress=progress, oracle=oracle)
+        return self._run_claimed(model, domain, seeds, listeners=listeners, progress=progress, oracle=oracle,
+                                 limit_threads=True)
 
     def _claim(self):
         if not self._busy.acquire(blocking=False):
             raise RuntimeError(f"this {type(self).__name__} is already running a search; stop it or wait for it "
                                f"first, or run a copy: sklearn.base.clone(search)")
 
-    def _run_claimed(self, model, domain, seeds=None, *, listeners=(), progress=None, oracle=None) -> Result:
+    def _run_claimed(self, model, domain, seeds=None, *, listeners=(), progress=None, oracle=None,
+                     limit_threads: bool) -> Result:
         """``run`` for a caller that holds ``_busy``; releases it when the search ends."""
         try:
-            result = self._run(model, domain, seeds, listeners=listeners, progress=progress, oracle=oracle)
+            result = self._run(model, domain, seeds, listeners=listeners, progress=progress, oracle=oracle,
+                               limit_threads=limit_threads)
         except KeyboardInterrupt:      # a Ctrl-C just before or after the engine's loop
             if getattr(self, "engine_", None) is None:   # nothing was searched yet
                 raise
@@ -374,7 +382,7 @@ class Search:
                 allowed = f"an integer >= {low}" + (" or None" if defaults[name] is None or name == "limit" else "")
                 raise ValueError(f"{type(self).__name__}: {name} must be {allowed}, got {v!r}")
 
-    def _run(self, model, domain, seeds, *, listeners, progress, oracle=None) -> Result:
+    def _run(self, model, domain, seeds, *, listeners, progress, limit_threads, oracle=None) -> Result:
         from ..models import supports_activations, supports_gradients, wrap
         from .progress import make_listener
 
@@ -404,17 +412,21 @@ class Search:
                               max_found=self.max_found, listeners=listeners, stop_event=self._stop_event,
                               convention=self.dedup)
         ctx = SearchContext(model, domain, oracle, np.random.default_rng(self.random_state), seeds, self.engine_)
-        return self.engine_.run(self._generate(ctx))
+        return self.engine_.run(self._generate(ctx), limit_threads=limit_threads)
 
-    def start(self, model, domain, seeds=None, *, listeners=()):
+    def start(self, model, domain, seeds=None, *, listeners=(), limit_threads: bool = False):
         """Like ``run``, but on a background thread: returns at once a ``fairnb.widgets.BackgroundSearch``
         (``.stop()``, ``.wait()``, ``.result``, ``.done``). In a notebook its live panel's Stop button
-        works, because no cell is blocked while the search runs."""
+        works, because no cell is blocked while the search runs.
+
+        ``limit_threads=True`` runs BLAS and OpenMP single-threaded while the search runs, as ``run``
+        does (often faster for small networks); it is off by default because the limit is process-wide:
+        the rest of the kernel (your other cells) would also run on one BLAS thread meanwhile."""
         from ..widgets.runner import BackgroundSearch
 
         self._claim()
         try:
-            return BackgroundSearch(self, model, domain, seeds, listeners=listeners)
+            return BackgroundSearch(self, model, domain, seeds, listeners=listeners, limit_threads=limit_threads)
         except BaseException:
             self._busy.release()
             raise

@@ -77,7 +77,9 @@ def _cluster(kmeans, X: np.ndarray, should_stop) -> np.ndarray | None:
 
     def work():
         try:
-            with threadpool_limits(limits=1):
+            # OpenMP limits are per thread: this one leaves the rest of the process alone (K-Means
+            # seeding on a busy machine: 0.8 s threaded, 0.04 s single-threaded)
+            with threadpool_limits(limits=1, user_api="openmp"):
                 out["labels"] = kmeans.fit_predict(X)
         except BaseException as e:  # noqa: BLE001 - handed to the caller
             out["error"] = e

@@ -31,7 +31,7 @@ class BackgroundSearch:
     panel : its ``ProgressPanel`` in a notebook, else None.
     """
 
-    def __init__(self, search, model, domain, seeds=None, *, listeners=()):
+    def __init__(self, search, model, domain, seeds=None, *, listeners=(), limit_threads: bool = False):
         from ..search.progress import make_listener
         from .progress import ProgressPanel
 
@@ -43,13 +43,14 @@ class BackgroundSearch:
         self._error: BaseException | None = None
         listeners = tuple(listeners) + ((progress,) if progress is not None else ()) + (self._forward_stop,)
         search.engine_ = None
-        self._thread = threading.Thread(target=self._work, args=(model, domain, seeds, listeners),
+        self._thread = threading.Thread(target=self._work, args=(model, domain, seeds, listeners, limit_threads),
                                         name=f"fairnb-{search.name}", daemon=True)
         self._thread.start()
 
-    def _work(self, model, domain, seeds, listeners):
+    def _work(self, model, domain, seeds, listeners, limit_threads):
         try:
-            self._result = self.search._run_claimed(model, domain, seeds, listeners=listeners, progress=False)
+            self._result = self.search._run_claimed(model, domain, seeds, listeners=listeners, progress=False,
+                                                    limit_threads=limit_threads)
         except BaseException as e:  # noqa: BLE001 - re-raised by wait()
             self._error = e
             self._result = getattr(e, "result", None)   # the partial Result of a failed search
