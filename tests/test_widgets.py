@@ -244,3 +244,12 @@ def test_blas_thread_limit_only_for_foreground_searches_unless_asked(synthetic, 
         biased_model, synthetic.domain, listeners=[listener], limit_threads=limit_threads).wait(30)
     assert seen and all(s == ({k: 1 for k in before} if limit_threads else before) for s in seen)
     assert blas_threads() == before
+
+
+def test_widgets_reject_unknown_keyword_arguments(synthetic, biased_model):
+    with pytest.raises(TypeError, match=r"ProgressPanel got unexpected keyword argument\(s\) 'stopable'; valid: "):
+        ProgressPanel(stopable=True)
+    assert ProgressPanel(status="running").status == "running"
+    result = fairnb.search(biased_model, synthetic.domain, max_tried=500, random_state=0, progress=False)
+    with pytest.raises(TypeError, match="PairInspector got unexpected keyword argument\\(s\\) 'pagesize'"):
+        result.inspect(pagesize=10)

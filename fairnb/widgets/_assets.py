@@ -25,11 +25,23 @@ def asset(name: str) -> str:
 
 
 class FairnbWidget(anywidget.AnyWidget):
-    """An anywidget whose ES module and CSS are read from ``fairnb/static`` when it is created."""
+    """An anywidget whose ES module and CSS are read from ``fairnb/static`` when it is created.
+
+    Keyword arguments set the widget's public traits; any other name is refused (``TypeError``), where
+    traitlets would only warn and ignore it.
+    """
 
     _esm_file = ""
     _esm = traitlets.Unicode().tag(sync=True)
     _css = traitlets.Unicode().tag(sync=True)
+
+    def __init__(self, **traits):
+        valid = sorted(n for n in self.class_trait_names(sync=True) if not n.startswith("_"))
+        unknown = sorted(set(traits) - set(valid))
+        if unknown:
+            raise TypeError(f"{type(self).__name__} got unexpected keyword argument(s) "
+                            f"{', '.join(map(repr, unknown))}; valid: {', '.join(valid)}")
+        super().__init__(**traits)
 
     @traitlets.default("_esm")
     def _default_esm(self):
