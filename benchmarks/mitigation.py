@@ -85,7 +85,7 @@ def search_all(model, data, methods, sg_seconds: float, n_local: int, seed: int)
                   "sg": {"limit": None, "n_seeds": 1000, "max_time": sg_seconds}}.get(
             m, {"n_seeds": 1000, "n_local": n_local})
         t0 = time.perf_counter()
-        out[m] = fairnb.search(model, data.domain, method=m, seeds=None if m in ("random", "aequitas") else X_train,
+        out[m] = fairnb.run_search(model, data.domain, method=m, seeds=None if m in ("random", "aequitas") else X_train,
                                random_state=seed, progress=False, **params)
         print(f"  {m}: {len(out[m]):,} IDIs in {time.perf_counter() - t0:.1f} s", flush=True)
     return out

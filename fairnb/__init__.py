@@ -9,7 +9,7 @@ Example
 >>> import fairnb
 >>> data = fairnb.datasets.make_synthetic(n=2000, random_state=0)    # planted discrimination on sex
 >>> model = fairnb.train_demo_model(data)
->>> result = fairnb.search(model, data.domain, method="random", n_samples=5000, random_state=0)
+>>> result = fairnb.run_search(model, data.domain, method="random", n_samples=5000, random_state=0)
 >>> result.count() > 0
 True
 
@@ -21,12 +21,12 @@ from . import datasets, domains, models
 from .domains import Feature, TabularDomain
 from .oracle import Oracle
 from .results import Result
-from .search import run_search as search
+from .search import run_search
 from .training import accuracy, train_demo_model
 from .widgets.compare import compare
 
 __version__ = "0.1.0"
-__all__ = ["datasets", "domains", "models", "Feature", "TabularDomain", "Oracle", "Result", "search",
+__all__ = ["datasets", "domains", "models", "search", "Feature", "TabularDomain", "Oracle", "Result", "run_search",
            "train_demo_model", "accuracy", "compare", "mitigate", "mitigation", "__version__"]
 
 

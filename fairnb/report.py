@@ -4,7 +4,7 @@ Example
 -------
 >>> import fairnb, tempfile
 >>> data = fairnb.datasets.make_synthetic(n=1000, random_state=0)
->>> r = fairnb.search(fairnb.train_demo_model(data), data.domain, n_samples=2000, random_state=0)
+>>> r = fairnb.run_search(fairnb.train_demo_model(data), data.domain, n_samples=2000, random_state=0)
 >>> path = write_report([r], tempfile.mkdtemp(), title="demo")
 >>> path.name
 'index.html'

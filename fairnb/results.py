@@ -9,7 +9,7 @@ Example
 >>> import fairnb
 >>> data = fairnb.datasets.make_synthetic(n=2000, random_state=0)
 >>> model = fairnb.train_demo_model(data)
->>> result = fairnb.search(model, data.domain, method="random", max_tried=2000, random_state=0)
+>>> result = fairnb.run_search(model, data.domain, method="random", max_tried=2000, random_state=0)
 >>> result.count("eidig") > 0
 True
 """

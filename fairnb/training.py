@@ -45,7 +45,7 @@ def train_demo_model(data, *, hidden=(32, 16), ignore_protected: bool = False, m
 def accuracy(model, X, y) -> float:
     """Share of rows whose predicted class (argmax of the class probabilities) equals ``y``.
 
-    ``model`` is anything ``fairnb.search`` takes: a Keras or scikit-learn model, a fairnb model, or a
+    ``model`` is anything ``fairnb.run_search`` takes: a Keras or scikit-learn model, a fairnb model, or a
     callable returning probabilities.
 
     >>> accuracy(lambda X: X[:, 0], [[0.9], [0.2], [0.7]], [1, 0, 0])

@@ -9,7 +9,7 @@ from fairnb.search import Batch, RandomSearch, Search
 
 
 def test_random_search_finds_planted_discrimination(synthetic, biased_model):
-    r = fairnb.search(biased_model, synthetic.domain, method="random", n_samples=20_000, random_state=0)
+    r = fairnb.run_search(biased_model, synthetic.domain, method="random", n_samples=20_000, random_state=0)
     assert r.status == "completed" and r.tried == 20_000
     assert r.count("eidig") > 1_000
     assert r.count("adf") <= r.count("eidig")
@@ -24,7 +24,7 @@ def test_random_search_finds_planted_discrimination(synthetic, biased_model):
 
 
 def test_share_interval_of_a_model_that_ignores_the_attribute(synthetic, fair_model):
-    r = fairnb.search(fair_model, synthetic.domain, method="random", n_samples=20_000, random_state=0)
+    r = fairnb.run_search(fair_model, synthetic.domain, method="random", n_samples=20_000, random_state=0)
     assert r.count() == 0 and r.hits == 0
     assert r.extras["share_ci_low"] == 0.0 and r.extras["share_ci_high"] < 0.001
 
@@ -104,7 +104,7 @@ def test_seeds_are_validated(synthetic, biased_model):
 
 def test_unknown_method():
     with pytest.raises(ValueError, match="unknown method 'nope'"):
-        fairnb.search(None, None, method="nope")
+        fairnb.run_search(None, None, method="nope")
 
 
 def test_result_save_load_roundtrip(tmp_path, synthetic, biased_model):

@@ -17,7 +17,7 @@ from fairnb.results import Result
 
 @pytest.fixture(scope="module")
 def found(synthetic, biased_model):
-    return fairnb.search(biased_model, synthetic.domain, method="random", n_samples=5000, random_state=0)
+    return fairnb.run_search(biased_model, synthetic.domain, method="random", n_samples=5000, random_state=0)
 
 
 def _result(domain, X, C, seed_ids=-1, seeds=None, method="adf"):
@@ -111,7 +111,7 @@ def test_planted_bias_drops_and_a_fair_model_is_not_made_worse(synthetic, biased
     assert acc_after > acc_before - 0.02
     fair_data = fairnb.datasets.make_synthetic(n=4000, strength=0.0, random_state=0)
     fair = fairnb.train_demo_model(fair_data, random_state=0)
-    fair_found = fairnb.search(fair, fair_data.domain, method="random", n_samples=20_000, random_state=0)
+    fair_found = fairnb.run_search(fair, fair_data.domain, method="random", n_samples=20_000, random_state=0)
     assert len(fair_found) > 0          # a little noise, no planted effect
     report = mitigate(fair, fair_found, fair_data, fraction=1.0, epochs=30, n_samples=20_000)
     before, after = report.value("random", "discrimination")
@@ -200,7 +200,7 @@ def test_group_result_goes_through_the_same_call():
 
 def test_compare_several_methods_in_one_report(synthetic, biased_model, found):
     X_train = synthetic.split()[0]
-    adf = fairnb.search(biased_model, synthetic.domain, method="adf", seeds=X_train, n_seeds=20, n_local=20,
+    adf = fairnb.run_search(biased_model, synthetic.domain, method="adf", seeds=X_train, n_seeds=20, n_local=20,
                         random_state=0)
     report = mitigate(biased_model, {"random": found, "<b>adf</b>": adf}, synthetic, labels="variants", epochs=5,
                       n_samples=2000)
@@ -253,7 +253,7 @@ def test_the_same_call_works_for_every_generator(synthetic, biased_model):
                "sg": dict(limit=30, n_seeds=10), "adf": dict(n_seeds=20, n_local=20),
                "eidig": dict(n_seeds=20, n_local=20), "neuronfair": dict(n_seeds=20, n_local=20),
                "maft": dict(n_seeds=20, n_local=20)}
-    results = {m: fairnb.search(biased_model, synthetic.domain, method=m, random_state=0,
+    results = {m: fairnb.run_search(biased_model, synthetic.domain, method=m, random_state=0,
                                 seeds=None if m in ("random", "aequitas") else X_train, **b) for m, b in budgets.items()}
     assert all(len(r) for r in results.values())
     report = mitigate(biased_model, results, synthetic, fraction=0.5, labels="variants", epochs=2, n_samples=1000)

@@ -54,7 +54,7 @@ def test_csv_with_string_integer_and_float_columns_end_to_end(csv_path):
     clf = LogisticRegression(max_iter=1000).fit(X_fit, y_fit)       # a raw scikit-learn model, unwrapped
     _, X_test, _, y_test = data.split()
     assert fairnb.accuracy(clf, X_test, y_test) > 0.65
-    result = fairnb.search(clf, data.domain, method="aequitas", seeds=data.seed_inputs(), n_seeds=200, n_local=20,
+    result = fairnb.run_search(clf, data.domain, method="aequitas", seeds=data.seed_inputs(), n_seeds=200, n_local=20,
                            random_state=0)
     assert result.count() > 0 and result.extras["seeds_used"] == 200
     pairs = result.pairs
@@ -133,7 +133,7 @@ def test_protected_and_seed_mistakes_get_clear_errors(synthetic, biased_model):
     with pytest.raises(ValueError, match="every feature is protected"):
         TabularDomain(features[:2], protected=["age", "sex"])
     with pytest.raises(ValueError, match="complex values"):
-        fairnb.search(biased_model, synthetic.domain, method="eidig", seeds=synthetic.X.to_numpy() + 0j)
+        fairnb.run_search(biased_model, synthetic.domain, method="eidig", seeds=synthetic.X.to_numpy() + 0j)
     with pytest.raises(ValueError, match="'b' has NaN"):
         TabularDomain.from_data(pd.DataFrame({"a": [1, 2], "b": [1, np.nan]}))
     with pytest.raises(ValueError, match="at least one row"):
@@ -156,7 +156,7 @@ def test_accuracy_takes_any_model_fairnb_search_takes(synthetic):
 def test_a_parameter_typo_names_the_method_and_its_parameters():
     with pytest.raises(TypeError, match=r"EIDIG \('eidig'\) has no parameter 'n_seed' \(did you mean 'n_seeds'\?\); "
                                         r"valid parameters: n_seeds, n_local"):
-        fairnb.search(None, None, method="eidig", n_seed=10)
+        fairnb.run_search(None, None, method="eidig", n_seed=10)
 
 
 def test_one_name_for_the_number_of_seeds_and_aequitas_uses_the_seeds_given(synthetic, biased_model):
@@ -200,7 +200,7 @@ def test_a_model_fitted_on_the_dataframe_is_searched_without_feature_name_warnin
     model = LogisticRegression(max_iter=1000).fit(data.X, data.y)      # the README's three lines
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        result = fairnb.search(model, data.domain, method="aequitas", seeds=data.seed_inputs(), n_seeds=100,
+        result = fairnb.run_search(model, data.domain, method="aequitas", seeds=data.seed_inputs(), n_seeds=100,
                                n_local=10, random_state=0)
     assert result.count() > 0
 
@@ -210,7 +210,7 @@ def test_a_saved_result_keeps_categorical_and_continuous_features(csv_path, tmp_
 
     data = from_csv(csv_path, label="hired", protected="sex", continuous={"income": 0.5})
     model = LogisticRegression(max_iter=1000).fit(data.X, data.y)
-    result = fairnb.search(model, data.domain, method="random", n_samples=2000, random_state=0)
+    result = fairnb.run_search(model, data.domain, method="random", n_samples=2000, random_state=0)
     loaded = fairnb.Result.load(result.save(tmp_path / "pairs.csv"))
     assert [(f.kind, f.step) for f in loaded.domain.features] == [(f.kind, f.step) for f in data.domain.features]
     pd.testing.assert_frame_equal(loaded.pairs[["sex", "job", "income"]], result.pairs[["sex", "job", "income"]])

@@ -273,12 +273,12 @@ def test_budgets_that_are_not_numbers_are_refused(kw, synthetic, biased_model):
     name = next(iter(kw))
     t0 = time.perf_counter()
     with pytest.raises(ValueError, match=name):
-        fairnb.search(biased_model, synthetic.domain, method="random", progress=False, **kw)
+        fairnb.run_search(biased_model, synthetic.domain, method="random", progress=False, **kw)
     assert time.perf_counter() - t0 < 5
 
 
 def test_max_time_inf_is_allowed_and_said(synthetic, biased_model, capsys):
-    r = fairnb.search(biased_model, synthetic.domain, method="random", max_time=float("inf"), n_samples=300,
+    r = fairnb.run_search(biased_model, synthetic.domain, method="random", max_time=float("inf"), n_samples=300,
                       progress=True)
     assert r.status == "completed" and r.tried == 300
     assert "no time limit" in capsys.readouterr().err
@@ -311,7 +311,7 @@ def test_a_regressor_is_not_a_classifier(synthetic):
     from sklearn.linear_model import LinearRegression
 
     with pytest.raises(TypeError, match="regressor"):
-        fairnb.search(LinearRegression().fit(synthetic.X, synthetic.y), synthetic.domain, max_tried=100)
+        fairnb.run_search(LinearRegression().fit(synthetic.X, synthetic.y), synthetic.domain, max_tried=100)
 
 
 @pytest.mark.slow
@@ -360,7 +360,7 @@ def reserved_result():
     feats = [Feature("sex", 0, 1)] + [Feature(n, 0, 3) for n in RESERVED]
     dom = TabularDomain(feats, protected=["sex"])
     model = fairnb.models.FunctionModel(lambda X: X[:, 0] * (X[:, 1] >= 1) * 0.8 + 0.1)
-    return fairnb.search(model, dom, method="random", n_samples=3000, random_state=0, progress=False)
+    return fairnb.run_search(model, dom, method="random", n_samples=3000, random_state=0, progress=False)
 
 
 @pytest.mark.parametrize("ext", [".csv", ".parquet"])
@@ -435,7 +435,7 @@ def test_near_threshold_pairs_are_marked(synthetic):
         odd = X[:, sex - 1 if sex else 1] % 2 == 1
         return np.where(X[:, sex] == 1, np.where(odd, 0.5 + 4e-7, 0.9), 0.1)
 
-    r = fairnb.search(model, dom, method="random", n_samples=4000, random_state=0, progress=False)
+    r = fairnb.run_search(model, dom, method="random", n_samples=4000, random_state=0, progress=False)
     near = r.pairs["near_threshold"].to_numpy()
     assert 0 < near.sum() < len(near)
     p = r.pairs[["p", "p'"]].to_numpy()
@@ -477,7 +477,7 @@ def test_dollar_labels_plot(tmp_path, synthetic, biased_model):
     import matplotlib
 
     matplotlib.use("Agg")
-    r = fairnb.search(biased_model, synthetic.domain, method="random", n_samples=500, progress=False)
+    r = fairnb.run_search(biased_model, synthetic.domain, method="random", n_samples=500, progress=False)
     cmp = fairnb.compare({"under_$50k": r, "over_$50k and $x$": r}, title="cost $ and $")
     cmp.savefig(tmp_path / "c.png")
     labels = [t.get_text() for t in cmp.figure.axes[1].get_yticklabels()]

@@ -132,3 +132,16 @@ def test_testsgd_is_a_scikit_learn_estimator():
     copy = clone(search)
     assert copy is not search and copy.get_params() == search.get_params() and copy.theta == 0.1
     assert sorted(k for k in vars(copy) if not k.startswith("_")) == sorted(copy.get_params())
+
+
+def test_names_a_newcomer_can_guess():
+    """``fairnb.search`` is the subpackage of the methods (also after ``import fairnb.search``); the function
+    that runs a method by name is ``fairnb.run_search``."""
+    import importlib
+
+    import fairnb
+    import fairnb.search as search_package
+
+    assert search_package is importlib.import_module("fairnb.search") is fairnb.search
+    assert fairnb.search.RandomSearch is get_method("random")
+    assert fairnb.run_search is search_package.run_search and callable(fairnb.run_search)

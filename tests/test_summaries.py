@@ -10,11 +10,11 @@ from fairnb.search import get_method
 
 def test_the_budget_that_ended_a_search_is_named(synthetic, biased_model):
     dom = synthetic.domain
-    capped = fairnb.search(biased_model, dom, max_found=100, random_state=0, progress=False)
+    capped = fairnb.run_search(biased_model, dom, max_found=100, random_state=0, progress=False)
     assert capped.ended_by == ("max_found", 100) and capped.ending == "100-pair cap reached"
-    timed = fairnb.search(biased_model, dom, max_time=0.2, random_state=0, progress=False)
+    timed = fairnb.run_search(biased_model, dom, max_time=0.2, random_state=0, progress=False)
     assert timed.ending == "time budget of 0.2 s reached"
-    checked = fairnb.search(biased_model, dom, max_tried=3000, random_state=0, progress=False)
+    checked = fairnb.run_search(biased_model, dom, max_tried=3000, random_state=0, progress=False)
     assert checked.ending == "3,000-candidate cap reached"
     stopped = get_method("random")(n_samples=None, max_time=60, progress=False).start(biased_model, dom).stop()
     assert stopped.ended_by is None and stopped.ending == "stopped by user"
@@ -23,7 +23,7 @@ def test_the_budget_that_ended_a_search_is_named(synthetic, biased_model):
 
 
 def test_summaries_have_human_labels_and_one_number_format(synthetic, biased_model):
-    r = fairnb.search(biased_model, synthetic.domain, max_tried=30_000, random_state=0, progress=False)
+    r = fairnb.run_search(biased_model, synthetic.domain, max_tried=30_000, random_state=0, progress=False)
     s = r.summary()
     assert {"unique_idis_eidig", "unique_idis_adf", "tried", "success_rate", "idis_per_s"} <= set(s)  # JSON keys kept
     page = r._repr_html_()
@@ -37,7 +37,7 @@ def test_summaries_have_human_labels_and_one_number_format(synthetic, biased_mod
 
 
 def test_result_table_puts_protected_values_and_named_decisions_first(synthetic, biased_model):
-    r = fairnb.search(biased_model, synthetic.domain, max_tried=3000, random_state=0, progress=False)
+    r = fairnb.run_search(biased_model, synthetic.domain, max_tried=3000, random_state=0, progress=False)
     table = r._repr_html_().split("<p>")[1]
     headers = [html.unescape(h) for h in re.findall(r'<th [^>]*class="col_heading[^"]*"[^>]*>([^<]*)</th>', table)]
     assert headers[:7] == ["sex", "sex'", "p", "p'", "label", "label'", "difference"]

@@ -209,7 +209,7 @@ def test_widgets_carry_a_static_fallback_for_exported_notebooks(synthetic, biase
     assert data["text/html"].count("<tr>") == 6 and f"5 of {len(result):,} shown" in data["text/html"]
     evil = fairnb.TabularDomain([fairnb.Feature(EVIL, 0, 1, labels=(EVIL, "b")),
                                  fairnb.Feature("sex", 0, 1, labels=("f", "m"))], protected=["sex"])
-    found = fairnb.search(lambda X: X[:, 1], evil, max_tried=40, random_state=0, progress=False)
+    found = fairnb.run_search(lambda X: X[:, 1], evil, max_tried=40, random_state=0, progress=False)
     page = found.inspect()._repr_mimebundle_()[0]["text/html"]
     assert EVIL not in page and "&lt;img" in page
 
@@ -250,6 +250,6 @@ def test_widgets_reject_unknown_keyword_arguments(synthetic, biased_model):
     with pytest.raises(TypeError, match=r"ProgressPanel got unexpected keyword argument\(s\) 'stopable'; valid: "):
         ProgressPanel(stopable=True)
     assert ProgressPanel(status="running").status == "running"
-    result = fairnb.search(biased_model, synthetic.domain, max_tried=500, random_state=0, progress=False)
+    result = fairnb.run_search(biased_model, synthetic.domain, max_tried=500, random_state=0, progress=False)
     with pytest.raises(TypeError, match="PairInspector got unexpected keyword argument\\(s\\) 'pagesize'"):
         result.inspect(pagesize=10)

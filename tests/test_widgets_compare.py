@@ -11,8 +11,8 @@ from fairnb.widgets.compare import Comparison
 @pytest.fixture(scope="module")
 def runs(synthetic, biased_model, fair_model):
     return {
-        "biased": fairnb.search(biased_model, synthetic.domain, max_tried=4000, random_state=0, progress=False),
-        "fair": fairnb.search(fair_model, synthetic.domain, max_tried=4000, random_state=0, progress=False),
+        "biased": fairnb.run_search(biased_model, synthetic.domain, max_tried=4000, random_state=0, progress=False),
+        "fair": fairnb.run_search(fair_model, synthetic.domain, max_tried=4000, random_state=0, progress=False),
     }
 
 
@@ -42,7 +42,7 @@ def test_like_with_like_notes_and_axes(synthetic, biased_model, runs):
     biased = runs["biased"]
     assert fairnb.compare(runs).figure.axes[0].get_xlabel() == "candidates checked"  # both ended at a candidate cap
     assert fairnb.compare(runs).notes == []
-    timed = fairnb.search(biased_model, synthetic.domain, max_time=0.3, random_state=0, progress=False)
+    timed = fairnb.run_search(biased_model, synthetic.domain, max_time=0.3, random_state=0, progress=False)
     search = get_method("random")(n_samples=None, max_time=60, progress=False)
     stopped = search.start(biased_model, synthetic.domain).stop()
     cmp = fairnb.compare({"capped": biased, "timed": timed, "stopped": stopped})
@@ -56,8 +56,9 @@ def test_like_with_like_notes_and_axes(synthetic, biased_model, runs):
 
 
 def test_bars_show_success_rates_on_a_log_scale_when_counts_differ_by_orders(synthetic, biased_model):
-    few = fairnb.search(biased_model, synthetic.domain, max_tried=100, batch_size=100, random_state=0, progress=False)
-    many = fairnb.search(biased_model, synthetic.domain, max_tried=40_000, random_state=0, progress=False)
+    few = fairnb.run_search(biased_model, synthetic.domain, max_tried=100, batch_size=100, random_state=0,
+                            progress=False)
+    many = fairnb.run_search(biased_model, synthetic.domain, max_tried=40_000, random_state=0, progress=False)
     assert 0 < 100 * few.count() < many.count()
     curve, bars = fairnb.compare([few, many]).figure.axes
     assert bars.get_xscale() == curve.get_yscale() == "symlog"

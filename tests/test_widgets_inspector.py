@@ -34,7 +34,7 @@ class SeededWalk(Search):
 
 @pytest.fixture(scope="module")
 def random_result(synthetic, biased_model):
-    return fairnb.search(biased_model, synthetic.domain, max_tried=6000, random_state=0, progress=False)
+    return fairnb.run_search(biased_model, synthetic.domain, max_tried=6000, random_state=0, progress=False)
 
 
 @pytest.fixture(scope="module")
@@ -180,7 +180,7 @@ def test_seeds_survive_save_and_load(seeded_result, tmp_path):
 def test_strings_reach_the_browser_unchanged_and_unescaped():
     dom = TabularDomain([Feature(EVIL, 0, 1, labels=(EVIL, "b")), Feature("sex", 0, 1, labels=("f", "m"))],
                         protected=["sex"])
-    result = fairnb.search(lambda X: X[:, 1], dom, max_tried=40, random_state=0, progress=False)
+    result = fairnb.run_search(lambda X: X[:, 1], dom, max_tried=40, random_state=0, progress=False)
     ins = PairInspector(result)
     state = json.loads(json.dumps(ins.get_state()))
     j = [c["name"] for c in state["columns"]].index(EVIL)

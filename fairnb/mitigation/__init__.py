@@ -5,7 +5,7 @@ One API for every generator's Result and for TestSGD's GroupResult:
 >>> import fairnb
 >>> data = fairnb.datasets.make_synthetic(n=1000, random_state=0)
 >>> model = fairnb.train_demo_model(data, max_iter=50)
->>> found = fairnb.search(model, data.domain, method="random", n_samples=2000, random_state=0)
+>>> found = fairnb.run_search(model, data.domain, method="random", n_samples=2000, random_state=0)
 >>> report = fairnb.mitigate(model, found, data, labels="variants", epochs=2, n_samples=2000)
 >>> report.frame.columns[:5].tolist()
 ['method', 'measure', 'before', 'after', 'change']

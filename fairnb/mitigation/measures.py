@@ -85,7 +85,7 @@ def idi_count(model, result, seeds=None, *, convention: str = "eidig") -> int:
     from ..search import get_method
 
     if not getattr(result, "method", None):
-        raise ValueError("the result names no search method; run the search with fairnb.search(...)")
+        raise ValueError("the result names no search method; run the search with fairnb.run_search(...)")
     params = {k: v for k, v in result.params.items() if k != "progress"}
     fresh = get_method(result.method)(**params, progress=False).run(model, result.domain, seeds)
     return fresh.count(convention)

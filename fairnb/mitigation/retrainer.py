@@ -26,7 +26,7 @@ Example
 >>> import fairnb
 >>> data = fairnb.datasets.make_synthetic(n=2000, random_state=0)
 >>> model = fairnb.train_demo_model(data, max_iter=60)
->>> found = fairnb.search(model, data.domain, method="random", n_samples=3000, random_state=0)
+>>> found = fairnb.run_search(model, data.domain, method="random", n_samples=3000, random_state=0)
 >>> report = Retrainer(fraction=1.0, labels="variants", epochs=20, n_samples=3000).fit(model, found, data).report_
 >>> before, after = report.value("random", "discrimination")
 >>> after < before
@@ -286,7 +286,7 @@ def _check_result(name, result, data):
         return
     if not (hasattr(result, "inputs") and hasattr(result, "domain")):
         raise TypeError(f"result {name!r} is a {type(result).__name__}; expected a fairnb Result (from "
-                        "fairnb.search) or a TestSGD GroupResult")
+                        "fairnb.run_search) or a TestSGD GroupResult")
     if len(result) == 0:
         raise ValueError(f"result {name!r} holds no discriminatory input, so there is nothing to retrain with; "
                          "search longer or with another method")

@@ -1,6 +1,6 @@
 """Individual-discrimination generators on one batched engine.
 
-``fairnb.search(model, domain, method="random", seeds=None, **params)`` runs a registered method;
+``fairnb.run_search(model, domain, method="random", seeds=None, **params)`` runs a registered method;
 the classes can also be used directly, scikit-learn style:
 
 >>> from fairnb.search import RandomSearch

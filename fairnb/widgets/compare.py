@@ -10,7 +10,7 @@ Example
 >>> import fairnb
 >>> data = fairnb.datasets.make_synthetic(n=500, random_state=0)
 >>> model = data.info["true_model"]              # the known model behind the synthetic data
->>> runs = [fairnb.search(model, data.domain, max_tried=2000, random_state=s, progress=False) for s in (0, 1)]
+>>> runs = [fairnb.run_search(model, data.domain, max_tried=2000, random_state=s, progress=False) for s in (0, 1)]
 >>> cmp = compare(runs)
 >>> list(cmp.table.index)
 ['random', 'random (2)']

@@ -19,7 +19,7 @@ Example
 -------
 >>> import fairnb
 >>> data = fairnb.datasets.make_synthetic(n=500, random_state=0)
->>> result = fairnb.search(data.info["true_model"], data.domain, max_tried=4000,
+>>> result = fairnb.run_search(data.info["true_model"], data.domain, max_tried=4000,
 ...                        random_state=0, progress=False)
 >>> inspector = PairInspector(result, page_size=10)
 >>> len(inspector.rows), inspector.total == len(result)

@@ -53,7 +53,7 @@ def test_progress_panel_updates_live_and_stop_reaches_the_kernel(page, run_noteb
 def test_inspector_pages_sorts_and_sends_the_selection_to_the_kernel(page, run_notebook):
     run_notebook("inspector.ipynb", [
         SETUP,
-        "result = fairnb.search(model, data.domain, max_tried=5000, random_state=0, progress=False)\n"
+        "result = fairnb.run_search(model, data.domain, max_tried=5000, random_state=0, progress=False)\n"
         "ins = result.inspect(page_size=10)\n"
         "ins",
         "probe = ipywidgets.HTML('kernel: nothing selected')\n"
@@ -96,7 +96,7 @@ def test_user_strings_render_as_text(page, run_notebook):
         f"EVIL = {EVIL!r}\n"
         "dom = fairnb.TabularDomain([fairnb.Feature(EVIL, 0, 1, labels=(EVIL, 'b')),\n"
         "                            fairnb.Feature('sex', 0, 1, labels=('f', 'm'))], protected=['sex'])\n"
-        "result = fairnb.search(lambda X: X[:, 1], dom, max_tried=40, random_state=0, progress=False)\n"
+        "result = fairnb.run_search(lambda X: X[:, 1], dom, max_tried=40, random_state=0, progress=False)\n"
         "ins = result.inspect(selected_ids=[0])\n"
         "ins",
     ])
