@@ -54,8 +54,14 @@ def test_ctrl_c_at_random_moments(method, synthetic, biased_model, monkeypatch):
     """SIGINT from another thread at a random moment (also inside z3, K-Means, Result.record), then a
     second one a few ms later; every run returns a whole Result. (A SIGINT that lands in a ``__del__``,
     e.g. z3's, is dropped by Python as "unraisable"; pytest's hook for those is silenced here.)"""
+    from threadpoolctl import threadpool_info
+
+    def blas_threads():
+        return [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]
+
     monkeypatch.setattr(sys, "unraisablehook", lambda unraisable: None)
     rng = np.random.default_rng(sum(map(ord, method)))
+    threads = blas_threads()
     for delay in rng.uniform(0.0, 0.3, size=4):
         search = fast_search(method, max_time=5, **({"n_samples": None} if method == "random" else {}))
         gap = rng.uniform(0.0005, 0.01)
@@ -81,6 +87,7 @@ def test_ctrl_c_at_random_moments(method, synthetic, biased_model, monkeypatch):
             pytest.fail("KeyboardInterrupt escaped run() after the search had started")
         assert result.status in ("interrupted", "completed")
         assert_sound(result, biased_model, synthetic.domain)
+        assert blas_threads() == threads     # the search's one-thread limit is given back, Ctrl-C or not
 
 
 def _drain(timers):

@@ -187,8 +187,15 @@ class Engine:
             return self._drive(strategy)
         from threadpoolctl import threadpool_limits
 
-        with threadpool_limits(limits=1):  # scans the loaded libraries each time (~10 ms): new ones count too
+        limits = None
+        try:   # a Ctrl-C while the limit is set or given back must not leave the process on one thread
+            with deferred_interrupts():
+                limits = threadpool_limits(limits=1)   # scans the loaded libraries (~10 ms): new ones count
             return self._drive(strategy)
+        finally:
+            if limits is not None:
+                with deferred_interrupts():
+                    limits.restore_original_limits()
 
     def _drive(self, strategy: Generator[Batch, Verdict, None]) -> Result:
         self._t0 = time.perf_counter()
@@ -421,7 +428,8 @@ class Search:
 
         ``limit_threads=True`` runs BLAS and OpenMP single-threaded while the search runs, as ``run``
         does (often faster for small networks); it is off by default because the limit is process-wide:
-        the rest of the kernel (your other cells) would also run on one BLAS thread meanwhile."""
+        the rest of the kernel (your other cells) would also run on one BLAS thread meanwhile. (Set from
+        the worker thread, the limit may not take with OpenBLAS once the main thread has set one.)"""
         from ..widgets.runner import BackgroundSearch
 
         self._claim()
