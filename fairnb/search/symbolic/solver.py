@@ -36,6 +36,8 @@ Example
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import numpy as np
 
 from .constraints import box
@@ -76,6 +78,10 @@ class Z3Solver:
 
     def _solve_together(self, js, programs, anchors) -> dict | None:
         """z3 answers for the constraints ``js`` in one call; None when they are not all satisfiable."""
+        with _interrupts_kept():
+            return self._solve_together_z3(js, programs, anchors)
+
+    def _solve_together_z3(self, js, programs, anchors) -> dict | None:
         import z3
 
         self.checks += 1
@@ -123,3 +129,26 @@ class Z3Solver:
         self.sat += len(found)
         self.unsat += len(constraints) - len(found)
         return answers
+
+
+@contextmanager
+def _interrupts_kept():
+    """z3 runs through ctypes, and a Ctrl-C that lands while ctypes converts an argument surfaces as
+    ``ctypes.ArgumentError("argument 2: KeyboardInterrupt: ")``; raise it as the interruption it is.
+
+    >>> import ctypes
+    >>> try:
+    ...     with _interrupts_kept():
+    ...         raise ctypes.ArgumentError("argument 2: KeyboardInterrupt: ")
+    ... except KeyboardInterrupt:
+    ...     print("interrupted")
+    interrupted
+    """
+    import ctypes
+
+    try:
+        yield
+    except ctypes.ArgumentError as e:
+        if "KeyboardInterrupt" in str(e):
+            raise KeyboardInterrupt from e
+        raise
