@@ -51,10 +51,7 @@ class EIDIG(TwoPhaseSearch):
                  seed_selection: str = "kmeans", batch_size: int = 4096, *, max_time: float | None = None,
                  max_tried: int | None = None, max_found: int | None = None, random_state: int | None = None,
                  progress: bool | None = None):
-        super().__init__(n_seeds=n_seeds, n_local=n_local, max_iter=max_iter, global_step=global_step,
-                         local_step=local_step, c_num=c_num, seed_selection=seed_selection, batch_size=batch_size,
-                         max_time=max_time, max_tried=max_tried, max_found=max_found, random_state=random_state,
-                         progress=progress)
+        self._init_parent(EIDIG, locals())
         self.decay = decay
         self.update_interval = update_interval
 

@@ -296,6 +296,14 @@ class Search:
                                 f"convention), not *{p.name}")
         return [p for p in sig.parameters if p != "self"]
 
+    def _init_parent(self, cls, values: dict) -> None:
+        """Call the ``__init__`` of ``cls``'s parent with the entries of ``values`` (the caller's
+        ``locals()``) that it takes. Every class lists all its parameters in its own ``__init__``, where
+        scikit-learn reads them; this passes the inherited ones on without restating the call."""
+        parent_init = super(cls, self).__init__
+        taken = inspect.signature(parent_init).parameters
+        parent_init(**{k: v for k, v in values.items() if k in taken})
+
     def get_params(self, deep: bool = True) -> dict:
         """The hyperparameters by name, as scikit-learn's ``get_params`` (no search has nested estimators,
         so ``deep`` changes nothing)."""
