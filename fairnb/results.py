@@ -1,8 +1,12 @@
 """The Result of a search: discriminatory pairs, counts, a timeline, save/load, rich display.
 
 Pairs are stored once per unique full instance (the EIDIG convention); ``count("adf")`` also
-counts them without the protected attributes. Everything is a plain numpy array underneath, and
-``result.pairs`` is a pandas DataFrame.
+counts them without the protected attributes. Inputs and counterparts are float arrays of shape
+``(n, *domain.item_shape)`` (feature rows, token ids, images); the domain turns them into table
+columns (``to_columns`` / ``from_columns`` to save and load, ``decode`` and ``pair_columns`` for
+``result.pairs``, a pandas DataFrame). A strategy may attach a JSON-able dict of details to each
+candidate (``Batch(info=...)``: a text search's substitution chain, an image flip's norms); the
+Result keeps it for every pair it stores (``result.details(i)``).
 
 Example
 -------
@@ -31,6 +35,7 @@ from .domains import domain_from_config
 from .domains.base import check_convention
 from .interrupts import deferred_interrupts
 from .plot_text import plot_text
+from .views import inspector_for
 
 class Result:
     """Discriminatory pairs found by a search, with the search's counters.
@@ -70,9 +75,10 @@ class Result:
 
     # ------------------------------------------------------------------ recording (engine side)
     def record(self, X, counterparts, proba, counterpart_proba, *, phase: str, seed_ids, elapsed: float,
-               limit: int | None = None, limit_convention: str = "eidig") -> int:
+               limit: int | None = None, limit_convention: str = "eidig", info=None) -> int:
         """Add discriminatory inputs; keeps only full instances not seen before, at most ``limit`` new
-        ones counted in ``limit_convention``. Returns how many full instances were new.
+        ones counted in ``limit_convention``. Returns how many full instances were new. ``info``: None
+        or one dict of details per input (kept for the inputs stored).
 
         Atomic with respect to Ctrl-C: everything is computed first and committed in one step (with
         SIGINT held off on the main thread), so ``count()`` always equals the pairs stored.
@@ -96,6 +102,7 @@ class Result:
                 "phase": np.full(len(idx), phase, dtype=object),
                 "seed": np.broadcast_to(np.asarray(seed_ids, dtype=np.int64), (len(X),))[idx].copy(),
                 "time": np.full(len(idx), elapsed),
+                "info": _info_column(info, len(X))[idx],
             }
         with deferred_interrupts(), self._lock:
             self.hits += len(X)
@@ -136,24 +143,28 @@ class Result:
     def _arrays(self) -> dict:
         with self._lock:
             if self._cache is None:
-                d = self.domain.n_features
                 if self._chunks:
                     self._cache = {k: np.concatenate([c[k] for c in self._chunks]) for k in self._chunks[0]}
                 else:
-                    self._cache = {"X": np.zeros((0, d)), "C": np.zeros((0, d)), "P": np.zeros((0, 2)),
+                    shape = (0, *self.domain.item_shape)
+                    self._cache = {"X": np.zeros(shape), "C": np.zeros(shape), "P": np.zeros((0, 2)),
                                    "PC": np.zeros((0, 2)), "phase": np.zeros(0, object),
-                                   "seed": np.zeros(0, np.int64), "time": np.zeros(0)}
+                                   "seed": np.zeros(0, np.int64), "time": np.zeros(0), "info": np.zeros(0, object)}
             return self._cache
 
     @property
     def inputs(self) -> np.ndarray:
-        """(n, d) the discriminatory inputs, one per unique full instance."""
+        """``(n, *domain.item_shape)`` the discriminatory inputs, one per unique full instance."""
         return self._arrays()["X"]
 
     @property
     def counterparts(self) -> np.ndarray:
-        """(n, d) for each input, a protected variant that gets another decision."""
+        """``(n, *domain.item_shape)`` for each input, a protected variant that gets another decision."""
         return self._arrays()["C"]
+
+    def details(self, i: int) -> dict:
+        """The details the search recorded with pair ``i`` (``Batch(info=...)``); ``{}`` when none."""
+        return dict(self._arrays()["info"][i])
 
     def __len__(self):
         return len(self._seen)
@@ -218,20 +229,25 @@ class Result:
         return self.to_frame(decoded=True)
 
     def to_frame(self, decoded: bool = True) -> pd.DataFrame:
-        """Pairs as a DataFrame: ``<feature>`` for the input, ``<feature>'`` for the counterpart,
-        then outputs (``p``, ``p'`` = probability of class 1 for binary models), labels, the
-        ``difference`` of the outputs, ``near_threshold`` (True where a decision is within
-        ``NEAR_THRESHOLD`` of flipping, so float32 and float64 rounding may decide it), phase, seed id
-        and the time found. A Result column whose name a feature already has is prefixed ``result:``
-        (e.g. ``result:p`` beside a feature called ``p``)."""
+        """Pairs as a DataFrame: the input's columns (``decoded``: ``domain.decode``, human-readable,
+        followed by ``domain.pair_columns``, what the counterpart changes, e.g. ``sex'``; else the stored
+        form ``domain.to_columns`` of the input and, primed, of the counterpart), then outputs (``p``,
+        ``p'`` = probability of class 1 for binary models), labels, the ``difference`` of the outputs,
+        ``near_threshold`` (True where a decision is within ``NEAR_THRESHOLD`` of flipping, so float32
+        and float64 rounding may decide it), phase, seed id and the time found. A Result column whose
+        name an input column already has is prefixed ``result:`` (e.g. ``result:p`` beside a feature
+        called ``p``)."""
         a = self._arrays()
         dom = self.domain
-        names = [str(n) for n in dom.names]
-        left = dom.decode(a["X"]) if decoded else pd.DataFrame(a["X"], columns=list(dom.names))
-        right = dom.decode(a["C"]) if decoded else pd.DataFrame(a["C"], columns=list(dom.names))
+        if decoded:
+            left = dom.decode(a["X"]).reset_index(drop=True)
+            own = dict(dom.pair_columns(a["X"], a["C"])) if hasattr(dom, "pair_columns") else {}
+        else:
+            left = dom.to_columns(a["X"]).reset_index(drop=True)
+            own = {f"{c}'": v.to_numpy() for c, v in dom.to_columns(a["C"]).items()}
+        names = [str(n) for n in left.columns]
         k = a["P"].shape[1]
         col = 1 if k == 2 else slice(None)
-        own = {f"{names[i]}'": right.iloc[:, i].to_numpy() for i in getattr(dom, "protected_columns", dom.protected)}
         own["p"] = a["P"][:, col] if k == 2 else a["P"].max(axis=1)
         own["p'"] = a["PC"][:, col] if k == 2 else a["PC"].max(axis=1)
         own["label"] = a["P"].argmax(axis=1)
@@ -259,9 +275,9 @@ class Result:
         if path.suffix not in (".csv", ".parquet"):
             raise ValueError(f"unknown result format {path.suffix!r}: use .csv or .parquet")
         frozen = self.snapshot()
-        frame, columns = _encoded_frame(frozen._arrays(), self.domain)
+        frame, columns, stored = _encoded_frame(frozen._arrays(), self.domain)
         meta = {
-            "format": 2, "columns": columns, "rows": len(frame),
+            "format": 3, "columns": columns, "stored": stored, "rows": len(frame),
             "method": self.method, "params": _jsonable(self.params), "tried": frozen.tried, "hits": frozen.hits,
             "elapsed": frozen.elapsed, "status": frozen.status, "timeline": frozen._timeline,
             "error": None if self.error is None else repr(self.error),
@@ -307,6 +323,7 @@ class Result:
         except Exception as e:  # noqa: BLE001 - pandas/pyarrow raise many types for a damaged file
             raise ValueError(f"{path} cannot be read as a fairnb result table ({type(e).__name__}: {e})") from None
         columns = meta.get("columns") or _legacy_columns(dom, frame)
+        stored = meta.get("stored") or [str(n) for n in dom.names]    # format 2 stored feature rows
         wanted = [c for group in columns.values() for c in (group if isinstance(group, list) else [group])]
         missing = [c for c in wanted if c not in frame.columns]
         if missing:
@@ -316,10 +333,15 @@ class Result:
             raise ValueError(f"{path} has {len(frame)} pairs but {meta_path.name} says {meta['rows']}: the table "
                              "is truncated or from another save")
         try:
-            chunk = {"X": frame[columns["X"]].to_numpy(float), "C": frame[columns["C"]].to_numpy(float),
+            items = {g: np.asarray(dom.from_columns(frame[columns[g]].set_axis(stored, axis=1)), dtype=float)
+                     for g in ("X", "C")}
+            info = (frame[columns["info"]].map(json.loads).to_numpy(object) if "info" in columns
+                    else _info_column(None, len(frame)))
+            chunk = {"X": items["X"], "C": items["C"],
                      "P": frame[columns["P"]].to_numpy(float), "PC": frame[columns["PC"]].to_numpy(float),
                      "phase": frame[columns["phase"]].astype(str).to_numpy(object),
-                     "seed": frame[columns["seed"]].to_numpy(np.int64), "time": frame[columns["time"]].to_numpy(float)}
+                     "seed": frame[columns["seed"]].to_numpy(np.int64), "time": frame[columns["time"]].to_numpy(float),
+                     "info": info}
             for what, label in (("X", "inputs"), ("C", "counterparts")):
                 dom.validate(chunk[what], what=f"the saved {label}")
         except (ValueError, TypeError) as e:
@@ -364,11 +386,10 @@ class Result:
         return ax
 
     def inspect(self, seeds=None, **kwargs):
-        """An interactive table of the pairs (``fairnb.widgets.PairInspector``); ``seeds`` defaults to
-        ``extras["seeds"]``, the inputs that the pairs' seed ids index."""
-        from .widgets.inspector import PairInspector
-
-        return PairInspector(self, seeds, **kwargs)
+        """The interactive inspector of the pairs registered for the domain's kind
+        (``fairnb.views.inspector_for``; tabular: ``fairnb.widgets.PairInspector``); ``seeds``
+        defaults to ``extras["seeds"]``, the inputs that the pairs' seed ids index."""
+        return inspector_for(self.domain.kind)(self, seeds, **kwargs)
 
 
 NEAR_THRESHOLD = 1e-6
@@ -391,25 +412,43 @@ def near_threshold(P: np.ndarray, PC: np.ndarray, tol: float = NEAR_THRESHOLD) -
     return (margin(P) < 2 * tol) | (margin(PC) < 2 * tol)
 
 
-def _encoded_frame(a: dict, domain) -> tuple[pd.DataFrame, dict]:
-    """The pairs as saved, and the map of which columns hold what (stored in the JSON)."""
-    names = [str(n) for n in domain.names]
+def _encoded_frame(a: dict, domain) -> tuple[pd.DataFrame, dict, list]:
+    """The pairs as saved, the map of which columns hold what, and the domain's names of its stored
+    columns (both kept in the JSON)."""
+    items = {"X": domain.to_columns(a["X"]), "C": domain.to_columns(a["C"])}
+    names = [str(n) for n in items["X"].columns]
     k = a["P"].shape[1]
     columns = {"X": names, "C": [f"{n}'" for n in names], "P": [f"fairnb:p_{j}" for j in range(k)],
                "PC": [f"fairnb:pc_{j}" for j in range(k)], "phase": "fairnb:phase", "seed": "fairnb:seed",
-               "time": "fairnb:time"}
-    flat = columns["X"] + columns["C"] + columns["P"] + columns["PC"] + ["fairnb:phase", "fairnb:seed", "fairnb:time"]
+               "time": "fairnb:time", "info": "fairnb:info"}
+    flat = columns["X"] + columns["C"] + columns["P"] + columns["PC"] + [columns[c] for c in ("phase", "seed", "time", "info")]
     if len(set(flat)) != len(flat):    # e.g. features "a" and "a'", or "fairnb:p_0": name them by position
         columns["X"] = [f"fairnb:x_{j}" for j in range(len(names))]
         columns["C"] = [f"fairnb:c_{j}" for j in range(len(names))]
     data = {}
-    for group in ("X", "C", "P", "PC"):
+    for group in ("X", "C"):
+        for c, values in zip(columns[group], items[group].items()):
+            data[c] = values[1].to_numpy()
+    for group in ("P", "PC"):
         for j, c in enumerate(columns[group]):
             data[c] = a[group][:, j]
     data[columns["phase"]] = a["phase"].astype(str)
     data[columns["seed"]] = a["seed"]
     data[columns["time"]] = a["time"]
-    return pd.DataFrame(data), columns
+    data[columns["info"]] = [json.dumps(_jsonable(d)) for d in a["info"]]
+    return pd.DataFrame(data), columns, names
+
+
+def _info_column(info, n: int) -> np.ndarray:
+    """``(n,)`` object array of the per-input detail dicts (empty dicts when ``info`` is None)."""
+    out = np.empty(n, dtype=object)
+    if info is None:
+        out[:] = [{} for _ in range(n)]
+        return out
+    if len(info) != n:
+        raise ValueError(f"info has {len(info)} entries for {n} inputs; give one dict per input")
+    out[:] = [dict(d or {}) for d in info]
+    return out
 
 
 def _legacy_columns(domain, frame) -> dict:

@@ -17,6 +17,8 @@ from __future__ import annotations
 import html
 import math
 
+from .pair_table import decision_text, first_columns
+
 # labels of Result.summary() keys, in the order they are shown
 LABELS = {
     "method": "method",
@@ -122,8 +124,6 @@ def rows(summary: dict, ended_by=None) -> list[tuple[str, str]]:
 def pairs_html(result, ids) -> str:
     """The pairs ``ids`` of ``result`` as an HTML table: protected values, outputs and named decisions
     first, protected columns highlighted (dark text on yellow, readable on dark themes too)."""
-    from .widgets.table import decision_text, first_columns
-
     rows = result.pairs.iloc[list(ids)]
     rows = rows[first_columns(list(rows.columns), set(result.domain.protected_names))]
     for col in ("label", "label'"):

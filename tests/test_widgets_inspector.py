@@ -12,7 +12,7 @@ from fairnb.domains import Feature, TabularDomain
 from fairnb.results import Result
 from fairnb.search.engine import Batch, Search
 from fairnb.widgets.inspector import CHANGED, PairInspector
-from fairnb.widgets.table import PairTable
+from fairnb.pair_table import PairTable
 
 EVIL = "<img src=x onerror=alert(1)>"
 

@@ -45,6 +45,7 @@ from ..interrupts import deferred_interrupts
 from ..domains.base import check_convention, require_capabilities
 from ..oracle import Oracle, Verdict, make_oracle
 from ..results import Result
+from .background import BackgroundSearch
 
 # Integer-valued hyperparameters any search may have, with their smallest allowed value; ``Search``
 # checks each one a search has before it runs (None is allowed where it is the default, and for SG's
@@ -56,11 +57,14 @@ COUNT_PARAMS = {"max_tried": 1, "max_found": 1, "batch_size": 1, "n_samples": 1,
 
 @dataclass
 class Batch:
-    """Candidates for the oracle. ``seed_ids`` tells which seed each row descends from."""
+    """Candidates for the oracle. ``seed_ids`` tells which seed each row descends from; ``info``, if
+    given, holds one JSON-able dict of details per row, kept with the pairs the Result stores
+    (``result.details(i)``: e.g. a text search's substitution chain)."""
 
     X: np.ndarray
     phase: str = "global"
     seed_ids: np.ndarray | int = -1
+    info: list | None = None
 
 
 @dataclass
@@ -156,6 +160,9 @@ class Engine:
     def check(self, batch: Batch) -> Verdict:
         """Send one batch to the oracle and record what it finds."""
         verdict = self.oracle.check(batch.X)
+        if batch.info is not None and len(batch.info) != len(verdict):
+            raise ValueError(f"Batch.info has {len(batch.info)} entries for {len(verdict)} candidates; "
+                             "give one dict per row of Batch.X")
         r = self.result
         r.tried += len(verdict)
         new = 0
@@ -163,9 +170,10 @@ class Engine:
             d = verdict.discriminatory
             seed_ids = np.broadcast_to(np.asarray(batch.seed_ids), (len(verdict),))[d]
             room = None if self.max_found is None else max(self.max_found - r.count(self.convention), 0)
+            info = None if batch.info is None else [batch.info[i] for i in np.flatnonzero(d)]
             new = r.record(verdict.X[d], verdict.counterpart[d], verdict.proba[d], verdict.counterpart_proba[d],
                            phase=batch.phase, seed_ids=seed_ids, elapsed=self.elapsed, limit=room,
-                           limit_convention=self.convention)
+                           limit_convention=self.convention, info=info)
         r.mark(self.elapsed)
         if batch.phase != self.phase:
             self.phase = batch.phase
@@ -430,7 +438,7 @@ class Search:
         return self.engine_.run(self._generate(ctx), limit_threads=limit_threads)
 
     def start(self, model, domain, seeds=None, *, listeners=(), limit_threads: bool = False):
-        """Like ``run``, but on a background thread: returns at once a ``fairnb.widgets.BackgroundSearch``
+        """Like ``run``, but on a background thread: returns at once a ``fairnb.search.background.BackgroundSearch``
         (``.stop()``, ``.wait()``, ``.result``, ``.done``). In a notebook its live panel's Stop button
         works, because no cell is blocked while the search runs.
 
@@ -438,8 +446,6 @@ class Search:
         does (often faster for small networks); it is off by default because the limit is process-wide:
         the rest of the kernel (your other cells) would also run on one BLAS thread meanwhile. (Set from
         the worker thread, the limit may not take with OpenBLAS once the main thread has set one.)"""
-        from ..widgets.runner import BackgroundSearch
-
         self._claim()
         try:
             return BackgroundSearch(self, model, domain, seeds, listeners=listeners, limit_threads=limit_threads)

@@ -13,6 +13,8 @@ import sys
 import time
 import warnings
 
+from ..views import progress_panel
+
 
 def in_notebook() -> bool:
     """True inside a Jupyter kernel."""
@@ -24,16 +26,16 @@ def in_notebook() -> bool:
 def make_listener(progress, search, *, background: bool = False):
     """The listener for a search's ``progress`` setting (see ``Search``); call it from the main thread.
 
-    In a notebook this displays a ``fairnb.widgets.ProgressPanel`` (itself the listener), whose Stop
-    button works when ``background`` is True (the search runs on another thread).
+    In a notebook this displays the registered progress panel (``fairnb.views.progress_panel()``,
+    ``fairnb.widgets.ProgressPanel``; itself the listener), whose Stop button works when ``background``
+    is True (the search runs on another thread).
     """
     if progress is False:
         return None
-    if in_notebook():
-        from ..widgets.progress import ProgressPanel
-
+    panel = progress_panel() if in_notebook() else None
+    if panel is not None:
         try:
-            return ProgressPanel(search, stoppable=background).show()
+            return panel(search, stoppable=background).show()
         except FileNotFoundError as e:  # front end not built: fall back to a text bar
             warnings.warn(str(e), RuntimeWarning, stacklevel=2)
             return TqdmListener()

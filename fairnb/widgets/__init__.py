@@ -2,28 +2,33 @@
 
 The widgets are anywidget classes whose front ends are bundled from ``js/`` into ``fairnb/static``
 when the package is built. Everything here loads lazily, so ``import fairnb`` does not import
-ipywidgets.
+ipywidgets. This package registers the widgets with the core (``fairnb.views``): the progress panel
+that searches show in notebooks and the inspector of each domain kind.
 
 >>> from fairnb import widgets
 >>> sorted(widgets.__all__)
-['BackgroundSearch', 'Comparison', 'PairInspector', 'PairTable', 'ProgressPanel', 'compare']
+['Comparison', 'PairInspector', 'PairTable', 'ProgressPanel', 'compare', 'register_inspector']
 """
 from __future__ import annotations
 
 import importlib
 
+from ..views import register_inspector, register_progress_panel
+
 _WHERE = {
-    "ProgressPanel": "progress",
-    "PairInspector": "inspector",
-    "PairTable": "table",
-    "BackgroundSearch": "runner",
-    "compare": "compare",
-    "Comparison": "compare",
+    "ProgressPanel": ".progress",
+    "PairInspector": ".inspector",
+    "PairTable": "..pair_table",      # the kernel-side table model (no widget), here for convenience
+    "compare": ".compare",
+    "Comparison": ".compare",
 }
-__all__ = list(_WHERE)
+__all__ = list(_WHERE) + ["register_inspector"]
+
+register_progress_panel(f"{__name__}.progress:ProgressPanel")
+register_inspector("*", f"{__name__}.inspector:PairInspector")     # every kind: feature rows or describe_pair
 
 
 def __getattr__(name: str):
     if name in _WHERE:
-        return getattr(importlib.import_module(f".{_WHERE[name]}", __name__), name)
+        return getattr(importlib.import_module(_WHERE[name], __name__), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,5 +1,9 @@
 """The bundled front ends (``fairnb/static``, built from ``js/``) and the widget base class.
 
+A widget names its front end as a path, ``_esm = STATIC / "pair_inspector.js"``; anywidget reads it
+when the class is defined (and reloads it on change with ``ANYWIDGET_HMR=1`` while you edit ``js/``).
+When the bundle is not built, the class is still defined and creating a widget says how to build it.
+
 >>> STATIC.name
 'static'
 """
@@ -9,47 +13,47 @@ import html
 from pathlib import Path
 
 import anywidget
-import traitlets
 
 STATIC = Path(__file__).resolve().parent.parent / "static"
+CSS = STATIC / "fairnb.css"
 
 
-def asset(name: str) -> str:
-    """The text of a built front-end file, or a FileNotFoundError saying how to build it."""
-    path = STATIC / name
-    if not path.is_file():
-        raise FileNotFoundError(
-            f"fairnb's widget front end {name} is not built (looked in {STATIC}); "
-            "run `cd js && npm ci && npm run build`, or install fairnb with `pip install .`")
-    return path.read_text(encoding="utf-8")
+def not_built(path: Path) -> FileNotFoundError:
+    """The error for a front-end file that is not built, saying how to build it."""
+    return FileNotFoundError(
+        f"fairnb's widget front end {path.name} is not built (looked in {path.parent}); "
+        "run `cd js && npm ci && npm run build`, or install fairnb with `pip install .`")
 
 
 class FairnbWidget(anywidget.AnyWidget):
-    """An anywidget whose ES module and CSS are read from ``fairnb/static`` when it is created.
+    """An anywidget whose ES module (``_esm``, a ``Path`` in ``fairnb/static``) and the shared CSS are
+    read when the subclass is defined.
 
     Keyword arguments set the widget's public traits; any other name is refused (``TypeError``), where
     traitlets would only warn and ignore it.
     """
 
-    _esm_file = ""
-    _esm = traitlets.Unicode().tag(sync=True)
-    _css = traitlets.Unicode().tag(sync=True)
+    _missing: tuple[Path, ...] = ()      # front-end files that were not built when the class was defined
+
+    def __init_subclass__(cls, **kwargs):
+        esm = cls.__dict__.get("_esm")
+        if isinstance(esm, Path):
+            cls._missing = tuple(p for p in (esm, CSS) if not p.is_file())
+            if cls._missing:
+                del cls._esm             # anywidget would refuse to define the class
+            else:
+                cls._css = CSS
+        super().__init_subclass__(**kwargs)
 
     def __init__(self, **traits):
+        if self._missing:
+            raise not_built(self._missing[0])
         valid = sorted(n for n in self.class_trait_names(sync=True) if not n.startswith("_"))
         unknown = sorted(set(traits) - set(valid))
         if unknown:
             raise TypeError(f"{type(self).__name__} got unexpected keyword argument(s) "
                             f"{', '.join(map(repr, unknown))}; valid: {', '.join(valid)}")
         super().__init__(**traits)
-
-    @traitlets.default("_esm")
-    def _default_esm(self):
-        return asset(self._esm_file)
-
-    @traitlets.default("_css")
-    def _default_css(self):
-        return asset("fairnb.css")
 
     def _repr_mimebundle_(self, **kwargs):
         """The widget view, with a static ``text/html`` and ``text/plain`` beside it for places that

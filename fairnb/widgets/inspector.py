@@ -36,8 +36,8 @@ import numpy as np
 import pandas as pd
 import traitlets
 
-from ._assets import FairnbWidget
-from .table import CHANGED, PairTable, column_kind, decision_text, first_columns, format_cell
+from ._assets import STATIC, FairnbWidget
+from ..pair_table import CHANGED, PairTable, column_kind, decision_text, first_columns, format_cell
 
 
 class PairInspector(FairnbWidget):
@@ -52,7 +52,7 @@ class PairInspector(FairnbWidget):
         ``Dataset``'s domain gives, e.g. ``("<=50K", ">50K")``); numbers when None.
     """
 
-    _esm_file = "pair_inspector.js"
+    _esm = STATIC / "pair_inspector.js"
 
     title = traitlets.Unicode("").tag(sync=True)
     columns = traitlets.List().tag(sync=True)
@@ -82,7 +82,8 @@ class PairInspector(FairnbWidget):
             shown[CHANGED], raw[CHANGED] = self._changed_from_seed()
         protected = set(self.domain.protected_names)
         order = first_columns(list(shown.columns), protected)
-        shown, raw = shown[order], raw[order]
+        # sort and compare on stored values where the stored form has the column, else on the shown one
+        shown, raw = shown[order], pd.DataFrame({c: (raw if c in raw.columns else shown)[c] for c in order})
         self._ids: list[int] = []
         self._table = PairTable(shown, raw)
         super().__init__(title=f"{result.method or 'search'}: discriminatory pairs",
@@ -257,8 +258,9 @@ def _seed_inputs(result, seeds):
     if seeds is None:
         return None
     seeds = np.asarray(getattr(seeds, "values", seeds), dtype=float)
-    if seeds.ndim != 2 or seeds.shape[1] != result.domain.n_features:
-        raise ValueError(f"seeds have shape {seeds.shape}; expected (n, {result.domain.n_features})")
+    shape = tuple(result.domain.item_shape)
+    if seeds.shape[1:] != shape:
+        raise ValueError(f"seeds have shape {seeds.shape}; expected (n, {', '.join(map(str, shape))})")
     return seeds
 
 

@@ -33,7 +33,7 @@ from time import monotonic
 import traitlets
 
 from .. import summaries
-from ._assets import FairnbWidget
+from ._assets import STATIC, FairnbWidget
 
 
 class ProgressPanel(FairnbWidget):
@@ -47,7 +47,7 @@ class ProgressPanel(FairnbWidget):
     max_points : the most (elapsed, found) samples kept for the chart.
     """
 
-    _esm_file = "progress_panel.js"
+    _esm = STATIC / "progress_panel.js"
 
     method = traitlets.Unicode("").tag(sync=True)
     status = traitlets.Unicode("waiting").tag(sync=True)

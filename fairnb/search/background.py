@@ -32,12 +32,11 @@ class BackgroundSearch:
     """
 
     def __init__(self, search, model, domain, seeds=None, *, listeners=(), limit_threads: bool = False):
-        from ..search.progress import make_listener
-        from .progress import ProgressPanel
+        from .progress import make_listener
 
         self.search = search
         progress = make_listener(search.progress, search, background=True)
-        self.panel = progress if isinstance(progress, ProgressPanel) else None
+        self.panel = progress if hasattr(progress, "fail") else None   # the notebook panel, not a tqdm bar
         self._stop_requested = threading.Event()
         self._result = None
         self._error: BaseException | None = None
