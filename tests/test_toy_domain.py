@@ -11,6 +11,7 @@ import fairnb
 from fairnb.domains import register_domain
 from fairnb.models import FunctionModel
 from fairnb.oracle import Oracle, ProbabilityGap
+from fairnb.search.engine import Batch
 from fairnb.search.random import RandomSearch
 from fairnb.search.registry import get_method
 
@@ -28,7 +29,7 @@ class ToyStrings:
         self.length = length
         self.names = tuple(f"c{j}" for j in range(length))
         self.n_features = length
-        self.protected_columns = tuple(range(length))
+        self.item_shape = (length,)
 
     def validate(self, items, *, what="input"):
         X = np.asarray(items, dtype=float).reshape(-1, self.length)
@@ -67,6 +68,15 @@ class ToyStrings:
     def decode(self, items):
         return pd.DataFrame([[ALPHABET[int(c)] for c in x] for x in np.asarray(items).reshape(-1, self.length)],
                             columns=list(self.names))
+
+    def to_columns(self, items):      # stored as the string itself
+        return pd.DataFrame({"text": [self.text(x) for x in np.asarray(items).reshape(-1, self.length)]})
+
+    def from_columns(self, frame):
+        return np.array([[ALPHABET.index(ch) for ch in t] for t in frame["text"]], dtype=float).reshape(-1, self.length)
+
+    def pair_columns(self, X, C):
+        return {"text'": [self.text(c) for c in np.asarray(C)]}
 
     def describe_pair(self, x, counterpart):
         return {"changed": {"text": (self.text(x), self.text(counterpart))}, "input": {"length": str(self.length)}}
@@ -132,7 +142,7 @@ def test_random_search_save_load_and_inspector_end_to_end(tmp_path):
     assert r.status == "completed" and r.tried == 600
     assert {dom.text(x) for x in r.inputs} == expected and r.count("eidig") == len(expected)
     assert r.count("adf") == len({t.replace("X", "_").replace("Y", "_") for t in expected}) < len(expected)
-    assert "c0'" in r.pairs.columns
+    assert r.pairs["text'"].tolist() == [dom.text(c) for c in r.counterparts]
 
     loaded = fairnb.Result.load(r.save(tmp_path / "toy.csv"))
     assert isinstance(loaded.domain, ToyStrings) and loaded.domain.length == 4
@@ -146,3 +156,36 @@ def test_random_search_save_load_and_inspector_end_to_end(tmp_path):
                                                "protected": True, "changed_protected": True,
                                                "changed_from_seed": False}
     assert f"changing only text from {x} to {c}" in inspector.detail["summary"]
+
+
+class Annotated(RandomSearch):
+    """Random search whose candidates carry details: the text and its number of protected characters."""
+
+    name = "annotated-toy"
+
+    def _generate(self, ctx):
+        X = ctx.domain.sample(300, ctx.rng)
+        info = [{"text": ctx.domain.text(x), "protected": int(np.isin(x, (2, 3)).sum())} for x in X]
+        yield Batch(X, info=info)
+
+
+def test_details_of_each_stored_pair_are_kept_and_saved(tmp_path):
+    dom = ToyStrings()
+    r = Annotated().run(FunctionModel(more_x_than_y), dom)
+    assert len(r) > 10
+    for i in range(len(r)):
+        x = r.inputs[i]
+        assert r.details(i) == {"text": dom.text(x), "protected": int(np.isin(x, (2, 3)).sum())}
+    loaded = fairnb.Result.load(r.save(tmp_path / "toy.parquet"))
+    assert [loaded.details(i) for i in range(len(r))] == [r.details(i) for i in range(len(r))]
+    plain = RandomSearch(n_samples=300, random_state=0).run(FunctionModel(more_x_than_y), dom)
+    assert plain.details(0) == {}
+
+
+def test_details_must_match_the_batch():
+    class Wrong(Annotated):
+        def _generate(self, ctx):
+            yield Batch(ctx.domain.sample(5, ctx.rng), info=[{}])
+
+    with pytest.raises(ValueError, match="Batch.info has 1 entries for 5 candidates"):
+        Wrong().run(FunctionModel(more_x_than_y), ToyStrings()).raise_for_status()

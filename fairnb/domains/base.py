@@ -30,9 +30,19 @@ A domain owns its input type. Required members:
 ``to_config() -> dict`` / ``from_config(config)`` (classmethod)
     a JSON-able description that rebuilds the domain (``Result.save`` / ``Result.load``).
 
-Optional: ``protected_columns``, the stored columns a counterpart changes (shown beside the input
-in ``result.pairs``; default ``protected``). ``Result`` stores inputs as numeric rows in the columns
-``names`` (``n_features`` of them) and shows them through ``decode(items) -> DataFrame``.
+Storage and display (``Result`` keeps inputs and counterparts as float arrays ``(n, *item_shape)``):
+
+``item_shape``
+    the shape of one input (tabular ``(n_features,)``, text ``(max_len,)``, images ``(h, w, c)``).
+``to_columns(items) -> DataFrame`` / ``from_columns(frame) -> items``
+    the stored form: one row per input, plain columns CSV and parquet hold, losslessly read back.
+``decode(items) -> DataFrame``
+    the inputs human-readable (``result.pairs``).
+``protected_names``
+    the decoded columns that show the protected part (highlighted in tables).
+
+Optional: ``pair_columns(X, C) -> dict`` of columns that show what each counterpart changes (put beside
+the input in ``result.pairs``, e.g. ``sex'``).
 
 Optional capabilities (a strategy declares which it needs in ``Search.domain_needs``; the engine checks
 them at ``run`` with ``require_capabilities``): ``sample(n, rng)`` (random inputs), ``clip`` with

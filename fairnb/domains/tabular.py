@@ -18,7 +18,8 @@ protected value" means. ``TabularDomain`` implements the ``fairnb.domains.base.D
     the indices of the protected columns; search steps never change them.
 ``decode(X) -> DataFrame``
     human-readable values for display.
-``key(X, convention)``, ``encode(X)``, ``describe_pair(x, c)``, ``to_config()``/``from_config``
+``key(X, convention)``, ``encode(X)``, ``describe_pair(x, c)``, ``to_config()``/``from_config``,
+``item_shape``, ``to_columns``/``from_columns``, ``pair_columns``
     the rest of the protocol (de-duplication keys, model input, display, storage).
 
 Example
@@ -188,6 +189,11 @@ class TabularDomain:
         return len(self.features)
 
     @property
+    def item_shape(self) -> tuple[int]:
+        """The shape of one input: ``(n_features,)``."""
+        return (self.n_features,)
+
+    @property
     def protected_names(self) -> tuple[str, ...]:
         return tuple(self.names[i] for i in self.protected)
 
@@ -343,6 +349,25 @@ class TabularDomain:
             else:
                 cols[f.name] = [f.label(v) for v in X[:, j]]
         return pd.DataFrame(cols)
+
+    def to_columns(self, X) -> pd.DataFrame:
+        """The stored form of inputs: one numeric column per feature (``from_columns`` reads it back).
+
+        >>> dom = TabularDomain([Feature("sex", 0, 1), Feature("x", 0, 9)], protected="sex")
+        >>> dom.from_columns(dom.to_columns([[1, 4]])).tolist()
+        [[1.0, 4.0]]
+        """
+        return pd.DataFrame(np.asarray(X, dtype=float).reshape(-1, self.n_features), columns=list(self.names))
+
+    def from_columns(self, frame: pd.DataFrame) -> np.ndarray:
+        """Inputs from the columns ``to_columns`` wrote."""
+        return frame[list(self.names)].to_numpy(float)
+
+    def pair_columns(self, X, C) -> dict:
+        """What the counterparts change, for ``result.pairs``: ``<protected>'`` with the counterparts'
+        decoded protected values."""
+        right = self.decode(C)
+        return {f"{n}'": right[n].to_numpy() for n in self.protected_names}
 
     def describe(self) -> pd.DataFrame:
         """One row per feature: bounds, number of values, protected or not."""
