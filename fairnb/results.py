@@ -164,7 +164,7 @@ class Result:
 
     def details(self, i: int) -> dict:
         """The details the search recorded with pair ``i`` (``Batch(info=...)``); ``{}`` when none."""
-        return dict(self._arrays()["info"][i])
+        return dict(self._arrays()["info"][i] or {})
 
     def __len__(self):
         return len(self._seen)
@@ -440,14 +440,13 @@ def _encoded_frame(a: dict, domain) -> tuple[pd.DataFrame, dict, list]:
 
 
 def _info_column(info, n: int) -> np.ndarray:
-    """``(n,)`` object array of the per-input detail dicts (empty dicts when ``info`` is None)."""
+    """``(n,)`` object array of the per-input detail dicts (None everywhere when ``info`` is None)."""
     out = np.empty(n, dtype=object)
     if info is None:
-        out[:] = [{} for _ in range(n)]
         return out
     if len(info) != n:
         raise ValueError(f"info has {len(info)} entries for {n} inputs; give one dict per input")
-    out[:] = [dict(d or {}) for d in info]
+    out[:] = [None if d is None else dict(d) for d in info]
     return out
 
 
