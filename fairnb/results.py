@@ -335,7 +335,8 @@ class Result:
         try:
             items = {g: np.asarray(dom.from_columns(frame[columns[g]].set_axis(stored, axis=1)), dtype=float)
                      for g in ("X", "C")}
-            info = (frame[columns["info"]].map(json.loads).to_numpy(object) if "info" in columns
+            info = (frame[columns["info"]].map(lambda v: json.loads(v) if isinstance(v, str) and v else None)
+                    .to_numpy(object) if "info" in columns
                     else _info_column(None, len(frame)))
             chunk = {"X": items["X"], "C": items["C"],
                      "P": frame[columns["P"]].to_numpy(float), "PC": frame[columns["PC"]].to_numpy(float),
@@ -435,7 +436,7 @@ def _encoded_frame(a: dict, domain) -> tuple[pd.DataFrame, dict, list]:
     data[columns["phase"]] = a["phase"].astype(str)
     data[columns["seed"]] = a["seed"]
     data[columns["time"]] = a["time"]
-    data[columns["info"]] = [json.dumps(_jsonable(d)) for d in a["info"]]
+    data[columns["info"]] = ["" if d is None else json.dumps(_jsonable(d)) for d in a["info"]]
     return pd.DataFrame(data), columns, names
 
 

@@ -176,8 +176,9 @@ def test_details_of_each_stored_pair_are_kept_and_saved(tmp_path):
     for i in range(len(r)):
         x = r.inputs[i]
         assert r.details(i) == {"text": dom.text(x), "protected": int(np.isin(x, (2, 3)).sum())}
-    loaded = fairnb.Result.load(r.save(tmp_path / "toy.parquet"))
-    assert [loaded.details(i) for i in range(len(r))] == [r.details(i) for i in range(len(r))]
+    for name in ("toy.parquet", "toy.csv"):
+        loaded = fairnb.Result.load(r.save(tmp_path / name))
+        assert [loaded.details(i) for i in range(len(r))] == [r.details(i) for i in range(len(r))]
     plain = RandomSearch(n_samples=300, random_state=0).run(FunctionModel(more_x_than_y), dom)
     assert plain.details(0) == {}
 
