@@ -279,7 +279,8 @@ class Result:
         meta = {
             "format": 3, "columns": columns, "stored": stored, "rows": len(frame),
             "method": self.method, "params": _jsonable(self.params), "tried": frozen.tried, "hits": frozen.hits,
-            "elapsed": frozen.elapsed, "status": frozen.status, "timeline": frozen._timeline,
+            "elapsed": frozen.elapsed, "status": frozen.status, "ended_by": frozen.ended_by,
+            "timeline": frozen._timeline,
             "error": None if self.error is None else repr(self.error),
             "extras": _jsonable(frozen.extras),
             "domain": self.domain.to_config(),
@@ -313,6 +314,7 @@ class Result:
             dom = domain_from_config({"kind": "tabular", **meta["domain"]})   # no "kind": saved before 0.3
             r = cls(dom, meta["method"], meta["params"])
             r.tried, r.hits, r.elapsed, r.status = meta["tried"], meta["hits"], meta["elapsed"], meta["status"]
+            r.ended_by = tuple(meta["ended_by"]) if meta.get("ended_by") else None
             r._timeline = [tuple(t) for t in meta["timeline"]]
             r.extras = meta["extras"]
         except (ValueError, KeyError, TypeError) as e:   # JSONDecodeError is a ValueError

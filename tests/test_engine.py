@@ -121,6 +121,17 @@ def test_result_save_load_roundtrip(tmp_path, synthetic, biased_model):
         Result.load(tmp_path / "missing.csv")
 
 
+def test_saved_result_keeps_why_it_ended_and_what_decisions_mean(tmp_path, biased_model):
+    data = fairnb.datasets.make_synthetic(n=300, random_state=0)
+    named = fairnb.domains.TabularDomain(data.domain.features, data.domain.protected, class_names=("reject", "accept"))
+    assert named.with_protected([0]).class_names == ("reject", "accept")
+    r = RandomSearch(n_samples=None, max_tried=2000, random_state=0).run(biased_model, named)
+    assert r.ended_by == ("max_tried", 2000)
+    back = Result.load(r.save(tmp_path / "r.csv"))
+    assert back.ended_by == r.ended_by and back.ending == r.ending == "2,000-candidate cap reached"
+    assert back.class_names == ("reject", "accept")
+
+
 def test_result_display_escapes_user_strings(biased_model):
     from fairnb.domains import Feature, TabularDomain
 

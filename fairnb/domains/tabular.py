@@ -157,12 +157,15 @@ class TabularDomain:
     protected : names or 0-based indices of the protected attributes (or one name, or a
         comma-separated string). With several, their variants are the Cartesian product of their
         values (as in EIDIG).
+    class_names : what the model's decisions 0, 1, ... mean (e.g. ``("<=50K", ">50K")``), shown in
+        results; None: the numbers.
     """
 
     kind = "tabular"
 
-    def __init__(self, features: Sequence[Feature], protected: Iterable[str | int] = ()):
+    def __init__(self, features: Sequence[Feature], protected: Iterable[str | int] = (), class_names=None):
         self.features = tuple(features)
+        self.class_names = None if class_names is None else tuple(str(c) for c in class_names)
         if not self.features:
             raise ValueError("a domain needs at least one feature")
         names = [f.name for f in self.features]
@@ -224,8 +227,8 @@ class TabularDomain:
             raise ValueError(f"unknown feature {feature!r}; the domain has {list(self.names)}") from None
 
     def with_protected(self, protected: Iterable[str | int]) -> "TabularDomain":
-        """The same features with other protected attributes."""
-        return TabularDomain(self.features, protected)
+        """The same features (and class names) with other protected attributes."""
+        return TabularDomain(self.features, protected, self.class_names)
 
     def __repr__(self):
         return (f"TabularDomain({self.n_features} features, protected={list(self.protected_names)}, "
@@ -316,14 +319,16 @@ class TabularDomain:
         return {"kind": self.kind,
                 "features": [[f.name, f.low, f.high, list(f.labels) if f.labels else None, f.kind, f.step]
                              for f in self.features],
-                "protected": list(self.protected)}
+                "protected": list(self.protected),
+                "class_names": None if self.class_names is None else list(self.class_names)}
 
     @classmethod
     def from_config(cls, config: dict) -> "TabularDomain":
         """The domain that ``config`` describes (also the format of results saved before 0.3, without
         ``kind``; ``kind`` and ``step`` of a feature since 0.2)."""
         return cls([Feature(n, lo, hi, tuple(lb) if lb else None, *kind_step)
-                    for n, lo, hi, lb, *kind_step in config["features"]], config["protected"])
+                    for n, lo, hi, lb, *kind_step in config["features"]], config["protected"],
+                   config.get("class_names"))
 
     # ------------------------------------------------------------------ display
     def describe_pair(self, x, counterpart) -> dict:
