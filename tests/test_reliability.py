@@ -168,6 +168,20 @@ def test_background_wait_gives_the_partial_result_of_a_failure(synthetic, biased
     assert run.result.status == "failed" and run.result.count() == len(run.result.pairs)
 
 
+def test_ctrl_c_while_waiting_for_a_background_search_interrupts_it(synthetic, biased_model, monkeypatch):
+    from fairnb.search import background
+
+    def interrupted_join(thread, timeout):
+        raise KeyboardInterrupt
+
+    run = fast_search("random", n_samples=None, max_time=60).start(biased_model, synthetic.domain)
+    monkeypatch.setattr(background, "_join", interrupted_join)
+    result = run.wait()
+    assert run.done and result is run.result
+    assert result.status == "interrupted" and result.elapsed < 30
+    assert_sound(result, biased_model, synthetic.domain)
+
+
 # ---------------------------------------------------------------------------------------------- live reads
 @pytest.mark.parametrize("method", ["random", "eidig", "sg"])
 def test_live_reads_see_consistent_snapshots(method, synthetic, biased_model):

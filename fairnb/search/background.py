@@ -21,6 +21,8 @@ from __future__ import annotations
 import threading
 from time import monotonic
 
+from ..interrupts import deferred_interrupts
+
 
 class BackgroundSearch:
     """A search running on a worker thread (see the module docstring).
@@ -89,15 +91,31 @@ class BackgroundSearch:
         If the search failed, its exception is raised here, as ``run`` raises it: with the partial
         Result (status ``"failed"``) as the exception's ``.result`` (also ``self.result``).
 
-        Inside a Jupyter kernel the wait keeps processing widget messages, so the panel's Stop
+        Ctrl-C while waiting ends the search and returns its Result with status ``"interrupted"``, as
+        ``run`` does. Inside a Jupyter kernel the wait keeps processing widget messages, so the panel's Stop
         button still works while a "Run All" sits in ``run.wait()``; cells queued behind this one
         run after it, in order.
         """
-        _join(self._thread, timeout)
+        try:
+            _join(self._thread, timeout)
+        except KeyboardInterrupt:      # Ctrl-C while waiting ends the search, as it ends a foreground one
+            return self._interrupted()
         if self._thread.is_alive():
             raise TimeoutError(f"the search is still running after {timeout} s; call .stop() to end it")
         if self._error is not None:
             raise self._error
+        return self._result
+
+    def _interrupted(self):
+        """Stop the search after a Ctrl-C in ``wait``, wait for its end (further Ctrl-Cs held off) and
+        return its Result marked ``"interrupted"``."""
+        self.stop(wait=False)
+        with deferred_interrupts(reraise=False):    # the Result is returned, whatever else is pressed
+            self._thread.join()
+        if self._error is not None:
+            raise self._error
+        if self._result.status == "stopped":
+            self._result.status = "interrupted"
         return self._result
 
     def __repr__(self):
