@@ -4,7 +4,7 @@ import * as esbuild from "esbuild";
 
 const watch = process.argv.includes("--watch");
 const options = {
-  entryPoints: ["src/progress_panel.js", "src/pair_inspector.js", "src/fairnb.css"],
+  entryPoints: ["src/progress_panel.js", "src/pair_inspector.js", "src/image_inspector.js", "src/fairnb.css"],
   bundle: true,
   format: "esm",
   target: "es2020",

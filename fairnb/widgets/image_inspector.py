@@ -1,0 +1,270 @@
+"""The image-flip inspector: a paged grid of discriminatory image pairs and, for the selected pair,
+the seed, the input and its attribute flip side by side.
+
+An image search (NeuronFair's image variant, ADF, EIDIG) moves a seed image ``x`` by ``Δ_bias`` to
+the input ``x + Δ_bias`` and flips the protected attribute of the input by ``Δ_senatt`` (FGSM on the
+attribute classifier f_sa, or an exact re-rendering): the counterpart ``x + Δ_bias + Δ_senatt``. A pair
+is discriminatory when the detector decides the input and its counterpart differently.
+
+``result.inspect()`` (or ``ImageInspector(result)``) shows a grid of the pairs, input above its flip,
+one page at a time. Selecting a pair (click, or the arrow keys and Enter) shows the seed, the input,
+the flipped counterpart and, where the domain can re-render its images (``domain.exact_flip``), the
+exact flip beside the FGSM one; amplified heat maps of ``Δ_bias`` and ``Δ_senatt``; the detector's and
+f_sa's probabilities for input and counterpart; and the norms of the changes.
+``inspector.selected`` gives the selected pairs as rows of ``result.pairs``.
+
+The kernel keeps the images and sends one page of thumbnails at a time, each a compact 8-bit PNG
+(base64 text in the widget state, never lists of numbers); the browser writes every string with
+``textContent``.
+
+Example (a hand-made image domain; see ``tests/test_widgets_image_inspector.py``)
+-------
+>>> inspector = ImageInspector(result, page_size=4)               # doctest: +SKIP
+>>> inspector.selected_ids = [0]; inspector.detail["images"][1]["role"]   # doctest: +SKIP
+'input'
+"""
+from __future__ import annotations
+
+import html
+
+import numpy as np
+import pandas as pd
+import traitlets
+
+from ._assets import FairnbWidget
+from .png import heat_map, png_base64, thumbnail
+from .table import PairTable, decision_text, format_cell
+
+# info keys (the image searches' per-pair details) shown under their meaning, in this order
+INFO_NAMES = {"steps": "FGSM flip steps", "eps": "flip budget ε (L∞)", "flip_ok": "f_sa's decision flipped",
+              "sa_disagrees": "f_sa still disagrees at the end"}
+SORT_KEYS = {"difference": "detector difference", "p": "detector P, input", "p'": "detector P, counterpart",
+             "l2": "‖Δ_senatt‖₂", "linf": "‖Δ_senatt‖∞", "sa_p": "f_sa P, input", "steps": "flip steps"}
+
+
+class ImageInspector(FairnbWidget):
+    """Interactive grid of a Result's image pairs (see the module docstring).
+
+    Parameters
+    ----------
+    result : a ``Result`` of an image domain (inputs and counterparts of shape ``(n, h, w, c)``).
+    seeds : the images that the pairs' seed ids index (default ``result.extras["seeds"]``).
+    page_size : pairs per page (1 to 500).
+    """
+
+    _esm_file = "image_inspector.js"
+
+    title = traitlets.Unicode("").tag(sync=True)
+    attribute = traitlets.Unicode("").tag(sync=True)
+    n_pairs = traitlets.Int(0).tag(sync=True)
+    page = traitlets.Int(0).tag(sync=True)
+    page_size = traitlets.Int(40).tag(sync=True)
+    sort_by = traitlets.Unicode("").tag(sync=True)
+    sort_descending = traitlets.Bool(True).tag(sync=True)
+    sort_options = traitlets.List().tag(sync=True)
+    cells = traitlets.List().tag(sync=True)
+    selected_ids = traitlets.List(traitlets.Int()).tag(sync=True)
+    detail = traitlets.Dict().tag(sync=True)
+    version = traitlets.Int(0).tag(sync=True)   # +1 with every page sent: the browser's "answer arrived"
+
+    def __init__(self, result, seeds=None, *, page_size: int = 40, **kwargs):
+        result = result.snapshot()
+        self.result = result
+        self.domain = result.domain
+        self.frame = result.pairs
+        self.inputs = np.asarray(result.inputs, dtype=float)
+        self.counterparts = np.asarray(result.counterparts, dtype=float)
+        if self.inputs.ndim != 4:
+            raise ValueError(f"ImageInspector needs a Result of images (n, h, w, c); its inputs have shape "
+                             f"{self.inputs.shape} (use result.inspect(), which picks the inspector of the domain)")
+        self.seeds = _seed_images(result, seeds, self.inputs.shape[1:])
+        self.info = [result.details(i) for i in range(len(self.frame))]
+        self.class_names = getattr(self.domain, "class_names", None)
+        sortable = _sortable(self.frame, self.info)
+        self._table = PairTable(sortable)
+        self._ids: list[int] = []
+        attribute = str(getattr(self.domain, "attribute", "") or "the protected attribute")
+        super().__init__(title=f"{result.method or 'search'}: image pairs that differ only in {attribute}",
+                         attribute=attribute, n_pairs=len(self.frame), page_size=page_size,
+                         sort_options=[{"name": k, "label": SORT_KEYS[k]} for k in sortable.columns], **kwargs)
+        self._refresh()
+        self._update_detail()
+
+    def __repr__(self):
+        return f"<fairnb image inspector: {self.title}, {self.n_pairs:,} pairs, page {self.page + 1}>"
+
+    # ------------------------------------------------------------------ Python side of the selection
+    @property
+    def selected(self) -> pd.DataFrame:
+        """The selected pairs (rows of ``result.pairs``, indexed by pair id)."""
+        return self.frame.iloc[list(self.selected_ids)]
+
+    @property
+    def visible_ids(self) -> list[int]:
+        """Ids of all pairs in the current order (every page)."""
+        return list(self._ids)
+
+    # ------------------------------------------------------------------ validation of browser input
+    @traitlets.validate("page_size")
+    def _valid_page_size(self, proposal):
+        if not 1 <= proposal["value"] <= 500:
+            raise traitlets.TraitError(f"page_size must be between 1 and 500, got {proposal['value']}")
+        return proposal["value"]
+
+    @traitlets.validate("sort_by")
+    def _valid_sort_by(self, proposal):
+        if proposal["value"] and proposal["value"] not in self._table.columns:
+            raise traitlets.TraitError(f"cannot sort by {proposal['value']!r}; choose from {self._table.columns} "
+                                       "or '' (the order found)")
+        return proposal["value"]
+
+    @traitlets.validate("selected_ids")
+    def _valid_selection(self, proposal):
+        bad = [i for i in proposal["value"] if not 0 <= i < self.n_pairs]
+        if bad:
+            raise traitlets.TraitError(f"no pairs with ids {bad}; ids run from 0 to {self.n_pairs - 1}")
+        return list(dict.fromkeys(proposal["value"]))
+
+    # ------------------------------------------------------------------ paging
+    @traitlets.observe("page", "page_size", "sort_by", "sort_descending")
+    def _on_query(self, change):
+        self._refresh()
+
+    def _refresh(self):
+        self._ids = self._table.query(None, self.sort_by, self.sort_descending)
+        last = max(0, (len(self._ids) - 1) // self.page_size)
+        if not 0 <= self.page <= last:
+            self.page = min(max(self.page, 0), last)   # observed: refreshes again
+            return
+        with self.hold_sync():
+            chosen = self._ids[self.page * self.page_size:(self.page + 1) * self.page_size]
+            self.cells = [self._cell(i) for i in chosen]
+            self.version += 1
+
+    def _cell(self, i: int) -> dict:
+        p, p2 = (format_cell(float(v)) for v in self.frame[["p", "p'"]].iloc[i])
+        return {"id": int(i), "input": png_base64(thumbnail(self.inputs[i])),
+                "counterpart": png_base64(thumbnail(self.counterparts[i])), "caption": f"{p} → {p2}"}
+
+    # ------------------------------------------------------------------ detail of the selected pair
+    @traitlets.observe("selected_ids")
+    def _on_selection(self, change):
+        self._update_detail()
+
+    def _update_detail(self):
+        self.detail = self.describe(self.selected_ids[-1]) if self.selected_ids else {}
+
+    def describe(self, pair_id: int) -> dict:
+        """What the view below the grid shows for one pair: ``images`` (seed, input, counterpart, exact
+        flip), ``heatmaps`` (Δ_bias, Δ_senatt, Δ_exact), ``table`` (probabilities and decisions per
+        image), ``norms`` and a ``summary`` sentence; every image a base64 PNG."""
+        row, info = self.frame.iloc[pair_id], self.info[pair_id]
+        x, c = self.inputs[pair_id], self.counterparts[pair_id]
+        seed_id = int(row["seed"])
+        seed = self.seeds[seed_id] if self.seeds is not None and 0 <= seed_id < len(self.seeds) else None
+        exact = _exact_flip(self.domain, x)
+        images = ([_image("seed", f"seed {seed_id}", seed)] if seed is not None else []) + [
+            _image("input", "input x + Δ_bias", x), _image("counterpart", "FGSM flip (the counterpart)", c)]
+        heat = [_heat("senatt", "Δ_senatt = counterpart − input", c - x)]
+        if seed is not None:
+            heat.insert(0, _heat("bias", "Δ_bias = input − seed", x - seed))
+        if exact is not None:
+            images.append(_image("exact", "exact flip (re-rendered)", exact))
+            heat.append(_heat("exact", "Δ_exact = exact flip − input", exact - x))
+        positive = self.class_names[1] if self.class_names and len(self.class_names) > 1 else "class 1"
+        p, p2 = format_cell(float(row["p"])), format_cell(float(row["p'"]))
+        label, label2 = self.decision(row["label"]), self.decision(row["label'"])
+        sa = (_number(info.get("sa_p")), _number(info.get("sa_p_counterpart")))
+        table = [{"name": f"detector P({positive})", "input": p, "counterpart": p2},
+                 {"name": "detector decision", "input": label, "counterpart": label2},
+                 {"name": f"f_sa P({self.attribute})", "input": sa[0], "counterpart": sa[1]}]
+        norms = _norms(x, c, seed, exact) + [{"name": INFO_NAMES.get(k, str(k)), "value": _number(v)}
+                                            for k, v in info.items()
+                                            if k not in ("l2", "linf", "sa_p", "sa_p_counterpart")]
+        summary = (f"Pair {pair_id}: flipping {self.attribute} moves the detector's P({positive}) from {p} to "
+                   f"{p2} (decision {label} → {label2}).")
+        if seed is not None:
+            summary += f" The search reached the input from seed {seed_id}."
+        return {"pair": int(pair_id), "summary": summary, "images": images, "heatmaps": heat,
+                "table": table, "norms": norms}
+
+    def decision(self, label) -> str:
+        """The meaning of a decision (``"face"``), or the number when no class names are known."""
+        return decision_text(label, self.class_names)
+
+    # ------------------------------------------------------------------ static view
+    def static_html(self) -> str:
+        """The current page and the selected pair as escaped HTML with data-URI PNGs (no scripts)."""
+        esc = html.escape
+        img = lambda b64, alt: (f"<img src='data:image/png;base64,{esc(b64)}' alt='{esc(alt)}' width='64' "
+                                "style='image-rendering:pixelated'/>")
+        grid = "".join(f"<td>{img(c['input'], 'input')}{img(c['counterpart'], 'flip')}<br/>"
+                       f"#{c['id']}: {esc(c['caption'])}</td>" for c in self.cells)
+        out = (f"<div class='fairnb-image-inspector-static'><b>{esc(self.title)}</b> "
+               f"({len(self.cells):,} of {self.n_pairs:,} shown)<table><tr>{grid}</tr></table>")
+        d = self.detail
+        if d:
+            figures = "".join(f"<td>{img(i['png'], i['caption'])}<br/>{esc(i['caption'])}</td>"
+                              for i in d["images"] + d["heatmaps"])
+            rows = "".join(f"<tr><th>{esc(r['name'])}</th><td>{esc(r['input'])}</td><td>{esc(r['counterpart'])}</td></tr>"
+                           for r in d["table"])
+            norms = "".join(f"<tr><th>{esc(n['name'])}</th><td>{esc(n['value'])}</td></tr>" for n in d["norms"])
+            out += (f"<p>{esc(d['summary'])}</p><table><tr>{figures}</tr></table>"
+                    f"<table><tr><th></th><th>input</th><th>counterpart</th></tr>{rows}</table><table>{norms}</table>")
+        return out + "</div>"
+
+
+def _image(role: str, caption: str, image) -> dict:
+    return {"role": role, "caption": caption, "png": png_base64(image)}
+
+
+def _heat(role: str, caption: str, delta) -> dict:
+    rgb, gain, peak = heat_map(delta)
+    note = f"amplified ×{gain:.3g}, largest change {peak:.3g}" if peak > 0 else "no change"
+    return {"role": role, "caption": f"{caption} ({note})", "png": png_base64(rgb)}
+
+
+def _norms(x, c, seed, exact) -> list[dict]:
+    deltas = ([("Δ_bias", x - seed)] if seed is not None else []) + [("Δ_senatt", c - x)]
+    if exact is not None:
+        deltas += [("Δ_exact", exact - x), ("FGSM flip − exact flip", c - exact)]
+    out = []
+    for name, d in deltas:
+        flat = d.ravel()
+        out += [{"name": f"‖{name}‖₂", "value": format_cell(float(np.sqrt(flat @ flat)))},
+                {"name": f"‖{name}‖∞", "value": format_cell(float(np.abs(flat).max(initial=0.0)))}]
+    return out
+
+
+def _exact_flip(domain, x):
+    flip = getattr(domain, "exact_flip", None)
+    out = flip(x[None]) if flip is not None else None
+    return None if out is None else np.asarray(out, dtype=float)[0]
+
+
+def _number(value) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, (bool, np.bool_)):
+        return "yes" if value else "no"
+    return format_cell(float(value)) if isinstance(value, (float, np.floating)) else str(value)
+
+
+def _sortable(frame: pd.DataFrame, info: list[dict]) -> pd.DataFrame:
+    """The numeric keys the grid can be sorted by (from ``result.pairs`` and the pairs' details)."""
+    out = frame[["difference", "p", "p'"]].astype(float).reset_index(drop=True)
+    for key in ("l2", "linf", "sa_p", "steps"):
+        values = [d.get(key) for d in info]
+        if any(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+            out[key] = pd.to_numeric(pd.Series(values, dtype=object), errors="coerce")
+    return out
+
+
+def _seed_images(result, seeds, shape):
+    seeds = result.extras.get("seeds") if seeds is None else seeds
+    if seeds is None:
+        return None
+    seeds = np.asarray(seeds, dtype=float)
+    if seeds.shape[1:] != tuple(shape):
+        raise ValueError(f"seeds have shape {seeds.shape}; expected (n, {', '.join(map(str, shape))}) like the inputs")
+    return seeds

@@ -1,0 +1,179 @@
+// @vitest-environment happy-dom
+import { beforeEach, describe, expect, it } from "vitest";
+import widget, { COLUMNS, nextFocus, pngSource } from "../src/image_inspector.js";
+import { EVIL, fakeModel } from "./fake_model.js";
+
+// a real 1 x 1 grey PNG
+const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAAAAAA6fptVAAAACklEQVR4nGNgAAAAAgABSK+kcQAAAABJRU5ErkJggg==";
+
+function cells(page, pageSize, total) {
+  const out = [];
+  for (let i = page * pageSize; i < Math.min(total, (page + 1) * pageSize); i++) {
+    out.push({ id: i, input: PNG, counterpart: PNG, caption: "0.900 → 0.100" });
+  }
+  return out;
+}
+
+function state(extra = {}) {
+  return {
+    title: "neuronfair_image: image pairs that differ only in tint", attribute: "tint", n_pairs: 1000,
+    page: 0, page_size: 40, sort_by: "", sort_descending: true,
+    sort_options: [{ name: "difference", label: "detector difference" }, { name: "l2", label: "‖Δ_senatt‖₂" }],
+    cells: cells(0, 40, 1000), selected_ids: [], detail: {}, version: 0, ...extra,
+  };
+}
+
+const DETAIL = {
+  pair: 3, summary: "Pair 3: flipping tint moves the detector's P(face) from 0.900 to 0.100 (decision face → non-face).",
+  images: [{ role: "seed", caption: "seed 1", png: PNG }, { role: "input", caption: "input x + Δ_bias", png: PNG },
+    { role: "counterpart", caption: "FGSM flip (the counterpart)", png: PNG }, { role: "exact", caption: "exact flip", png: PNG }],
+  heatmaps: [{ role: "bias", caption: "Δ_bias", png: PNG }, { role: "senatt", caption: "Δ_senatt", png: PNG }],
+  table: [{ name: "detector P(face)", input: "0.900", counterpart: "0.100" },
+    { name: "f_sa P(tint)", input: "0.800", counterpart: "0.300" }],
+  norms: [{ name: "‖Δ_senatt‖₂", value: "0.412" }],
+};
+
+let el;
+beforeEach(() => {
+  document.body.replaceChildren();
+  el = document.createElement("div");
+  document.body.appendChild(el);
+});
+
+const grid = () => el.querySelector(".fairnb-image-grid");
+const cell = (id) => el.querySelector(`.fairnb-image-cell[data-id="${id}"]`);
+const key = (k, target = document.activeElement) =>
+  target.dispatchEvent(new KeyboardEvent("keydown", { key: k, bubbles: true }));
+
+describe("image grid", () => {
+  it("shows one page of pairs, each input above its flip, as PNG data URIs", () => {
+    widget.render({ model: fakeModel(state()), el });
+    expect(el.querySelectorAll(".fairnb-image-cell")).toHaveLength(40);
+    const thumbs = cell(0).querySelectorAll("img.fairnb-thumb");
+    expect([...thumbs].map((i) => i.getAttribute("src"))).toEqual([`data:image/png;base64,${PNG}`, `data:image/png;base64,${PNG}`]);
+    expect(cell(0).querySelector(".fairnb-image-caption").textContent).toBe("#0  0.900 → 0.100");
+    expect(el.querySelector(".fairnb-inspector-count").textContent).toBe("1,000 pairs");
+    expect(el.querySelector(".fairnb-page-label").textContent).toBe("page 1 of 25");
+  });
+
+  it("pages with the buttons and waits for the kernel's answer", () => {
+    const model = fakeModel(state());
+    widget.render({ model, el });
+    el.querySelector('button[data-page="next"]').click();
+    expect(model.sent.at(-1)).toEqual({ page: 1 });
+    expect(grid().getAttribute("aria-busy")).toBe("true");
+    model.receive({ cells: cells(1, 40, 1000), version: 1 });
+    expect(grid().getAttribute("aria-busy")).toBe("false");
+    expect(el.querySelector(".fairnb-image-cell").getAttribute("data-id")).toBe("40");
+    el.querySelector('button[data-page="last"]').click();
+    expect(model.sent.at(-1)).toEqual({ page: 24 });
+    expect(el.querySelector('button[data-page="next"]').disabled).toBe(true);
+  });
+
+  it("sorts by a key from the menu and flips the direction", () => {
+    const model = fakeModel(state({ page: 3 }));
+    widget.render({ model, el });
+    const sort = el.querySelector("select.fairnb-image-sort");
+    expect([...sort.options].map((o) => o.textContent)).toEqual(["order found", "detector difference", "‖Δ_senatt‖₂"]);
+    expect(el.querySelector(".fairnb-image-direction").disabled).toBe(true);
+    sort.value = "l2";
+    sort.dispatchEvent(new Event("change"));
+    expect(model.sent.at(-1)).toEqual({ sort_by: "l2", page: 0 });
+    el.querySelector(".fairnb-image-direction").click();
+    expect(model.sent.at(-1)).toEqual({ sort_descending: false, page: 0 });
+    expect(el.querySelector(".fairnb-image-direction").textContent).toBe("↑ smallest first");
+  });
+
+  it("selects a pair on click and shows seed, input, flips and heat maps side by side", () => {
+    const model = fakeModel(state());
+    widget.render({ model, el });
+    expect(el.querySelector(".fairnb-detail-empty")).not.toBeNull();
+    cell(3).click();
+    expect(model.sent.at(-1)).toEqual({ selected_ids: [3] });
+    expect(cell(3).getAttribute("aria-selected")).toBe("true");
+    model.receive({ detail: DETAIL });
+    const roles = (sel) => [...el.querySelectorAll(`${sel} figure`)].map((f) => f.getAttribute("data-role"));
+    expect(roles(".fairnb-image-panels:not(.fairnb-heatmaps)")).toEqual(["seed", "input", "counterpart", "exact"]);
+    expect(roles(".fairnb-heatmaps")).toEqual(["bias", "senatt"]);
+    expect(el.querySelector('figure[data-role="exact"] figcaption').textContent).toBe("exact flip");
+    expect([...el.querySelectorAll(".fairnb-image-probabilities tbody tr")].map((r) => r.textContent))
+      .toEqual(["detector P(face)0.9000.100", "f_sa P(tint)0.8000.300"]);
+    expect(el.querySelector(".fairnb-image-norms td").textContent).toBe("0.412");
+    expect(el.querySelector(".fairnb-detail-summary").textContent).toBe(DETAIL.summary);
+  });
+});
+
+describe("keyboard", () => {
+  it("moves with the arrows, selects with Enter, and crosses pages", () => {
+    const model = fakeModel(state());
+    widget.render({ model, el });
+    cell(0).focus();
+    key("ArrowRight");
+    expect(document.activeElement).toBe(cell(1));
+    key("ArrowDown");
+    expect(document.activeElement).toBe(cell(1 + COLUMNS));
+    key("Enter");
+    expect(model.sent.at(-1)).toEqual({ selected_ids: [1 + COLUMNS] });
+    expect(document.activeElement).toBe(cell(1 + COLUMNS));          // focus stays on the selected pair
+    key("End");
+    expect(document.activeElement).toBe(cell(39));
+    key("ArrowRight");                                                // past the last cell: the next page
+    expect(model.sent.at(-1)).toEqual({ page: 1 });
+    model.receive({ cells: cells(1, 40, 1000), version: 1 });
+    expect(document.activeElement).toBe(cell(40));
+    key("ArrowLeft");                                                 // before the first: back, on the last cell
+    expect(model.sent.at(-1)).toEqual({ page: 0 });
+    model.receive({ cells: cells(0, 40, 1000), version: 2 });
+    expect(document.activeElement).toBe(cell(39));
+  });
+
+  it("stays on the first page at its start", () => {
+    const model = fakeModel(state());
+    widget.render({ model, el });
+    cell(0).focus();
+    key("ArrowUp");
+    expect(model.sent).toEqual([]);
+  });
+
+  it("computes the next focus", () => {
+    expect(nextFocus(0, "ArrowRight", 40, 8)).toEqual({ index: 1, page: 0 });
+    expect(nextFocus(35, "ArrowDown", 40, 8)).toEqual({ index: 0, page: 1 });
+    expect(nextFocus(3, "ArrowUp", 40, 8)).toEqual({ index: -1, page: -1 });
+    expect(nextFocus(3, "PageDown", 40, 8)).toEqual({ index: 0, page: 1 });
+    expect(nextFocus(3, "a", 40, 8)).toBeNull();
+  });
+});
+
+describe("escaping", () => {
+  it("writes every string as text and puts only base64 into an image source", () => {
+    const model = fakeModel(state({
+      title: EVIL, n_pairs: 1, cells: [{ id: 0, input: `x" onerror="alert(1)`, counterpart: PNG, caption: EVIL }],
+      detail: { ...DETAIL, summary: EVIL, images: [{ role: EVIL, caption: EVIL, png: "javascript:alert(1)" }],
+        table: [{ name: EVIL, input: EVIL, counterpart: EVIL }], norms: [{ name: EVIL, value: EVIL }] },
+    }));
+    widget.render({ model, el });
+    expect(el.querySelector("[onerror]")).toBeNull();
+    expect(el.querySelector(".fairnb-inspector-title").textContent).toBe(EVIL);
+    expect(el.querySelector(".fairnb-image-caption").textContent).toBe(`#0  ${EVIL}`);
+    expect(el.querySelector(".fairnb-thumb").hasAttribute("src")).toBe(false);
+    expect(el.querySelector(".fairnb-image-large").hasAttribute("src")).toBe(false);
+    expect(el.querySelector("figcaption").textContent).toBe(EVIL);
+    expect(el.querySelector(".fairnb-detail-summary").textContent).toBe(EVIL);
+    expect(el.querySelector(".fairnb-image-norms th").textContent).toBe(EVIL);
+    const srcs = [...el.querySelectorAll("img[src]")].map((i) => i.getAttribute("src"));
+    expect(srcs.every((s) => s.startsWith("data:image/png;base64,"))).toBe(true);
+  });
+
+  it("accepts base64 text only", () => {
+    expect(pngSource(PNG)).toBe(`data:image/png;base64,${PNG}`);
+    expect(pngSource("a b")).toBe("");
+    expect(pngSource("")).toBe("");
+    expect(pngSource(undefined)).toBe("");
+  });
+
+  it("removes its listeners on cleanup", () => {
+    const model = fakeModel(state());
+    widget.render({ model, el })();
+    expect(model.listenerCount()).toBe(0);
+  });
+});
