@@ -60,7 +60,10 @@ def lab(tmp_path_factory):
          "--ServerApp.token=", "--ServerApp.password=", "--ServerApp.allow_root=True",
          "--ServerApp.disable_check_xsrf=True", f"--ServerApp.root_dir={root}", "--LabApp.expose_app_in_browser=True",
          "--LabApp.news_url=None", f"--LabApp.user_settings_dir={home / 'settings'}",
-         f"--LabApp.workspaces_dir={home / 'workspaces'}"],
+         f"--LabApp.workspaces_dir={home / 'workspaces'}",
+         # the same server serves Notebook 7 (the `notebook` package's server extension) at /notebooks/
+         "--JupyterNotebookApp.expose_app_in_browser=True", f"--JupyterNotebookApp.user_settings_dir={home / 'settings'}",
+         f"--JupyterNotebookApp.workspaces_dir={home / 'workspaces'}"],
         cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
     news = home / "settings" / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings"
     news.parent.mkdir(parents=True)
@@ -118,18 +121,29 @@ def page(browser):
 
 @pytest.fixture
 def run_notebook(page, lab):
-    """``run_notebook(name, cells)`` writes a notebook of code ``cells``, opens it in JupyterLab (in
-    ``page``) and runs all its cells."""
-    return lambda name, cells: _run_notebook(page, lab, name, cells)
+    """``run_notebook(name, cells, app="lab")`` writes a notebook of code ``cells``, opens it in ``page``
+    in JupyterLab (``app="lab"``) or Notebook 7 (``app="notebook"``, served by the same server) and runs
+    all its cells."""
+    return lambda name, cells, app="lab": _run_notebook(page, lab, name, cells, app)
 
 
-def _run_notebook(page, lab, name: str, cells: list[str]):
+APP_NAMES = {"lab": "JupyterLab", "notebook": "Jupyter Notebook"}
+APPS = tuple(APP_NAMES)
+
+
+def _run_notebook(page, lab, name: str, cells: list[str], app: str = "lab"):
     url, root = lab
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nbformat.write(nb, root / name)
-    page.goto(f"{url}/lab/workspaces/{Path(name).stem}/tree/{name}?reset")  # a fresh workspace: only this notebook
-    page.wait_for_function("window.jupyterapp && window.jupyterapp.started")
+    if app == "lab":
+        page.goto(f"{url}/lab/workspaces/{Path(name).stem}/tree/{name}?reset")  # a fresh workspace: only this notebook
+    elif app == "notebook":
+        page.goto(f"{url}/notebooks/{name}")
+    else:
+        raise ValueError(f"app must be one of {APPS}, got {app!r}")
+    page.wait_for_function(f"window.jupyterapp && window.jupyterapp.name === {APP_NAMES[app]!r}")
+    page.wait_for_function("window.jupyterapp.started")
     page.wait_for_function("""() => {
         const w = window.jupyterapp.shell.currentWidget;
         const k = w && w.sessionContext && w.sessionContext.session && w.sessionContext.session.kernel;

@@ -1,7 +1,12 @@
-"""The widgets in a real JupyterLab, in chromium: live progress, Stop, the pair inspector's selection."""
+"""The widgets in a real JupyterLab and Notebook 7, in chromium: live progress, Stop, the pair
+inspector's selection (both front ends, one server)."""
 from __future__ import annotations
 
 import re
+
+import pytest
+
+from .conftest import APPS
 
 SETUP = """
 import fairnb, ipywidgets, traitlets
@@ -22,15 +27,16 @@ def _number(text: str) -> int:
     return int(re.sub(r"[^0-9]", "", text) or 0)
 
 
-def test_progress_panel_updates_live_and_stop_reaches_the_kernel(page, run_notebook):
-    run_notebook("progress.ipynb", [
+@pytest.mark.parametrize("app", APPS)
+def test_progress_panel_updates_live_and_stop_reaches_the_kernel(page, run_notebook, app):
+    run_notebook(f"progress-{app}.ipynb", [
         SETUP,
         "run = RandomSearch(n_samples=None, max_time=120, batch_size=100, random_state=0).start(model, data.domain)",
         "probe = ipywidgets.HTML('kernel: waiting')\n"
         "traitlets.dlink((run.panel, 'status'), (probe, 'value'),\n"
         "                lambda s: f'kernel status: {s}; pairs kept: {run.result.count() if run.result else 0}')\n"
         "probe",
-    ])
+    ], app)
     panel = page.locator(".fairnb-progress")
     tried = panel.locator('[data-stat="tried"]')
     page.wait_for_function("el => Number(el.textContent.replace(/,/g, '')) > 0", arg=tried.element_handle())
@@ -50,8 +56,9 @@ def test_progress_panel_updates_live_and_stop_reaches_the_kernel(page, run_noteb
     assert stop.is_disabled()
 
 
-def test_inspector_pages_sorts_and_sends_the_selection_to_the_kernel(page, run_notebook):
-    run_notebook("inspector.ipynb", [
+@pytest.mark.parametrize("app", APPS)
+def test_inspector_pages_sorts_and_sends_the_selection_to_the_kernel(page, run_notebook, app):
+    run_notebook(f"inspector-{app}.ipynb", [
         SETUP,
         "result = fairnb.run_search(model, data.domain, max_tried=5000, random_state=0, progress=False)\n"
         "ins = result.inspect(page_size=10)\n"
@@ -60,7 +67,7 @@ def test_inspector_pages_sorts_and_sends_the_selection_to_the_kernel(page, run_n
         "traitlets.dlink((ins, 'selected_ids'), (probe, 'value'),\n"
         "                lambda ids: f'kernel selected: {list(ins.selected.index)}')\n"
         "probe",
-    ])
+    ], app)
     widget = page.locator(".fairnb-inspector")
     rows = widget.locator("tbody tr.fairnb-row")
     rows.first.wait_for()

@@ -1,0 +1,296 @@
+"""Image-flip inspector: paging, PNG thumbnails, the side-by-side view of a selected pair, sorting,
+state round trips, escaping.
+
+The image domain here is written in this file and follows the image domain's contract (items
+``(n, h, w, c)`` in [0, 1], ``attribute``, ``class_names``, ``exact_flip``, the stored form through
+``to_columns``/``from_columns``); its "detector" decides by the mean of the red channel, and the
+attribute flip (the counterpart) moves the red channel by 0.6 across the middle. A small search records
+every pair with its ``info`` dict through the engine, as the image searches do.
+"""
+from __future__ import annotations
+
+import base64
+import html
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+import traitlets
+
+from fairnb.domains import register_domain
+from fairnb.results import Result
+from fairnb.search.engine import Batch, Search
+from fairnb.widgets import register_inspector
+from fairnb.widgets.image_inspector import ImageInspector
+from fairnb.widgets.png import decode_png, heat_map, png_base64, png_bytes, thumbnail, to_uint8
+
+EVIL = "<script>alert(1)</script>"
+
+
+@register_domain
+class RedSquares:
+    """Small RGB images whose protected attribute is the red channel's side of 0.5."""
+
+    kind = "test-red-squares"
+    protected = ("red",)
+    protected_names = ("red",)
+
+    def __init__(self, size: int = 6, attribute: str = "red", class_names=("non-face", "face")):
+        self.item_shape = (size, size, 3)
+        self.attribute = attribute
+        self.class_names = tuple(class_names)
+
+    def validate(self, items, *, what="input"):
+        X = np.asarray(items, dtype=float).reshape(-1, *self.item_shape)
+        if ((X < 0) | (X > 1)).any():
+            raise ValueError(f"{what}: pixels must lie in [0, 1]")
+        return X
+
+    def flip(self, X):
+        """The counterpart: the red channel moved by 0.6 towards the other side of 0.5."""
+        X = self.validate(X).copy()
+        red = X[..., 0].mean(axis=(1, 2))
+        X[..., 0] = np.clip(X[..., 0] + np.where(red < 0.5, 0.6, -0.6)[:, None, None], 0, 1)
+        return X
+
+    def exact_flip(self, images):
+        X = self.validate(images).copy()
+        X[..., 0] = 1 - X[..., 0]
+        return X
+
+    def variants(self, items):
+        X = self.validate(items)
+        return np.stack([X, self.flip(X)], axis=1)
+
+    def own_variant(self, items):
+        return np.zeros(len(items), int)
+
+    def encode(self, items):
+        return self.validate(items).reshape(len(items), -1)
+
+    def key(self, items, convention):
+        return [x.tobytes() for x in self.validate(items)]
+
+    def describe_pair(self, x, counterpart):
+        return {"changed": {"red": (f"{x[..., 0].mean():.2f}", f"{counterpart[..., 0].mean():.2f}")}}
+
+    def to_columns(self, items):
+        X = self.validate(items).astype(np.float32)
+        return pd.DataFrame({"image": [base64.b64encode(x.tobytes()).decode("ascii") for x in X]})
+
+    def from_columns(self, frame):
+        return np.stack([np.frombuffer(base64.b64decode(s), np.float32).reshape(self.item_shape)
+                         for s in frame["image"]]).astype(float)
+
+    def decode(self, items):
+        X = self.validate(items)
+        return pd.DataFrame({"mean red": X[..., 0].mean(axis=(1, 2))})
+
+    def pair_columns(self, X, C):
+        return {"red'": self.validate(C)[..., 0].mean(axis=(1, 2))}
+
+    def to_config(self):
+        return {"kind": self.kind, "size": self.item_shape[0], "attribute": self.attribute,
+                "class_names": list(self.class_names)}
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(config["size"], config["attribute"], config["class_names"])
+
+
+@register_domain
+class PhotoSquares(RedSquares):
+    """The same, for data that cannot be re-rendered: no exact flip."""
+
+    kind = "test-photo-squares"
+
+    def exact_flip(self, images):
+        return None
+
+
+register_inspector(RedSquares.kind)(ImageInspector)
+register_inspector(PhotoSquares.kind)(ImageInspector)
+
+
+def detector(X):
+    """P(face) rises with the red channel's mean (the encoded image is flat, RGB interleaved)."""
+    return 1 / (1 + np.exp(-30 * (X[:, 0::3].mean(axis=1) - 0.5)))
+
+
+class Nudge(Search):
+    """Seeds as they are, then each seed moved by a small signed step (Δ_bias); every row carries
+    the image searches' ``info`` dict."""
+
+    name = "nudge"
+
+    def __init__(self, *, n_seeds: int = 30, max_time=None, max_tried=None, max_found=None, random_state=None,
+                 progress=None):
+        self._init_parent(Nudge, locals())
+        self.n_seeds = n_seeds
+
+    def _generate(self, ctx):
+        dom = ctx.domain
+        seeds = ctx.use_seeds(ctx.rng.uniform(0.25, 0.75, (self.n_seeds, *dom.item_shape)))
+        ids = np.arange(len(seeds))
+        yield Batch(seeds[:2], phase="global", seed_ids=ids[:2], info=self.info(dom, seeds[:2]))
+        X = np.clip(seeds + 0.03 * np.sign(ctx.rng.normal(size=seeds.shape)), 0, 1)
+        yield Batch(X, phase="global", seed_ids=ids, info=self.info(dom, X))
+
+    @staticmethod
+    def info(dom, X):
+        d = (dom.flip(X) - X).reshape(len(X), -1)
+        red = X[..., 0].mean(axis=(1, 2))
+        return [{"steps": int(1 + i % 3), "eps": 0.6, "l2": float(np.linalg.norm(r)), "linf": float(np.abs(r).max()),
+                 "flip_ok": True, "sa_p": float(p), "sa_p_counterpart": float(1 - p), "sa_disagrees": bool(i % 2)}
+                for i, (r, p) in enumerate(zip(d, red))]
+
+
+@pytest.fixture(scope="module")
+def result():
+    r = Nudge(random_state=0, progress=False).run(detector, RedSquares())
+    assert r.status == "completed" and len(r) == 32   # every seed and every moved seed flips the decision
+    return r
+
+
+def _cell_ids(ins):
+    return [c["id"] for c in ins.cells]
+
+
+def test_pages_cover_every_pair_once_with_png_thumbnails(result):
+    ins = ImageInspector(result, page_size=10)
+    seen = []
+    for page in range(4):
+        ins.page = page
+        assert len(ins.cells) == (10 if page < 3 else 2)
+        for cell in ins.cells:
+            i = cell["id"]
+            assert np.array_equal(decode_png(cell["input"]), to_uint8(result.inputs[i]))
+            assert np.array_equal(decode_png(cell["counterpart"]), to_uint8(result.counterparts[i]))
+            p, p2 = result.pairs[["p", "p'"]].iloc[i]
+            assert cell["caption"] == f"{p:.3f} → {p2:.3f}"
+        seen += _cell_ids(ins)
+    assert sorted(seen) == list(range(len(result)))
+    ins.page = 99                                         # past the end: the last page
+    assert ins.page == 3 and _cell_ids(ins) == [30, 31]
+
+
+def test_selecting_a_pair_shows_seed_input_flips_and_heat_maps(result):
+    ins = result.inspect(page_size=10)
+    assert isinstance(ins, ImageInspector)
+    k = 5                                                 # a moved seed (pairs 0 and 1 are seeds themselves)
+    ins.set_state({"selected_ids": [k]})                  # what a click sends
+    assert ins.selected.equals(result.pairs.iloc[[k]])
+    d = ins.detail
+    seed = result.extras["seeds"][int(result.pairs["seed"].iloc[k])]
+    x, c = result.inputs[k], result.counterparts[k]
+    exact = result.domain.exact_flip(x[None])[0]
+    images = {i["role"]: decode_png(i["png"]) for i in d["images"]}
+    assert list(images) == ["seed", "input", "counterpart", "exact"]
+    for role, want in [("seed", seed), ("input", x), ("counterpart", c), ("exact", exact)]:
+        assert np.array_equal(images[role], to_uint8(want)), role
+    heat = {h["role"]: h for h in d["heatmaps"]}
+    assert list(heat) == ["bias", "senatt", "exact"]
+    for role, delta in [("bias", x - seed), ("senatt", c - x), ("exact", exact - x)]:
+        rgb = decode_png(heat[role]["png"])
+        strength = np.abs(delta).max(axis=-1)
+        assert np.array_equal(rgb, to_uint8(heat_map(delta)[0]))
+        assert (rgb[np.unravel_index(strength.argmax(), strength.shape)] == 255).all()   # the largest change: white
+        assert f"amplified ×{1 / strength.max():.3g}" in heat[role]["caption"]
+    info = result.details(k)
+    rows = {r["name"]: r for r in d["table"]}
+    p, p2 = result.pairs[["p", "p'"]].iloc[k]
+    assert (rows["detector P(face)"]["input"], rows["detector P(face)"]["counterpart"]) == (f"{p:.3f}", f"{p2:.3f}")
+    assert rows["detector decision"]["input"] != rows["detector decision"]["counterpart"]
+    assert rows["f_sa P(red)"]["input"] == f"{info['sa_p']:.3f}"
+    assert rows["f_sa P(red)"]["counterpart"] == f"{info['sa_p_counterpart']:.3f}"
+    norms = {n["name"]: n["value"] for n in d["norms"]}
+    assert norms["‖Δ_senatt‖₂"] == f"{np.linalg.norm(c - x):.3f}"
+    assert norms["‖Δ_bias‖∞"] == f"{np.abs(x - seed).max():.3f}"
+    assert norms["FGSM flip steps"] == str(info["steps"])
+    assert norms["f_sa still disagrees at the end"] == ("yes" if info["sa_disagrees"] else "no")
+    assert d["summary"].startswith(f"Pair {k}: flipping red moves the detector's P(face) from {p:.3f} to {p2:.3f}")
+    ins.set_state({"selected_ids": [0]})                  # a seed itself: no Δ_bias
+    assert "(no change)" in ins.detail["heatmaps"][0]["caption"]
+    assert not decode_png(ins.detail["heatmaps"][0]["png"]).any()
+    ins.selected_ids = []
+    assert ins.detail == {} and ins.selected.empty
+
+
+def test_data_that_cannot_be_rerendered_and_results_without_seeds(result):
+    r = Nudge(n_seeds=4, random_state=1, progress=False).run(detector, PhotoSquares())
+    r.extras.pop("seeds")
+    ins = r.inspect(selected_ids=[3])
+    assert [i["role"] for i in ins.detail["images"]] == ["input", "counterpart"]
+    assert [h["role"] for h in ins.detail["heatmaps"]] == ["senatt"]
+    assert not any("Δ_bias" in n["name"] or "exact" in n["name"] for n in ins.detail["norms"])
+    with pytest.raises(ValueError, match=r"seeds have shape \(3, 2\); expected \(n, 6, 6, 3\)"):
+        ImageInspector(result, seeds=np.zeros((3, 2)))
+
+
+def test_sorting_by_the_detector_and_the_flip_norms(result):
+    ins = ImageInspector(result, page_size=8, sort_by="difference")
+    diff = result.pairs["difference"].to_numpy()
+    assert ins.visible_ids == sorted(range(len(result)), key=lambda i: -diff[i])   # largest first by default
+    assert _cell_ids(ins) == ins.visible_ids[:8]
+    ins.sort_by, ins.sort_descending = "l2", False
+    l2 = [result.details(i)["l2"] for i in range(len(result))]
+    assert [l2[i] for i in ins.visible_ids] == sorted(l2)
+    assert [o["name"] for o in ins.sort_options] == ["difference", "p", "p'", "l2", "linf", "sa_p", "steps"]
+
+
+def test_state_round_trips_through_json(result):
+    ins = ImageInspector(result, page_size=8, sort_by="sa_p", page=2, selected_ids=[9])
+    state = json.loads(json.dumps(ins.get_state()))
+    assert state["page"] == 2 and state["n_pairs"] == len(result) and state["selected_ids"] == [9]
+    again = ImageInspector(result)
+    again.set_state({k: state[k] for k in ("page_size", "sort_by", "sort_descending", "page", "selected_ids")})
+    assert again.cells == ins.cells and again.detail == ins.detail
+    assert len(json.dumps(state["cells"])) < 8 * 2 * 400   # PNG thumbnails, not lists of numbers
+
+
+def test_invalid_browser_input_is_rejected(result):
+    ins = ImageInspector(result)
+    for trait, value in [("sort_by", "nope"), ("selected_ids", [len(result)]), ("page_size", 0)]:
+        with pytest.raises(traitlets.TraitError):
+            setattr(ins, trait, value)
+    with pytest.raises(TypeError, match="unexpected keyword argument.*'pagesize'"):
+        ImageInspector(result, pagesize=10)
+
+
+def test_strings_reach_the_browser_as_text_and_the_static_view_escapes_them():
+    r = Nudge(n_seeds=3, random_state=0, progress=False).run(detector, RedSquares(attribute=EVIL, class_names=(EVIL, EVIL)))
+    r.method = EVIL
+    ins = r.inspect(selected_ids=[2])
+    assert EVIL in ins.title and EVIL in ins.detail["summary"]                # plain text: the front end uses textContent
+    assert f"f_sa P({EVIL})" in [row["name"] for row in ins.detail["table"]]
+    page = ins.static_html()
+    assert "<script" not in page and html.escape(EVIL) in page
+    uris = page.split("src='")[1:]
+    assert len(uris) == 2 * 3 + 4 + 3 and all(u.startswith("data:image/png;base64,") for u in uris)
+    assert np.array_equal(decode_png(uris[0].split(",", 1)[1].split("'")[0]), to_uint8(r.inputs[ins.cells[0]["id"]]))
+    assert ins._repr_mimebundle_()["text/html"] == page
+
+
+def test_png_round_trips_8_bit_images():
+    rng = np.random.default_rng(0)
+    for shape in [(5, 7), (5, 7, 1), (5, 7, 3), (5, 7, 4)]:
+        x = rng.random(shape)
+        want = np.rint(x * 255).astype(np.uint8).reshape(shape[:2] + (shape[2:] if shape[2:] != (1,) else ()))
+        assert np.array_equal(decode_png(png_bytes(x)), want)
+        assert np.array_equal(decode_png(png_base64(x)), want)
+    exact = np.arange(256).reshape(16, 16) / 255                      # every 8-bit level survives
+    assert np.array_equal(decode_png(png_bytes(exact)), np.arange(256).reshape(16, 16))
+    assert decode_png(png_bytes(np.array([[-0.5, 1.5]]))).tolist() == [[0, 255]]
+    for bad in [np.zeros((2, 2, 2)), np.zeros(4), np.full((2, 2), np.nan), np.zeros((0, 3))]:
+        with pytest.raises(ValueError, match="image"):
+            png_bytes(bad)
+    assert len(png_bytes(rng.random((25, 25, 3)))) < 25 * 25 * 3 + 200
+
+
+def test_large_images_are_sent_as_small_thumbnails():
+    image = np.zeros((96, 96, 3))
+    image[:48] = 1
+    small = thumbnail(image)
+    assert small.shape == (48, 48, 3) and small[:24].min() == 1 and small[24:].max() == 0
+    assert np.array_equal(thumbnail(np.ones((25, 25, 3))), np.ones((25, 25, 3)))
