@@ -15,7 +15,7 @@ from fairnb.widgets import _assets
 from fairnb.widgets.progress import ProgressPanel
 
 EVIL = "<img src=x onerror=alert(1)>"
-WIDGETS = {"ProgressPanel": "progress_panel.js", "PairInspector": "pair_inspector.js"}
+WIDGETS = {"ProgressPanel": "progress_panel.js", "PairInspector": "pair_inspector.js", "ImageInspector": "image_inspector.js"}
 
 
 @pytest.fixture

@@ -1,149 +1,20 @@
 """Image-flip inspector: paging, PNG thumbnails, the side-by-side view of a selected pair, sorting,
-state round trips, escaping.
-
-The image domain here is written in this file and follows the image domain's contract (items
-``(n, h, w, c)`` in [0, 1], ``attribute``, ``class_names``, ``exact_flip``, the stored form through
-``to_columns``/``from_columns``); its "detector" decides by the mean of the red channel, and the
-attribute flip (the counterpart) moves the red channel by 0.6 across the middle. A small search records
-every pair with its ``info`` dict through the engine, as the image searches do.
-"""
+state round trips, escaping (on the small image domain of ``image_pairs``)."""
 from __future__ import annotations
 
-import base64
 import html
 import json
 
 import numpy as np
-import pandas as pd
 import pytest
 import traitlets
 
-from fairnb.domains import register_domain
 from fairnb.results import Result
-from fairnb.search.engine import Batch, Search
-from fairnb.widgets import register_inspector
 from fairnb.widgets.image_inspector import ImageInspector
 from fairnb.widgets.png import decode_png, heat_map, png_base64, png_bytes, thumbnail, to_uint8
+from image_pairs import Nudge, PhotoSquares, RedSquares, detector
 
 EVIL = "<script>alert(1)</script>"
-
-
-@register_domain
-class RedSquares:
-    """Small RGB images whose protected attribute is the red channel's side of 0.5."""
-
-    kind = "test-red-squares"
-    protected = ("red",)
-    protected_names = ("red",)
-
-    def __init__(self, size: int = 6, attribute: str = "red", class_names=("non-face", "face")):
-        self.item_shape = (size, size, 3)
-        self.attribute = attribute
-        self.class_names = tuple(class_names)
-
-    def validate(self, items, *, what="input"):
-        X = np.asarray(items, dtype=float).reshape(-1, *self.item_shape)
-        if ((X < 0) | (X > 1)).any():
-            raise ValueError(f"{what}: pixels must lie in [0, 1]")
-        return X
-
-    def flip(self, X):
-        """The counterpart: the red channel moved by 0.6 towards the other side of 0.5."""
-        X = self.validate(X).copy()
-        red = X[..., 0].mean(axis=(1, 2))
-        X[..., 0] = np.clip(X[..., 0] + np.where(red < 0.5, 0.6, -0.6)[:, None, None], 0, 1)
-        return X
-
-    def exact_flip(self, images):
-        X = self.validate(images).copy()
-        X[..., 0] = 1 - X[..., 0]
-        return X
-
-    def variants(self, items):
-        X = self.validate(items)
-        return np.stack([X, self.flip(X)], axis=1)
-
-    def own_variant(self, items):
-        return np.zeros(len(items), int)
-
-    def encode(self, items):
-        return self.validate(items).reshape(len(items), -1)
-
-    def key(self, items, convention):
-        return [x.tobytes() for x in self.validate(items)]
-
-    def describe_pair(self, x, counterpart):
-        return {"changed": {"red": (f"{x[..., 0].mean():.2f}", f"{counterpart[..., 0].mean():.2f}")}}
-
-    def to_columns(self, items):
-        X = self.validate(items).astype(np.float32)
-        return pd.DataFrame({"image": [base64.b64encode(x.tobytes()).decode("ascii") for x in X]})
-
-    def from_columns(self, frame):
-        return np.stack([np.frombuffer(base64.b64decode(s), np.float32).reshape(self.item_shape)
-                         for s in frame["image"]]).astype(float)
-
-    def decode(self, items):
-        X = self.validate(items)
-        return pd.DataFrame({"mean red": X[..., 0].mean(axis=(1, 2))})
-
-    def pair_columns(self, X, C):
-        return {"red'": self.validate(C)[..., 0].mean(axis=(1, 2))}
-
-    def to_config(self):
-        return {"kind": self.kind, "size": self.item_shape[0], "attribute": self.attribute,
-                "class_names": list(self.class_names)}
-
-    @classmethod
-    def from_config(cls, config):
-        return cls(config["size"], config["attribute"], config["class_names"])
-
-
-@register_domain
-class PhotoSquares(RedSquares):
-    """The same, for data that cannot be re-rendered: no exact flip."""
-
-    kind = "test-photo-squares"
-
-    def exact_flip(self, images):
-        return None
-
-
-register_inspector(RedSquares.kind)(ImageInspector)
-register_inspector(PhotoSquares.kind)(ImageInspector)
-
-
-def detector(X):
-    """P(face) rises with the red channel's mean (the encoded image is flat, RGB interleaved)."""
-    return 1 / (1 + np.exp(-30 * (X[:, 0::3].mean(axis=1) - 0.5)))
-
-
-class Nudge(Search):
-    """Seeds as they are, then each seed moved by a small signed step (Δ_bias); every row carries
-    the image searches' ``info`` dict."""
-
-    name = "nudge"
-
-    def __init__(self, *, n_seeds: int = 30, max_time=None, max_tried=None, max_found=None, random_state=None,
-                 progress=None):
-        self._init_parent(Nudge, locals())
-        self.n_seeds = n_seeds
-
-    def _generate(self, ctx):
-        dom = ctx.domain
-        seeds = ctx.use_seeds(ctx.rng.uniform(0.25, 0.75, (self.n_seeds, *dom.item_shape)))
-        ids = np.arange(len(seeds))
-        yield Batch(seeds[:2], phase="global", seed_ids=ids[:2], info=self.info(dom, seeds[:2]))
-        X = np.clip(seeds + 0.03 * np.sign(ctx.rng.normal(size=seeds.shape)), 0, 1)
-        yield Batch(X, phase="global", seed_ids=ids, info=self.info(dom, X))
-
-    @staticmethod
-    def info(dom, X):
-        d = (dom.flip(X) - X).reshape(len(X), -1)
-        red = X[..., 0].mean(axis=(1, 2))
-        return [{"steps": int(1 + i % 3), "eps": 0.6, "l2": float(np.linalg.norm(r)), "linf": float(np.abs(r).max()),
-                 "flip_ok": True, "sa_p": float(p), "sa_p_counterpart": float(1 - p), "sa_disagrees": bool(i % 2)}
-                for i, (r, p) in enumerate(zip(d, red))]
 
 
 @pytest.fixture(scope="module")
@@ -294,3 +165,10 @@ def test_large_images_are_sent_as_small_thumbnails():
     small = thumbnail(image)
     assert small.shape == (48, 48, 3) and small[:24].min() == 1 and small[24:].max() == 0
     assert np.array_equal(thumbnail(np.ones((25, 25, 3))), np.ones((25, 25, 3)))
+
+
+def test_pairs_and_their_details_survive_save_and_load(result, tmp_path):
+    loaded = Result.load(result.save(tmp_path / "images.parquet"))
+    before, after = result.inspect(selected_ids=[7]), loaded.inspect(selected_ids=[7])
+    assert isinstance(after, ImageInspector)
+    assert after.cells == before.cells and after.detail == before.detail

@@ -6,7 +6,9 @@ import re
 
 import pytest
 
-from .conftest import APPS
+from .conftest import APPS, ROOT
+
+TESTS = ROOT / "tests"
 
 SETUP = """
 import fairnb, ipywidgets, traitlets
@@ -179,3 +181,46 @@ def test_widgets_are_readable_in_the_dark_theme(page, run_notebook, tmp_path_fac
     heads = [b.text_content() for b in page.locator(".fairnb-inspector thead th[data-column] button").all()][:7]
     assert heads == ["sex", "sex'", "p", "p'", "label", "label'", "difference"]
     assert {"<=50K", ">50K"} & {c.text_content() for c in page.locator(".fairnb-inspector tbody td.fairnb-col-output").all()}
+
+
+@pytest.mark.parametrize("app", APPS)
+def test_image_inspector_selects_a_pair_and_shows_it_side_by_side(page, run_notebook, app):
+    run_notebook(f"images-{app}.ipynb", [
+        f"import sys\nsys.path.insert(0, {str(TESTS)!r})\n"
+        "import ipywidgets, traitlets\n"
+        "from image_pairs import Nudge, RedSquares, detector\n"
+        "result = Nudge(n_seeds=60, random_state=0, progress=False).run(detector, RedSquares())\n"
+        "ins = result.inspect(page_size=20)\n"
+        "ins",
+        "probe = ipywidgets.HTML('kernel: nothing selected')\n"
+        "traitlets.dlink((ins, 'selected_ids'), (probe, 'value'),\n"
+        "                lambda ids: f'kernel selected: {list(ins.selected.index)}')\n"
+        "probe",
+    ], app)
+    widget = page.locator(".fairnb-image-inspector")
+    cells = widget.locator(".fairnb-image-cell")
+    cells.first.wait_for()
+    assert cells.count() == 20
+    loaded = "el => el.complete && el.naturalWidth === 6"     # the PNG decodes to the 6 x 6 image
+    page.wait_for_function(loaded, arg=cells.first.locator("img").first.element_handle())
+    widget.locator("button[data-page='next']").click()
+    page.wait_for_function("el => el.getAttribute('aria-busy') === 'false' && el.firstChild.dataset.id === '20'",
+                           arg=widget.locator(".fairnb-image-grid").element_handle())
+    cells.nth(2).click()
+    page.locator(".widget-html-content", has_text="kernel selected: [22]").wait_for()
+    figures = widget.locator(".fairnb-image-panels:not(.fairnb-heatmaps) figure")
+    page.wait_for_function("el => el.querySelectorAll('figure').length === 4",
+                           arg=widget.locator(".fairnb-image-panels").first.element_handle())
+    assert [f.get_attribute("data-role") for f in figures.all()] == ["seed", "input", "counterpart", "exact"]
+    boxes = [f.bounding_box() for f in figures.all()]
+    assert all(b["y"] == boxes[0]["y"] for b in boxes) and [b["x"] for b in boxes] == sorted(b["x"] for b in boxes)
+    for img in widget.locator(".fairnb-image-detail img").all():
+        page.wait_for_function(loaded, arg=img.element_handle())
+    assert [f.get_attribute("data-role") for f in widget.locator(".fairnb-heatmaps figure").all()] == ["bias", "senatt", "exact"]
+    assert widget.locator(".fairnb-detail-summary").text_content().startswith("Pair 22: flipping red")
+    cells.nth(2).focus()                                      # the keyboard: one to the right, Enter
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("Enter")
+    page.locator(".widget-html-content", has_text="kernel selected: [23]").wait_for()
+    page.wait_for_function("el => el.textContent.startsWith('Pair 23:')",
+                           arg=widget.locator(".fairnb-detail-summary").element_handle())
