@@ -54,6 +54,21 @@ export function nextFocus(index, key, count, columns = COLUMNS) {
   return { index: to, page: 0 };
 }
 
+/** The image a difference leads to: each heat map sits below it. */
+export const HEAT_TARGET = { bias: "input", senatt: "counterpart", exact: "exact" };
+
+/**
+ * The column (0-based) of heat map `role` (the `j`-th heat map) below the images: the column of the
+ * image its difference leads to, else the `j`-th.
+ * @param {Picture[]} images
+ * @param {string} role
+ * @param {number} j
+ */
+export function heatColumn(images, role, j) {
+  const at = images.findIndex((p) => p.role === HEAT_TARGET[/** @type {keyof typeof HEAT_TARGET} */ (role)]);
+  return at >= 0 ? at : j;
+}
+
 /** @param {string} src @param {string} alt @param {string} className */
 function picture(src, alt, className) {
   const img = h("img", { className, attrs: { alt } });
@@ -76,7 +91,7 @@ function render({ model, el }) {
   const size = /** @type {HTMLSelectElement} */ (h("select", { className: "fairnb-page-size", title: "pairs per page" },
     PAGE_SIZES.map((n) => h("option", { text: `${n} per page`, attrs: { value: String(n) } }))));
   const detail = h("div", { className: "fairnb-detail fairnb-image-detail" });
-  grid.style.gridTemplateColumns = `repeat(${COLUMNS}, auto)`;
+  grid.style.gridTemplateColumns = `repeat(${COLUMNS}, max-content)`;
 
   el.appendChild(h("div", { className: "fairnb-inspector fairnb-image-inspector" }, [
     h("div", { className: "fairnb-toolbar" }, [title, count, h("label", { text: "order: " }, [sort]), direction]),
@@ -163,7 +178,11 @@ function render({ model, el }) {
     pageLabel.textContent = `page ${formatCount(page + 1)} of ${formatCount(pages())}`;
     first.disabled = prev.disabled = page <= 0;
     next.disabled = last.disabled = page >= pages() - 1;
-    size.value = String(model.get("page_size"));
+    const perPage = String(model.get("page_size"));
+    if (![...size.options].some((o) => o.value === perPage)) {   // a size set from Python joins the menu
+      size.appendChild(h("option", { text: `${perPage} per page`, attrs: { value: perPage } }));
+    }
+    size.value = perPage;
     const cells = cellNodes();
     if (pendingFocus !== null && cells.length) {
       cells[pendingFocus < 0 ? cells.length - 1 : Math.min(pendingFocus, cells.length - 1)].focus();
@@ -172,11 +191,15 @@ function render({ model, el }) {
     }
   }
 
-  /** @param {Picture} p */
-  const figure = (p) => h("figure", { className: "fairnb-figure", attrs: { "data-role": p.role } }, [
-    picture(pngSource(p.png), p.caption, "fairnb-image-large"),
-    h("figcaption", { text: p.caption }),
-  ]);
+  /** @param {Picture} p @param {string} className @param {number} column */
+  const figure = (p, className, column) => {
+    const node = h("figure", { className, attrs: { "data-role": p.role } }, [
+      picture(pngSource(p.png), p.caption, "fairnb-image-large"),
+      h("figcaption", { text: p.caption }),
+    ]);
+    node.style.gridColumn = String(column + 1);
+    return node;
+  };
 
   function renderDetail() {
     const d = model.get("detail") ?? {};
@@ -185,14 +208,17 @@ function render({ model, el }) {
         text: "Select a pair (click, or arrow keys and Enter) to see the seed, the input and its flip side by side." }));
       return;
     }
+    const images = d.images ?? [];
     const rows = (d.table ?? []).map((r) => h("tr", { className: "fairnb-detail-output" },
       [h("th", { text: r.name }), h("td", { text: r.input }), h("td", { text: r.counterpart })]));
     const norms = (d.norms ?? []).map((n) => h("tr", { attrs: { "data-norm": n.name } },
       [h("th", { text: n.name }), h("td", { text: n.value })]));
     detail.replaceChildren(
       h("p", { className: "fairnb-detail-summary", text: d.summary ?? "" }),
-      h("div", { className: "fairnb-image-panels" }, (d.images ?? []).map(figure)),
-      h("div", { className: "fairnb-image-panels fairnb-heatmaps" }, (d.heatmaps ?? []).map(figure)),
+      h("div", { className: "fairnb-image-panels" }, [
+        ...images.map((p, j) => figure(p, "fairnb-figure", j)),
+        ...(d.heatmaps ?? []).map((p, j) => figure(p, "fairnb-figure fairnb-heatmap", heatColumn(images, p.role, j))),
+      ]),
       h("div", { className: "fairnb-image-tables" }, [
         h("table", { className: "fairnb-detail-table fairnb-image-probabilities" }, [
           h("thead", {}, [h("tr", {}, ["", "input", "counterpart"].map((c) => h("th", { text: c })))]),
@@ -200,8 +226,8 @@ function render({ model, el }) {
         h("table", { className: "fairnb-detail-table fairnb-image-norms" }, [h("tbody", {}, norms)]),
       ]),
       h("p", { className: "fairnb-detail-legend",
-        text: "Heat maps: each pixel's largest change over the colour channels, amplified so that the largest " +
-          "change is white (black: unchanged)." }),
+        text: "Below each image, the heat map of the change that leads to it: each pixel's largest change over the " +
+          "colour channels, amplified so that the largest change is white (black: unchanged)." }),
     );
   }
 

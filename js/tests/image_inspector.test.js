@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 import { beforeEach, describe, expect, it } from "vitest";
-import widget, { COLUMNS, nextFocus, pngSource } from "../src/image_inspector.js";
+import widget, { COLUMNS, heatColumn, nextFocus, pngSource } from "../src/image_inspector.js";
 import { EVIL, fakeModel } from "./fake_model.js";
 
 // a real 1 x 1 grey PNG
@@ -70,6 +70,13 @@ describe("image grid", () => {
     expect(el.querySelector('button[data-page="next"]').disabled).toBe(true);
   });
 
+  it("shows a page size set from Python in the menu", () => {
+    widget.render({ model: fakeModel(state({ page_size: 16, cells: cells(0, 16, 1000) })), el });
+    const size = el.querySelector("select.fairnb-page-size");
+    expect(size.value).toBe("16");
+    expect(size.selectedOptions[0].textContent).toBe("16 per page");
+  });
+
   it("sorts by a key from the menu and flips the direction", () => {
     const model = fakeModel(state({ page: 3 }));
     widget.render({ model, el });
@@ -92,9 +99,13 @@ describe("image grid", () => {
     expect(model.sent.at(-1)).toEqual({ selected_ids: [3] });
     expect(cell(3).getAttribute("aria-selected")).toBe("true");
     model.receive({ detail: DETAIL });
-    const roles = (sel) => [...el.querySelectorAll(`${sel} figure`)].map((f) => f.getAttribute("data-role"));
-    expect(roles(".fairnb-image-panels:not(.fairnb-heatmaps)")).toEqual(["seed", "input", "counterpart", "exact"]);
-    expect(roles(".fairnb-heatmaps")).toEqual(["bias", "senatt"]);
+    const figures = (sel) => [...el.querySelectorAll(`.fairnb-image-panels ${sel}`)];
+    expect(figures("figure:not(.fairnb-heatmap)").map((f) => f.getAttribute("data-role")))
+      .toEqual(["seed", "input", "counterpart", "exact"]);
+    expect(figures("figure:not(.fairnb-heatmap)").map((f) => f.style.gridColumn)).toEqual(["1", "2", "3", "4"]);
+    // each heat map below the image its change leads to: Δ_bias below the input, Δ_senatt below the flip
+    expect(figures("figure.fairnb-heatmap").map((f) => [f.getAttribute("data-role"), f.style.gridColumn]))
+      .toEqual([["bias", "2"], ["senatt", "3"]]);
     expect(el.querySelector('figure[data-role="exact"] figcaption').textContent).toBe("exact flip");
     expect([...el.querySelectorAll(".fairnb-image-probabilities tbody tr")].map((r) => r.textContent))
       .toEqual(["detector P(face)0.9000.100", "f_sa P(tint)0.8000.300"]);
@@ -133,6 +144,13 @@ describe("keyboard", () => {
     cell(0).focus();
     key("ArrowUp");
     expect(model.sent).toEqual([]);
+  });
+
+  it("places a heat map below its image, or in order when that image is missing", () => {
+    const images = [{ role: "input" }, { role: "counterpart" }];
+    expect(heatColumn(images, "senatt", 0)).toBe(1);
+    expect(heatColumn(images, "bias", 1)).toBe(0);
+    expect(heatColumn(images, "exact", 2)).toBe(2);
   });
 
   it("computes the next focus", () => {

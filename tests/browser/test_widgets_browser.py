@@ -208,15 +208,18 @@ def test_image_inspector_selects_a_pair_and_shows_it_side_by_side(page, run_note
                            arg=widget.locator(".fairnb-image-grid").element_handle())
     cells.nth(2).click()
     page.locator(".widget-html-content", has_text="kernel selected: [22]").wait_for()
-    figures = widget.locator(".fairnb-image-panels:not(.fairnb-heatmaps) figure")
-    page.wait_for_function("el => el.querySelectorAll('figure').length === 4",
-                           arg=widget.locator(".fairnb-image-panels").first.element_handle())
+    figures = widget.locator(".fairnb-image-panels figure:not(.fairnb-heatmap)")
+    page.wait_for_function("el => el.querySelectorAll('figure').length === 7",
+                           arg=widget.locator(".fairnb-image-panels").element_handle())
     assert [f.get_attribute("data-role") for f in figures.all()] == ["seed", "input", "counterpart", "exact"]
     boxes = [f.bounding_box() for f in figures.all()]
     assert all(b["y"] == boxes[0]["y"] for b in boxes) and [b["x"] for b in boxes] == sorted(b["x"] for b in boxes)
     for img in widget.locator(".fairnb-image-detail img").all():
         page.wait_for_function(loaded, arg=img.element_handle())
-    assert [f.get_attribute("data-role") for f in widget.locator(".fairnb-heatmaps figure").all()] == ["bias", "senatt", "exact"]
+    heat = widget.locator(".fairnb-image-panels figure.fairnb-heatmap")
+    assert [f.get_attribute("data-role") for f in heat.all()] == ["bias", "senatt", "exact"]
+    below = [h.bounding_box() for h in heat.all()]           # each below the image its change leads to
+    assert [b["x"] for b in below] == [b["x"] for b in boxes[1:]] and below[0]["y"] > boxes[0]["y"] + 100
     assert widget.locator(".fairnb-detail-summary").text_content().startswith("Pair 22: flipping red")
     cells.nth(2).focus()                                      # the keyboard: one to the right, Enter
     page.keyboard.press("ArrowRight")
