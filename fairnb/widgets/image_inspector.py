@@ -31,9 +31,10 @@ import numpy as np
 import pandas as pd
 import traitlets
 
-from ._assets import FairnbWidget
+from ..pair_table import PairTable, decision_text, format_cell
+from ._assets import STATIC
+from .paged import PagedInspector
 from .png import heat_map, png_base64, thumbnail
-from .table import PairTable, decision_text, format_cell
 
 # info keys (the image searches' per-pair details) shown under their meaning, in this order
 INFO_NAMES = {"steps": "FGSM flip steps", "eps": "flip budget ε (L∞)", "flip_ok": "f_sa's decision flipped",
@@ -42,7 +43,7 @@ SORT_KEYS = {"difference": "detector difference", "p": "detector P, input", "p'"
              "l2": "‖Δ_senatt‖₂", "linf": "‖Δ_senatt‖∞", "sa_p": "f_sa P, input", "steps": "flip steps"}
 
 
-class ImageInspector(FairnbWidget):
+class ImageInspector(PagedInspector):
     """Interactive grid of a Result's image pairs (see the module docstring).
 
     Parameters
@@ -52,20 +53,15 @@ class ImageInspector(FairnbWidget):
     page_size : pairs per page (1 to 500).
     """
 
-    _esm_file = "image_inspector.js"
+    _esm = STATIC / "image_inspector.js"
 
-    title = traitlets.Unicode("").tag(sync=True)
+    max_page_size = 500
+
     attribute = traitlets.Unicode("").tag(sync=True)
-    n_pairs = traitlets.Int(0).tag(sync=True)
-    page = traitlets.Int(0).tag(sync=True)
     page_size = traitlets.Int(40).tag(sync=True)
-    sort_by = traitlets.Unicode("").tag(sync=True)
     sort_descending = traitlets.Bool(True).tag(sync=True)
     sort_options = traitlets.List().tag(sync=True)
     cells = traitlets.List().tag(sync=True)
-    selected_ids = traitlets.List(traitlets.Int()).tag(sync=True)
-    detail = traitlets.Dict().tag(sync=True)
-    version = traitlets.Int(0).tag(sync=True)   # +1 with every page sent: the browser's "answer arrived"
 
     def __init__(self, result, seeds=None, *, page_size: int = 40, **kwargs):
         result = result.snapshot()
@@ -93,38 +89,6 @@ class ImageInspector(FairnbWidget):
     def __repr__(self):
         return f"<fairnb image inspector: {self.title}, {self.n_pairs:,} pairs, page {self.page + 1}>"
 
-    # ------------------------------------------------------------------ Python side of the selection
-    @property
-    def selected(self) -> pd.DataFrame:
-        """The selected pairs (rows of ``result.pairs``, indexed by pair id)."""
-        return self.frame.iloc[list(self.selected_ids)]
-
-    @property
-    def visible_ids(self) -> list[int]:
-        """Ids of all pairs in the current order (every page)."""
-        return list(self._ids)
-
-    # ------------------------------------------------------------------ validation of browser input
-    @traitlets.validate("page_size")
-    def _valid_page_size(self, proposal):
-        if not 1 <= proposal["value"] <= 500:
-            raise traitlets.TraitError(f"page_size must be between 1 and 500, got {proposal['value']}")
-        return proposal["value"]
-
-    @traitlets.validate("sort_by")
-    def _valid_sort_by(self, proposal):
-        if proposal["value"] and proposal["value"] not in self._table.columns:
-            raise traitlets.TraitError(f"cannot sort by {proposal['value']!r}; choose from {self._table.columns} "
-                                       "or '' (the order found)")
-        return proposal["value"]
-
-    @traitlets.validate("selected_ids")
-    def _valid_selection(self, proposal):
-        bad = [i for i in proposal["value"] if not 0 <= i < self.n_pairs]
-        if bad:
-            raise traitlets.TraitError(f"no pairs with ids {bad}; ids run from 0 to {self.n_pairs - 1}")
-        return list(dict.fromkeys(proposal["value"]))
-
     # ------------------------------------------------------------------ paging
     @traitlets.observe("page", "page_size", "sort_by", "sort_descending")
     def _on_query(self, change):
@@ -132,9 +96,7 @@ class ImageInspector(FairnbWidget):
 
     def _refresh(self):
         self._ids = self._table.query(None, self.sort_by, self.sort_descending)
-        last = max(0, (len(self._ids) - 1) // self.page_size)
-        if not 0 <= self.page <= last:
-            self.page = min(max(self.page, 0), last)   # observed: refreshes again
+        if self._clamp_page():
             return
         with self.hold_sync():
             chosen = self._ids[self.page * self.page_size:(self.page + 1) * self.page_size]
@@ -147,13 +109,6 @@ class ImageInspector(FairnbWidget):
                 "counterpart": png_base64(thumbnail(self.counterparts[i])), "caption": f"{p} → {p2}"}
 
     # ------------------------------------------------------------------ detail of the selected pair
-    @traitlets.observe("selected_ids")
-    def _on_selection(self, change):
-        self._update_detail()
-
-    def _update_detail(self):
-        self.detail = self.describe(self.selected_ids[-1]) if self.selected_ids else {}
-
     def describe(self, pair_id: int) -> dict:
         """What the view below the grid shows for one pair: ``images`` (seed, input, counterpart, exact
         flip), ``heatmaps`` (Δ_bias, Δ_senatt, Δ_exact), ``table`` (probabilities and decisions per

@@ -33,14 +33,14 @@ from __future__ import annotations
 import html
 
 import numpy as np
-import pandas as pd
 import traitlets
 
-from ._assets import STATIC, FairnbWidget
 from ..pair_table import CHANGED, PairTable, column_kind, decision_text, first_columns, format_cell
+from ._assets import STATIC
+from .paged import PagedInspector
 
 
-class PairInspector(FairnbWidget):
+class PairInspector(PagedInspector):
     """Interactive table of a Result's discriminatory pairs (see the module docstring).
 
     Parameters
@@ -54,19 +54,10 @@ class PairInspector(FairnbWidget):
 
     _esm = STATIC / "pair_inspector.js"
 
-    title = traitlets.Unicode("").tag(sync=True)
     columns = traitlets.List().tag(sync=True)
     rows = traitlets.List().tag(sync=True)
     total = traitlets.Int(0).tag(sync=True)
-    n_pairs = traitlets.Int(0).tag(sync=True)
-    page = traitlets.Int(0).tag(sync=True)
-    page_size = traitlets.Int(25).tag(sync=True)
-    sort_by = traitlets.Unicode("").tag(sync=True)
-    sort_descending = traitlets.Bool(False).tag(sync=True)
     filters = traitlets.Dict().tag(sync=True)
-    selected_ids = traitlets.List(traitlets.Int()).tag(sync=True)
-    detail = traitlets.Dict().tag(sync=True)
-    version = traitlets.Int(0).tag(sync=True)   # +1 with every page sent: the browser's "answer arrived"
 
     def __init__(self, result, seeds=None, *, page_size: int = 25, class_names=None, **kwargs):
         result = result.snapshot()       # one consistent view, also of a search that is still running
@@ -104,43 +95,13 @@ class PairInspector(FairnbWidget):
                 f"({len(self.rows):,} of {self.total:,} shown)<table><thead><tr>{head}</tr></thead>"
                 f"<tbody>{body}</tbody></table></div>")
 
-    # ------------------------------------------------------------------ Python side of the selection
-    @property
-    def selected(self) -> pd.DataFrame:
-        """The selected pairs (rows of ``result.pairs``, indexed by pair id)."""
-        return self.frame.iloc[list(self.selected_ids)]
-
-    @property
-    def visible_ids(self) -> list[int]:
-        """Ids of the pairs that pass the filters, in the current order (all pages)."""
-        return list(self._ids)
-
     # ------------------------------------------------------------------ validation of browser input
-    @traitlets.validate("page_size")
-    def _valid_page_size(self, proposal):
-        if not 1 <= proposal["value"] <= 1000:
-            raise traitlets.TraitError(f"page_size must be between 1 and 1000, got {proposal['value']}")
-        return proposal["value"]
-
-    @traitlets.validate("sort_by")
-    def _valid_sort_by(self, proposal):
-        if proposal["value"] and proposal["value"] not in self._table.columns:
-            raise traitlets.TraitError(f"cannot sort by {proposal['value']!r}; columns: {self._table.columns}")
-        return proposal["value"]
-
     @traitlets.validate("filters")
     def _valid_filters(self, proposal):
         unknown = set(proposal["value"]) - set(self._table.columns)
         if unknown:
             raise traitlets.TraitError(f"cannot filter unknown columns {sorted(unknown)}; columns: {self._table.columns}")
         return {str(k): str(v) for k, v in proposal["value"].items()}
-
-    @traitlets.validate("selected_ids")
-    def _valid_selection(self, proposal):
-        bad = [i for i in proposal["value"] if not 0 <= i < len(self.frame)]
-        if bad:
-            raise traitlets.TraitError(f"no pairs with ids {bad}; ids run from 0 to {len(self.frame) - 1}")
-        return list(dict.fromkeys(proposal["value"]))
 
     # ------------------------------------------------------------------ paging and detail
     @traitlets.observe("page", "page_size", "sort_by", "sort_descending", "filters")
@@ -149,21 +110,12 @@ class PairInspector(FairnbWidget):
 
     def _refresh(self):
         self._ids = self._table.query(self.filters, self.sort_by, self.sort_descending)
-        last = max(0, (len(self._ids) - 1) // self.page_size)
-        if self.page > last or self.page < 0:
-            self.page = min(max(self.page, 0), last)  # observed: refreshes again
+        if self._clamp_page():
             return
         with self.hold_sync():
             self.total = len(self._ids)
             self.rows = self._table.page(self._ids, self.page, self.page_size)
             self.version += 1
-
-    @traitlets.observe("selected_ids")
-    def _on_selection(self, change):
-        self._update_detail()
-
-    def _update_detail(self):
-        self.detail = self.describe(self.selected_ids[-1]) if self.selected_ids else {}
 
     def decision(self, label) -> str:
         """The meaning of a decision (``">50K"``), or the number when no class names are known."""

@@ -17,6 +17,13 @@ data = fairnb.datasets.make_synthetic(n=2000, random_state=0)
 model = fairnb.train_demo_model(data, max_iter=100)
 """
 EVIL = "<img src=x onerror=alert(1)>"
+# a cell that shows what the kernel sees as the inspector `ins`'s selection
+SELECTION_PROBE = """
+import ipywidgets, traitlets
+probe = ipywidgets.HTML('kernel: nothing selected')
+traitlets.dlink((ins, 'selected_ids'), (probe, 'value'), lambda ids: f'kernel selected: {list(ins.selected.index)}')
+probe
+"""
 
 
 def _answered(page, widget):
@@ -65,10 +72,7 @@ def test_inspector_pages_sorts_and_sends_the_selection_to_the_kernel(page, run_n
         "result = fairnb.run_search(model, data.domain, max_tried=5000, random_state=0, progress=False)\n"
         "ins = result.inspect(page_size=10)\n"
         "ins",
-        "probe = ipywidgets.HTML('kernel: nothing selected')\n"
-        "traitlets.dlink((ins, 'selected_ids'), (probe, 'value'),\n"
-        "                lambda ids: f'kernel selected: {list(ins.selected.index)}')\n"
-        "probe",
+        SELECTION_PROBE,
     ], app)
     widget = page.locator(".fairnb-inspector")
     rows = widget.locator("tbody tr.fairnb-row")
@@ -187,15 +191,11 @@ def test_widgets_are_readable_in_the_dark_theme(page, run_notebook, tmp_path_fac
 def test_image_inspector_selects_a_pair_and_shows_it_side_by_side(page, run_notebook, app):
     run_notebook(f"images-{app}.ipynb", [
         f"import sys\nsys.path.insert(0, {str(TESTS)!r})\n"
-        "import ipywidgets, traitlets\n"
         "from image_pairs import Nudge, RedSquares, detector\n"
         "result = Nudge(n_seeds=60, random_state=0, progress=False).run(detector, RedSquares())\n"
         "ins = result.inspect(page_size=20)\n"
         "ins",
-        "probe = ipywidgets.HTML('kernel: nothing selected')\n"
-        "traitlets.dlink((ins, 'selected_ids'), (probe, 'value'),\n"
-        "                lambda ids: f'kernel selected: {list(ins.selected.index)}')\n"
-        "probe",
+        SELECTION_PROBE,
     ], app)
     widget = page.locator(".fairnb-image-inspector")
     cells = widget.locator(".fairnb-image-cell")
