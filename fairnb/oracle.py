@@ -50,7 +50,7 @@ def variant_bytes(domain) -> int:
     >>> variant_bytes(TabularDomain([Feature("sex", 0, 1), Feature("x", 0, 3)], protected=["sex"]))
     32
     """
-    return len(getattr(domain, "protected_values", (None,))) * domain.n_features * 8
+    return len(getattr(domain, "protected_values", (None,))) * int(np.prod(domain.item_shape)) * 8
 
 
 def in_pieces(f, *arrays, row_bytes: int):

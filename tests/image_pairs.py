@@ -99,8 +99,8 @@ class PhotoSquares(RedSquares):
         return None
 
 
-register_inspector(RedSquares.kind)(ImageInspector)
-register_inspector(PhotoSquares.kind)(ImageInspector)
+register_inspector(RedSquares.kind, ImageInspector)
+register_inspector(PhotoSquares.kind, ImageInspector)
 
 
 def detector(X):

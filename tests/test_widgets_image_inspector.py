@@ -138,9 +138,9 @@ def test_strings_reach_the_browser_as_text_and_the_static_view_escapes_them():
     page = ins.static_html()
     assert "<script" not in page and html.escape(EVIL) in page
     uris = page.split("src='")[1:]
-    assert len(uris) == 2 * 3 + 4 + 3 and all(u.startswith("data:image/png;base64,") for u in uris)
+    assert len(ins.cells) == 5 and len(uris) == 2 * 5 + 4 + 3 and all(u.startswith("data:image/png;base64,") for u in uris)
     assert np.array_equal(decode_png(uris[0].split(",", 1)[1].split("'")[0]), to_uint8(r.inputs[ins.cells[0]["id"]]))
-    assert ins._repr_mimebundle_()["text/html"] == page
+    assert ins._repr_mimebundle_()[0]["text/html"] == page
 
 
 def test_png_round_trips_8_bit_images():

@@ -1,4 +1,4 @@
-"""Jupyter widgets: the live progress panel, the pair inspector, and static comparison plots.
+"""Jupyter widgets: the live progress panel, the pair and image inspectors, and static comparison plots.
 
 The widgets are anywidget classes whose front ends are bundled from ``js/`` into ``fairnb/static``
 when the package is built. Everything here loads lazily, so ``import fairnb`` does not import
@@ -7,7 +7,7 @@ that searches show in notebooks and the inspector of each domain kind.
 
 >>> from fairnb import widgets
 >>> sorted(widgets.__all__)
-['Comparison', 'PairInspector', 'PairTable', 'ProgressPanel', 'compare', 'register_inspector']
+['Comparison', 'ImageInspector', 'PairInspector', 'PairTable', 'ProgressPanel', 'compare', 'register_inspector']
 """
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from ..views import register_inspector, register_progress_panel
 _WHERE = {
     "ProgressPanel": ".progress",
     "PairInspector": ".inspector",
+    "ImageInspector": ".image_inspector",
     "PairTable": "..pair_table",      # the kernel-side table model (no widget), here for convenience
     "compare": ".compare",
     "Comparison": ".compare",
@@ -26,6 +27,7 @@ __all__ = list(_WHERE) + ["register_inspector"]
 
 register_progress_panel(f"{__name__}.progress:ProgressPanel")
 register_inspector("*", f"{__name__}.inspector:PairInspector")     # every kind: feature rows or describe_pair
+register_inspector("image", f"{__name__}.image_inspector:ImageInspector")
 
 
 def __getattr__(name: str):

@@ -33,6 +33,7 @@ from __future__ import annotations
 import html
 
 import numpy as np
+import pandas as pd
 import traitlets
 
 from ..pair_table import CHANGED, PairTable, column_kind, decision_text, first_columns, format_cell
