@@ -132,10 +132,12 @@ function render({ model, el }) {
   grid.addEventListener("keydown", (e) => {
     const cells = cellNodes();
     const at = cells.indexOf(/** @type {HTMLElement} */ (document.activeElement));
-    if (e.key === "Enter" || e.key === " ") {
+    if (e.key === "Enter" || e.key === " ") {   // selects the pair (Ctrl: adds or removes it); never unselects
       if (at < 0) return;
       e.preventDefault();
-      choose(Number(cells[at].getAttribute("data-id")), e.ctrlKey || e.metaKey);
+      const id = Number(cells[at].getAttribute("data-id"));
+      if (e.ctrlKey || e.metaKey) choose(id, true);
+      else send({ selected_ids: [id] });
       return;
     }
     const move = nextFocus(Math.max(0, at), e.key, cells.length);
@@ -165,7 +167,10 @@ function render({ model, el }) {
       const node = h("div", {
         className: on ? "fairnb-image-cell fairnb-selected" : "fairnb-image-cell",
         title: `pair ${cell.id}: detector output, input → flip`,
-        attrs: { "data-id": String(cell.id), tabindex: "0", role: "option", "aria-selected": String(on) },
+        // data-lm-suppress-shortcuts: the arrows and Enter on a focused pair reach the grid, not the notebook's
+        // shortcuts (Notebook 7 matches them, e.g. on ":focus" selectors, before the page sees the key)
+        attrs: { "data-id": String(cell.id), tabindex: "0", role: "option", "aria-selected": String(on),
+          "data-lm-suppress-shortcuts": "true" },
       }, [
         picture(pngSource(cell.input), `pair ${cell.id}, input`, "fairnb-thumb"),
         picture(pngSource(cell.counterpart), `pair ${cell.id}, flipped`, "fairnb-thumb"),

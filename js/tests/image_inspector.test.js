@@ -126,6 +126,9 @@ describe("keyboard", () => {
     key("Enter");
     expect(model.sent.at(-1)).toEqual({ selected_ids: [1 + COLUMNS] });
     expect(document.activeElement).toBe(cell(1 + COLUMNS));          // focus stays on the selected pair
+    key("Enter");                                                     // again: still selected (a click would unselect)
+    expect(model.sent.at(-1)).toEqual({ selected_ids: [1 + COLUMNS] });
+    expect(cell(1 + COLUMNS).getAttribute("data-lm-suppress-shortcuts")).toBe("true");   // the notebook's shortcuts keep out
     key("End");
     expect(document.activeElement).toBe(cell(39));
     key("ArrowRight");                                                // past the last cell: the next page
