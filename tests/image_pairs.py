@@ -29,6 +29,7 @@ class RedSquares:
     def __init__(self, size: int = 6, attribute: str = "red", class_names=("non-face", "face")):
         self.item_shape = (size, size, 3)
         self.attribute = attribute
+        self.attribute_names = ("low", "high")
         self.class_names = tuple(class_names)
 
     def validate(self, items, *, what="input"):
@@ -44,9 +45,12 @@ class RedSquares:
         X[..., 0] = np.clip(X[..., 0] + np.where(red < 0.5, 0.6, -0.6)[:, None, None], 0, 1)
         return X
 
-    def exact_flip(self, images):
+    def exact_flip(self, images, seeds=None):
+        """Each image plus the change that re-rendering its seed (the data image it descends from;
+        default: itself) with the other attribute makes: the seed's red channel inverted."""
         X = self.validate(images).copy()
-        X[..., 0] = 1 - X[..., 0]
+        S = X if seeds is None else self.validate(seeds)
+        X[..., 0] = np.clip(X[..., 0] + (1 - 2 * S[..., 0]), 0, 1)
         return X
 
     def variants(self, items):
@@ -95,7 +99,7 @@ class PhotoSquares(RedSquares):
 
     kind = "test-photo-squares"
 
-    def exact_flip(self, images):
+    def exact_flip(self, images, seeds=None):
         return None
 
 
@@ -131,6 +135,6 @@ class Nudge(Search):
     def info(dom, X):
         d = (dom.flip(X) - X).reshape(len(X), -1)
         red = X[..., 0].mean(axis=(1, 2))
-        return [{"steps": int(1 + i % 3), "eps": 0.6, "l2": float(np.linalg.norm(r)), "linf": float(np.abs(r).max()),
+        return [{"steps": int(1 + i % 3), "eps": 0.6, "iteration": i, "bias_l2": 0.0, "l2": float(np.linalg.norm(r)), "linf": float(np.abs(r).max()),
                  "flip_ok": True, "sa_p": float(p), "sa_p_counterpart": float(1 - p), "sa_disagrees": bool(i % 2)}
                 for i, (r, p) in enumerate(zip(d, red))]

@@ -55,7 +55,8 @@ def test_selecting_a_pair_shows_seed_input_flips_and_heat_maps(result):
     d = ins.detail
     seed = result.extras["seeds"][int(result.pairs["seed"].iloc[k])]
     x, c = result.inputs[k], result.counterparts[k]
-    exact = result.domain.exact_flip(x[None])[0]
+    exact = result.domain.exact_flip(x[None], seeds=seed[None])[0]    # re-rendered from the pair's seed
+    assert not np.allclose(exact, result.domain.exact_flip(x[None])[0])
     images = {i["role"]: decode_png(i["png"]) for i in d["images"]}
     assert list(images) == ["seed", "input", "counterpart", "exact"]
     for role, want in [("seed", seed), ("input", x), ("counterpart", c), ("exact", exact)]:
@@ -73,13 +74,14 @@ def test_selecting_a_pair_shows_seed_input_flips_and_heat_maps(result):
     p, p2 = result.pairs[["p", "p'"]].iloc[k]
     assert (rows["detector P(face)"]["input"], rows["detector P(face)"]["counterpart"]) == (f"{p:.3f}", f"{p2:.3f}")
     assert rows["detector decision"]["input"] != rows["detector decision"]["counterpart"]
-    assert rows["f_sa P(red)"]["input"] == f"{info['sa_p']:.3f}"
-    assert rows["f_sa P(red)"]["counterpart"] == f"{info['sa_p_counterpart']:.3f}"
+    assert rows["f_sa P(red = high)"]["input"] == f"{info['sa_p']:.3f}"
+    assert rows["f_sa P(red = high)"]["counterpart"] == f"{info['sa_p_counterpart']:.3f}"
     norms = {n["name"]: n["value"] for n in d["norms"]}
     assert norms["‖Δ_senatt‖₂"] == f"{np.linalg.norm(c - x):.3f}"
     assert norms["‖Δ_bias‖∞"] == f"{np.abs(x - seed).max():.3f}"
     assert norms["FGSM flip steps"] == str(info["steps"])
     assert norms["f_sa still disagrees at the end"] == ("yes" if info["sa_disagrees"] else "no")
+    assert norms["search iterations before found"] == str(info["iteration"]) and "bias_l2" not in norms
     assert d["summary"].startswith(f"Pair {k}: flipping red moves the detector's P(face) from {p:.3f} to {p2:.3f}")
     ins.set_state({"selected_ids": [0]})                  # a seed itself: no Δ_bias
     assert "(no change)" in ins.detail["heatmaps"][0]["caption"]
@@ -134,7 +136,7 @@ def test_strings_reach_the_browser_as_text_and_the_static_view_escapes_them():
     r.method = EVIL
     ins = r.inspect(selected_ids=[2])
     assert EVIL in ins.title and EVIL in ins.detail["summary"]                # plain text: the front end uses textContent
-    assert f"f_sa P({EVIL})" in [row["name"] for row in ins.detail["table"]]
+    assert f"f_sa P({EVIL} = high)" in [row["name"] for row in ins.detail["table"]]
     page = ins.static_html()
     assert "<script" not in page and html.escape(EVIL) in page
     uris = page.split("src='")[1:]
@@ -172,3 +174,19 @@ def test_pairs_and_their_details_survive_save_and_load(result, tmp_path):
     before, after = result.inspect(selected_ids=[7]), loaded.inspect(selected_ids=[7])
     assert isinstance(after, ImageInspector)
     assert after.cells == before.cells and after.detail == before.detail
+
+
+def test_thousands_of_pairs_send_one_page_of_thumbnails():
+    dom = RedSquares()
+    X = np.random.default_rng(0).uniform(0.25, 0.75, (3000, *dom.item_shape))
+    C = dom.flip(X)
+    p, pc = detector(dom.encode(X)), detector(dom.encode(C))
+    r = Result(dom, "bulk")
+    r.record(X, C, np.c_[1 - p, p], np.c_[1 - pc, pc], phase="global", seed_ids=-1, elapsed=1.0,
+             info=Nudge.info(dom, X))
+    ins = r.inspect(page_size=40, sort_by="difference")
+    assert ins.n_pairs == len(r) == 3000 and len(ins.cells) == 40
+    assert len(json.dumps(ins.get_state())) < 40 * 2 * 400 + 5_000      # one page of PNGs, not 3000 images
+    assert ins.cells[0]["id"] == int(np.argmax(r.pairs["difference"].to_numpy()))
+    ins.page = 74
+    assert len(ins.cells) == 40 and ins.page == 74

@@ -38,7 +38,9 @@ from .png import heat_map, png_base64, thumbnail
 
 # info keys (the image searches' per-pair details) shown under their meaning, in this order
 INFO_NAMES = {"steps": "FGSM flip steps", "eps": "flip budget ε (L∞)", "flip_ok": "f_sa's decision flipped",
-              "sa_disagrees": "f_sa still disagrees at the end"}
+              "sa_disagrees": "f_sa still disagrees at the end", "iteration": "search iterations before found"}
+# info keys the detail shows in its own rows (norms computed from the images, f_sa in the table)
+SHOWN_ELSEWHERE = ("l2", "linf", "bias_l2", "sa_p", "sa_p_counterpart")
 SORT_KEYS = {"difference": "detector difference", "p": "detector P, input", "p'": "detector P, counterpart",
              "l2": "‖Δ_senatt‖₂", "linf": "‖Δ_senatt‖∞", "sa_p": "f_sa P, input", "steps": "flip steps"}
 
@@ -68,6 +70,7 @@ class ImageInspector(PagedInspector):
         self.result = result
         self.domain = result.domain
         self.frame = result.pairs
+        self._outputs = self.frame[["p", "p'"]].to_numpy(float)
         self.inputs = np.asarray(result.inputs, dtype=float)
         self.counterparts = np.asarray(result.counterparts, dtype=float)
         if self.inputs.ndim != 4:
@@ -104,7 +107,7 @@ class ImageInspector(PagedInspector):
             self.version += 1
 
     def _cell(self, i: int) -> dict:
-        p, p2 = (format_cell(float(v)) for v in self.frame[["p", "p'"]].iloc[i])
+        p, p2 = (format_cell(float(v)) for v in self._outputs[i])
         return {"id": int(i), "input": png_base64(thumbnail(self.inputs[i])),
                 "counterpart": png_base64(thumbnail(self.counterparts[i])), "caption": f"{p} → {p2}"}
 
@@ -117,7 +120,7 @@ class ImageInspector(PagedInspector):
         x, c = self.inputs[pair_id], self.counterparts[pair_id]
         seed_id = int(row["seed"])
         seed = self.seeds[seed_id] if self.seeds is not None and 0 <= seed_id < len(self.seeds) else None
-        exact = _exact_flip(self.domain, x)
+        exact = _exact_flip(self.domain, x, seed)
         images = ([_image("seed", f"seed {seed_id}", seed)] if seed is not None else []) + [
             _image("input", "input x + Δ_bias", x), _image("counterpart", "FGSM flip (the counterpart)", c)]
         heat = [_heat("senatt", "Δ_senatt = counterpart − input", c - x)]
@@ -132,16 +135,21 @@ class ImageInspector(PagedInspector):
         sa = (_number(info.get("sa_p")), _number(info.get("sa_p_counterpart")))
         table = [{"name": f"detector P({positive})", "input": p, "counterpart": p2},
                  {"name": "detector decision", "input": label, "counterpart": label2},
-                 {"name": f"f_sa P({self.attribute})", "input": sa[0], "counterpart": sa[1]}]
+                 {"name": f"f_sa P({self._attribute_value()})", "input": sa[0], "counterpart": sa[1]}]
         norms = _norms(x, c, seed, exact) + [{"name": INFO_NAMES.get(k, str(k)), "value": _number(v)}
                                             for k, v in info.items()
-                                            if k not in ("l2", "linf", "sa_p", "sa_p_counterpart")]
+                                            if k not in SHOWN_ELSEWHERE]
         summary = (f"Pair {pair_id}: flipping {self.attribute} moves the detector's P({positive}) from {p} to "
                    f"{p2} (decision {label} → {label2}).")
         if seed is not None:
             summary += f" The search reached the input from seed {seed_id}."
         return {"pair": int(pair_id), "summary": summary, "images": images, "heatmaps": heat,
                 "table": table, "norms": norms}
+
+    def _attribute_value(self) -> str:
+        """What f_sa's probability is of: ``tint = dark`` when the domain names the attribute's values."""
+        names = getattr(self.domain, "attribute_names", None)
+        return f"{self.attribute} = {names[1]}" if names and len(names) > 1 else self.attribute
 
     def decision(self, label) -> str:
         """The meaning of a decision (``"face"``), or the number when no class names are known."""
@@ -191,9 +199,12 @@ def _norms(x, c, seed, exact) -> list[dict]:
     return out
 
 
-def _exact_flip(domain, x):
+def _exact_flip(domain, x, seed):
+    """The domain's exact flip of input ``x`` (re-rendered from its ``seed`` when known), or None."""
     flip = getattr(domain, "exact_flip", None)
-    out = flip(x[None]) if flip is not None else None
+    if flip is None:
+        return None
+    out = flip(x[None]) if seed is None else flip(x[None], seeds=seed[None])
     return None if out is None else np.asarray(out, dtype=float)[0]
 
 
