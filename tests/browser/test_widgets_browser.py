@@ -227,3 +227,13 @@ def test_image_inspector_selects_a_pair_and_shows_it_side_by_side(page, run_note
     page.locator(".widget-html-content", has_text="kernel selected: [23]").wait_for()
     page.wait_for_function("el => el.textContent.startsWith('Pair 23:')",
                            arg=widget.locator(".fairnb-detail-summary").element_handle())
+    if app == "lab":                                          # readable on the dark theme too
+        page.evaluate("window.jupyterapp.commands.execute('apputils:change-theme', {theme: 'JupyterLab Dark'})")
+        page.wait_for_function("document.body.dataset.jpThemeLight === 'false'")
+        page.wait_for_timeout(500)
+        for selector in (".fairnb-image-caption", ".fairnb-figure figcaption", ".fairnb-image-norms td",
+                         ".fairnb-image-cell.fairnb-selected .fairnb-image-caption"):
+            ratio = widget.locator(selector).first.evaluate(CONTRAST)
+            assert ratio >= 4.5, f"{selector}: contrast {ratio:.2f} < 4.5 on the dark theme"
+        page.evaluate("window.jupyterapp.commands.execute('apputils:change-theme', {theme: 'JupyterLab Light'})")
+        page.wait_for_function("document.body.dataset.jpThemeLight === 'true'")   # the theme is a saved setting
