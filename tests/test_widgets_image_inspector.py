@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 import traitlets
 
+from fairnb.models import FunctionModel
 from fairnb.results import Result
 from fairnb.widgets.image_inspector import ImageInspector
 from fairnb.widgets.png import decode_png, heat_map, png_base64, png_bytes, thumbnail, to_uint8
@@ -70,12 +71,12 @@ def test_selecting_a_pair_shows_seed_input_flips_and_heat_maps(result):
         assert (rgb[np.unravel_index(strength.argmax(), strength.shape)] == 255).all()   # the largest change: white
         assert f"amplified ×{1 / strength.max():.3g}" in heat[role]["caption"]
     info = result.details(k)
-    rows = {r["name"]: r for r in d["table"]}
+    assert d["columns"] == ["input", "counterpart"]     # the seed's and exact flip's numbers need model=
+    rows = {r["name"]: r["values"] for r in d["table"]}
     p, p2 = result.pairs[["p", "p'"]].iloc[k]
-    assert (rows["detector P(face)"]["input"], rows["detector P(face)"]["counterpart"]) == (f"{p:.3f}", f"{p2:.3f}")
-    assert rows["detector decision"]["input"] != rows["detector decision"]["counterpart"]
-    assert rows["f_sa P(red = high)"]["input"] == f"{info['sa_p']:.3f}"
-    assert rows["f_sa P(red = high)"]["counterpart"] == f"{info['sa_p_counterpart']:.3f}"
+    assert rows["detector P(face)"] == [f"{p:.3f}", f"{p2:.3f}"]
+    assert rows["detector decision"][0] != rows["detector decision"][1]
+    assert rows["f_sa P(red = high)"] == [f"{info['sa_p']:.3f}", f"{info['sa_p_counterpart']:.3f}"]
     norms = {n["name"]: n["value"] for n in d["norms"]}
     assert norms["‖Δ_senatt‖₂"] == f"{np.linalg.norm(c - x):.3f}"
     assert norms["‖Δ_bias‖∞"] == f"{np.abs(x - seed).max():.3f}"
@@ -88,6 +89,29 @@ def test_selecting_a_pair_shows_seed_input_flips_and_heat_maps(result):
     assert not decode_png(ins.detail["heatmaps"][0]["png"]).any()
     ins.selected_ids = []
     assert ins.detail == {} and ins.selected.empty
+
+
+def test_with_the_detector_the_seed_and_the_exact_flip_get_their_probabilities(result):
+    k = 9
+    d = ImageInspector(result, model=detector, selected_ids=[k]).detail
+    assert d["columns"] == ["seed", "input", "counterpart", "exact"]
+    seed = result.extras["seeds"][int(result.pairs["seed"].iloc[k])]
+    exact = result.domain.exact_flip(result.inputs[k][None], seeds=seed[None])[0]
+    want = detector(result.domain.encode(np.stack([seed, exact])))
+    rows = {r["name"]: r["values"] for r in d["table"]}
+    assert [rows["detector P(face)"][j] for j in (0, 3)] == [f"{v:.3f}" for v in want]
+    assert rows["detector P(face)"][1:3] == [f"{v:.3f}" for v in result.pairs[["p", "p'"]].iloc[k]]
+    assert [rows["detector decision"][j] for j in (0, 3)] == [("non-face", "face")[int(v > 0.5)] for v in want]
+    assert rows["f_sa P(red = high)"][0] == rows["f_sa P(red = high)"][3] == ""   # the domain has no f_sa
+
+    dom = RedSquares()
+    dom.attribute_model = FunctionModel(lambda X: X[:, 0::3].mean(axis=1))         # f_sa: P(high) = mean red
+    r = Nudge(n_seeds=4, random_state=2, progress=False).run(detector, dom)
+    d = ImageInspector(r, model=detector, selected_ids=[5]).detail
+    seed = r.extras["seeds"][int(r.pairs["seed"].iloc[5])]
+    exact = dom.exact_flip(r.inputs[5][None], seeds=seed[None])[0]
+    f_sa = next(row["values"] for row in d["table"] if row["name"].startswith("f_sa"))
+    assert [f_sa[0], f_sa[3]] == [f"{im[..., 0].mean():.3f}" for im in (seed, exact)]
 
 
 def test_data_that_cannot_be_rerendered_and_results_without_seeds(result):

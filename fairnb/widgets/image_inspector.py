@@ -41,6 +41,8 @@ INFO_NAMES = {"steps": "FGSM flip steps", "eps": "flip budget ε (L∞)", "flip_
               "sa_disagrees": "f_sa still disagrees at the end", "iteration": "search iterations before found"}
 # info keys the detail shows in its own rows (norms computed from the images, f_sa in the table)
 SHOWN_ELSEWHERE = ("l2", "linf", "bias_l2", "sa_p", "sa_p_counterpart")
+# the counterpart's caption by the domain's attribute flipper (fairnb.images.flips)
+FLIP_NAMES = {"FGSMFlip": "FGSM flip", "ExactFlip": "exact flip"}
 SORT_KEYS = {"difference": "detector difference", "p": "detector P, input", "p'": "detector P, counterpart",
              "l2": "‖Δ_senatt‖₂", "linf": "‖Δ_senatt‖∞", "sa_p": "f_sa P, input", "steps": "flip steps"}
 
@@ -52,6 +54,9 @@ class ImageInspector(PagedInspector):
     ----------
     result : a ``Result`` of an image domain (inputs and counterparts of shape ``(n, h, w, c)``).
     seeds : the images that the pairs' seed ids index (default ``result.extras["seeds"]``).
+    model : the detector (any model ``fairnb.models.wrap`` takes), optional: with it the detail also
+        gives the detector's probability for the seed and the exact flip (and f_sa's, when the domain
+        has an ``attribute_model``); the input's and counterpart's come from the Result either way.
     page_size : pairs per page (1 to 500).
     """
 
@@ -65,8 +70,11 @@ class ImageInspector(PagedInspector):
     sort_options = traitlets.List().tag(sync=True)
     cells = traitlets.List().tag(sync=True)
 
-    def __init__(self, result, seeds=None, *, page_size: int = 40, **kwargs):
+    def __init__(self, result, seeds=None, *, model=None, page_size: int = 40, **kwargs):
+        from ..models import wrap
+
         result = result.snapshot()
+        self.model = None if model is None else wrap(model)
         self.result = result
         self.domain = result.domain
         self.frame = result.pairs
@@ -121,8 +129,9 @@ class ImageInspector(PagedInspector):
         seed_id = int(row["seed"])
         seed = self.seeds[seed_id] if self.seeds is not None and 0 <= seed_id < len(self.seeds) else None
         exact = _exact_flip(self.domain, x, seed)
+        flip = FLIP_NAMES.get(type(getattr(self.domain, "flipper", None)).__name__, "attribute flip")
         images = ([_image("seed", f"seed {seed_id}", seed)] if seed is not None else []) + [
-            _image("input", "input x + Δ_bias", x), _image("counterpart", "FGSM flip (the counterpart)", c)]
+            _image("input", "input x + Δ_bias", x), _image("counterpart", f"{flip} (the counterpart)", c)]
         heat = [_heat("senatt", "Δ_senatt = counterpart − input", c - x)]
         if seed is not None:
             heat.insert(0, _heat("bias", "Δ_bias = input − seed", x - seed))
@@ -132,10 +141,16 @@ class ImageInspector(PagedInspector):
         positive = self.class_names[1] if self.class_names and len(self.class_names) > 1 else "class 1"
         p, p2 = format_cell(float(row["p"])), format_cell(float(row["p'"]))
         label, label2 = self.decision(row["label"]), self.decision(row["label'"])
-        sa = (_number(info.get("sa_p")), _number(info.get("sa_p_counterpart")))
-        table = [{"name": f"detector P({positive})", "input": p, "counterpart": p2},
-                 {"name": "detector decision", "input": label, "counterpart": label2},
-                 {"name": f"f_sa P({self._attribute_value()})", "input": sa[0], "counterpart": sa[1]}]
+        # one column per image shown; the seed's and the exact flip's numbers need the models
+        extra = {"seed": seed, "exact": exact}
+        columns = [i["role"] for i in images]
+        known = {"input": (p, label, _number(info.get("sa_p"))),
+                 "counterpart": (p2, label2, _number(info.get("sa_p_counterpart")))}
+        known.update(self._measure({k: v for k, v in extra.items() if v is not None}))
+        columns = [col for col in columns if col in known]
+        table = [{"name": name, "values": [known[col][j] for col in columns]}
+                 for j, name in enumerate((f"detector P({positive})", "detector decision",
+                                           f"f_sa P({self._attribute_value()})"))]
         norms = _norms(x, c, seed, exact) + [{"name": INFO_NAMES.get(k, str(k)), "value": _number(v)}
                                             for k, v in info.items()
                                             if k not in SHOWN_ELSEWHERE]
@@ -144,7 +159,19 @@ class ImageInspector(PagedInspector):
         if seed is not None:
             summary += f" The search reached the input from seed {seed_id}."
         return {"pair": int(pair_id), "summary": summary, "images": images, "heatmaps": heat,
-                "table": table, "norms": norms}
+                "columns": columns, "table": table, "norms": norms}
+
+    def _measure(self, images: dict) -> dict:
+        """Per named image: the detector's P(class 1) and decision and f_sa's probability, as text
+        (empty without a ``model``); one call per model for all of them."""
+        if self.model is None or not images:
+            return {}
+        batch = self.domain.encode(np.stack(list(images.values())))
+        P = np.asarray(self.model.predict_proba(batch), dtype=float)
+        f_sa = getattr(self.domain, "attribute_model", None)
+        sa = np.asarray(f_sa.predict_proba(batch), dtype=float)[:, -1] if f_sa is not None else [None] * len(P)
+        return {name: (format_cell(float(P[k, -1])), self.decision(P[k].argmax()), _number(sa[k]))
+                for k, name in enumerate(images)}
 
     def _attribute_value(self) -> str:
         """What f_sa's probability is of: ``tint = dark`` when the domain names the attribute's values."""
@@ -169,11 +196,12 @@ class ImageInspector(PagedInspector):
         if d:
             figures = "".join(f"<td>{img(i['png'], i['caption'])}<br/>{esc(i['caption'])}</td>"
                               for i in d["images"] + d["heatmaps"])
-            rows = "".join(f"<tr><th>{esc(r['name'])}</th><td>{esc(r['input'])}</td><td>{esc(r['counterpart'])}</td></tr>"
+            head = "".join(f"<th>{esc(c)}</th>" for c in d["columns"])
+            rows = "".join(f"<tr><th>{esc(r['name'])}</th>" + "".join(f"<td>{esc(v)}</td>" for v in r["values"]) + "</tr>"
                            for r in d["table"])
             norms = "".join(f"<tr><th>{esc(n['name'])}</th><td>{esc(n['value'])}</td></tr>" for n in d["norms"])
             out += (f"<p>{esc(d['summary'])}</p><table><tr>{figures}</tr></table>"
-                    f"<table><tr><th></th><th>input</th><th>counterpart</th></tr>{rows}</table><table>{norms}</table>")
+                    f"<table><tr><th></th>{head}</tr>{rows}</table><table>{norms}</table>")
         return out + "</div>"
 
 
@@ -190,7 +218,7 @@ def _heat(role: str, caption: str, delta) -> dict:
 def _norms(x, c, seed, exact) -> list[dict]:
     deltas = ([("Δ_bias", x - seed)] if seed is not None else []) + [("Δ_senatt", c - x)]
     if exact is not None:
-        deltas += [("Δ_exact", exact - x), ("FGSM flip − exact flip", c - exact)]
+        deltas += [("Δ_exact", exact - x), ("counterpart − exact flip", c - exact)]
     out = []
     for name, d in deltas:
         flat = d.ravel()

@@ -10,7 +10,7 @@ import { nextSelection, pageCount } from "./pair_inspector.js";
  * @typedef {{id: number, input: string, counterpart: string, caption: string}} Cell
  * @typedef {{role: string, caption: string, png: string}} Picture
  * @typedef {{pair?: number, summary?: string, images?: Picture[], heatmaps?: Picture[],
- *            table?: {name: string, input: string, counterpart: string}[], norms?: {name: string, value: string}[]}} Detail
+ *            columns?: string[], table?: {name: string, values: string[]}[], norms?: {name: string, value: string}[]}} Detail
  * @typedef {{
  *   title: string, attribute: string, n_pairs: number, page: number, page_size: number, sort_by: string,
  *   sort_descending: boolean, sort_options: {name: string, label: string}[], cells: Cell[],
@@ -215,7 +215,7 @@ function render({ model, el }) {
     }
     const images = d.images ?? [];
     const rows = (d.table ?? []).map((r) => h("tr", { className: "fairnb-detail-output" },
-      [h("th", { text: r.name }), h("td", { text: r.input }), h("td", { text: r.counterpart })]));
+      [h("th", { text: r.name }), ...(r.values ?? []).map((v) => h("td", { text: v }))]));
     const norms = (d.norms ?? []).map((n) => h("tr", { attrs: { "data-norm": n.name } },
       [h("th", { text: n.name }), h("td", { text: n.value })]));
     detail.replaceChildren(
@@ -226,7 +226,7 @@ function render({ model, el }) {
       ]),
       h("div", { className: "fairnb-image-tables" }, [
         h("table", { className: "fairnb-detail-table fairnb-image-probabilities" }, [
-          h("thead", {}, [h("tr", {}, ["", "input", "counterpart"].map((c) => h("th", { text: c })))]),
+          h("thead", {}, [h("tr", {}, ["", ...(d.columns ?? [])].map((c) => h("th", { text: c })))]),
           h("tbody", {}, rows)]),
         h("table", { className: "fairnb-detail-table fairnb-image-norms" }, [h("tbody", {}, norms)]),
       ]),

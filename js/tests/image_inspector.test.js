@@ -28,8 +28,9 @@ const DETAIL = {
   images: [{ role: "seed", caption: "seed 1", png: PNG }, { role: "input", caption: "input x + Δ_bias", png: PNG },
     { role: "counterpart", caption: "FGSM flip (the counterpart)", png: PNG }, { role: "exact", caption: "exact flip", png: PNG }],
   heatmaps: [{ role: "bias", caption: "Δ_bias", png: PNG }, { role: "senatt", caption: "Δ_senatt", png: PNG }],
-  table: [{ name: "detector P(face)", input: "0.900", counterpart: "0.100" },
-    { name: "f_sa P(tint)", input: "0.800", counterpart: "0.300" }],
+  columns: ["seed", "input", "counterpart", "exact"],
+  table: [{ name: "detector P(face)", values: ["0.950", "0.900", "0.100", "0.850"] },
+    { name: "f_sa P(tint)", values: ["0.700", "0.800", "0.300", "0.200"] }],
   norms: [{ name: "‖Δ_senatt‖₂", value: "0.412" }],
 };
 
@@ -107,8 +108,10 @@ describe("image grid", () => {
     expect(figures("figure.fairnb-heatmap").map((f) => [f.getAttribute("data-role"), f.style.gridColumn]))
       .toEqual([["bias", "2"], ["senatt", "3"]]);
     expect(el.querySelector('figure[data-role="exact"] figcaption').textContent).toBe("exact flip");
+    expect([...el.querySelectorAll(".fairnb-image-probabilities thead th")].map((t) => t.textContent))
+      .toEqual(["", "seed", "input", "counterpart", "exact"]);
     expect([...el.querySelectorAll(".fairnb-image-probabilities tbody tr")].map((r) => r.textContent))
-      .toEqual(["detector P(face)0.9000.100", "f_sa P(tint)0.8000.300"]);
+      .toEqual(["detector P(face)0.9500.9000.1000.850", "f_sa P(tint)0.7000.8000.3000.200"]);
     expect(el.querySelector(".fairnb-image-norms td").textContent).toBe("0.412");
     expect(el.querySelector(".fairnb-detail-summary").textContent).toBe(DETAIL.summary);
   });
@@ -170,7 +173,7 @@ describe("escaping", () => {
     const model = fakeModel(state({
       title: EVIL, n_pairs: 1, cells: [{ id: 0, input: `x" onerror="alert(1)`, counterpart: PNG, caption: EVIL }],
       detail: { ...DETAIL, summary: EVIL, images: [{ role: EVIL, caption: EVIL, png: "javascript:alert(1)" }],
-        table: [{ name: EVIL, input: EVIL, counterpart: EVIL }], norms: [{ name: EVIL, value: EVIL }] },
+        columns: [EVIL], table: [{ name: EVIL, values: [EVIL] }], norms: [{ name: EVIL, value: EVIL }] },
     }));
     widget.render({ model, el });
     expect(el.querySelector("[onerror]")).toBeNull();
@@ -181,6 +184,8 @@ describe("escaping", () => {
     expect(el.querySelector("figcaption").textContent).toBe(EVIL);
     expect(el.querySelector(".fairnb-detail-summary").textContent).toBe(EVIL);
     expect(el.querySelector(".fairnb-image-norms th").textContent).toBe(EVIL);
+    expect(el.querySelector(".fairnb-image-probabilities td").textContent).toBe(EVIL);
+    expect(el.querySelectorAll(".fairnb-image-probabilities thead th")[1].textContent).toBe(EVIL);
     const srcs = [...el.querySelectorAll("img[src]")].map((i) => i.getAttribute("src"));
     expect(srcs.every((s) => s.startsWith("data:image/png;base64,"))).toBe(true);
   });

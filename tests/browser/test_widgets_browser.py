@@ -193,7 +193,7 @@ def test_image_inspector_selects_a_pair_and_shows_it_side_by_side(page, run_note
         f"import sys\nsys.path.insert(0, {str(TESTS)!r})\n"
         "from image_pairs import Nudge, RedSquares, detector\n"
         "result = Nudge(n_seeds=60, random_state=0, progress=False).run(detector, RedSquares())\n"
-        "ins = result.inspect(page_size=20)\n"
+        "ins = result.inspect(page_size=20, model=detector)\n"
         "ins",
         SELECTION_PROBE,
     ], app)
@@ -221,6 +221,8 @@ def test_image_inspector_selects_a_pair_and_shows_it_side_by_side(page, run_note
     below = [h.bounding_box() for h in heat.all()]           # each below the image its change leads to
     assert [b["x"] for b in below] == [b["x"] for b in boxes[1:]] and below[0]["y"] > boxes[0]["y"] + 100
     assert widget.locator(".fairnb-detail-summary").text_content().startswith("Pair 22: flipping red")
+    head = [t.text_content() for t in widget.locator(".fairnb-image-probabilities thead th").all()]
+    assert head == ["", "seed", "input", "counterpart", "exact"]     # the detector's P for each image
     cells.nth(2).focus()                                      # the keyboard: one to the right, Enter
     page.keyboard.press("ArrowRight")
     page.keyboard.press("Enter")
