@@ -21,7 +21,7 @@ from .sklearn import SklearnModel
 
 __all__ = ["Model", "GradientModel", "ActivationModel", "FunctionModel", "SklearnModel", "NumpyMLP",
            "wrap", "as_probability_matrix", "supports_gradients", "supports_activations", "outputs_hard_labels",
-           "load_model"]
+           "load_model", "obtain_published"]
 
 
 def _is_keras(model) -> bool:
@@ -57,6 +57,15 @@ def wrap(model) -> Model:
         return FunctionModel(model)
     raise TypeError(f"cannot use a {type(model).__name__} as a model: give a Keras model, a scikit-learn "
                     "classifier, or a callable returning class probabilities")
+
+
+def __getattr__(name):
+    """``obtain_published`` loads on first use (it imports the data sets package)."""
+    if name == "obtain_published":
+        from .published import obtain_published
+
+        return obtain_published
+    raise AttributeError(f"module 'fairnb.models' has no attribute {name!r}")
 
 
 PICKLE_SUFFIXES = (".joblib", ".pkl", ".pickle")
