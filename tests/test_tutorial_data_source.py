@@ -15,7 +15,7 @@ NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "01_tabular_quick
 def _run_data_cells(monkeypatch, data_dir) -> str:
     cells = [c for c in json.loads(NOTEBOOK.read_text())["cells"] if c["cell_type"] == "code"]
     settings, data = ("".join(c["source"]) for c in cells[:2])
-    assert "DATA_DIR" in settings and "load_census" in data
+    assert "SMOKE" in settings and "obtain" in data
     if data_dir is None:
         monkeypatch.delenv("FAIRNB_DATA", raising=False)
     else:
@@ -26,13 +26,15 @@ def _run_data_cells(monkeypatch, data_dir) -> str:
     return out.getvalue()
 
 
-def test_offline_the_tutorial_says_it_uses_synthetic_data(monkeypatch):
+def test_offline_the_tutorial_says_it_uses_synthetic_data(monkeypatch, tmp_path):
     import fairnb
 
-    def offline(*args, **kwargs):
-        raise OSError("no network")
+    def offline(url, *args, **kwargs):
+        raise fairnb.datasets.uci.DownloadError(f"could not download {url} (no network)")
 
-    monkeypatch.setattr(fairnb.datasets.uci, "download", offline)
+    monkeypatch.setenv("FAIRNB_CACHE", str(tmp_path))
+    monkeypatch.delenv("FAIRNB_DOWNLOAD", raising=False)
+    monkeypatch.setattr(fairnb.datasets.uci, "fetch_verified", offline)
     printed = _run_data_cells(monkeypatch, None)
     assert "Data: SYNTHETIC census-like data" in printed and "no network" in printed
     assert "Protected attribute: sex" in printed
@@ -41,4 +43,4 @@ def test_offline_the_tutorial_says_it_uses_synthetic_data(monkeypatch):
 @pytest.mark.shared
 def test_with_a_data_folder_the_tutorial_says_census(monkeypatch, data_dir):
     printed = _run_data_cells(monkeypatch, data_dir)
-    assert f"Data: census, from the data folder {data_dir}" in printed and "Protected attribute: gender" in printed
+    assert f"Data: census, read from the data folder {data_dir}" in printed and "Protected attribute: gender" in printed
