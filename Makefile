@@ -4,7 +4,7 @@ PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip -q --disable-pip-version-check
 SHARED ?= $(abspath ../shared)
 
-.PHONY: demo test test-js test-python test-cpus test-browser test-notebooks bench clean
+.PHONY: demo test test-js test-python test-cpus test-browser test-notebooks binder-check docs bench clean
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -59,5 +59,33 @@ test-notebooks: $(VENV)/.all fairnb/static/.built
 	FAIRNB_SMOKE=1 FAIRNB_DATA=$${FAIRNB_DATA:-$(SHARED)/data} FAIRNB_MODELS=$${FAIRNB_MODELS:-$(SHARED)/models} \
 	  $(PY) -m pytest -p no:cacheprovider --nbmake --nbmake-timeout=300 -q notebooks/
 
+# Binder: a fresh venv from binder/ alone (requirements installed from the repository root, as repo2docker does;
+# postBuild), no ../shared, no data folder, no downloads; every tutorial in smoke mode, with its kernel's peak memory
+BINDER_VENV ?= build/binder-venv
+binder-check:
+	rm -rf $(BINDER_VENV)
+	python3 -m venv $(BINDER_VENV)
+	$(BINDER_VENV)/bin/python -m pip -q --disable-pip-version-check install -r binder/requirements.txt nbclient ipykernel
+	PATH=$(abspath $(BINDER_VENV))/bin:$$PATH bash binder/postBuild
+	cache=$$(mktemp -d) && cd $$cache && env -u FAIRNB_DATA -u FAIRNB_MODELS -u PYTHONPATH FAIRNB_SMOKE=1 FAIRNB_DOWNLOAD=0 \
+	  FAIRNB_CACHE=$$cache TF_CPP_MIN_LOG_LEVEL=2 $(abspath $(BINDER_VENV))/bin/python $(CURDIR)/benchmarks/notebook_memory.py \
+	  --limit-mb 2048 $(wildcard $(CURDIR)/notebooks/0*.ipynb); status=$$?; rm -rf $$cache; exit $$status
+
+# the documentation site: README + docs/*.md + the tutorials (executed in smoke mode) + the API reference, into
+# build/docs-html; warnings are errors; no network (data from ../shared when present, else synthetic)
+$(VENV)/.docs: pyproject.toml $(VENV)/.all
+	$(PIP) install -e ".[tf,test,docs]"
+	touch $@
+
+docs: $(VENV)/.docs fairnb/static/.built
+	rm -rf build/docs-src build/docs-html
+	mkdir -p build/docs-src/tutorials
+	cp docs/*.py docs/*.md README.md build/docs-src/
+	cp notebooks/0*.ipynb build/docs-src/tutorials/
+	cd build/docs-src && FAIRNB_SMOKE=1 FAIRNB_DOWNLOAD=0 FAIRNB_DATA=$${FAIRNB_DATA:-$(SHARED)/data} \
+	  FAIRNB_MODELS=$${FAIRNB_MODELS:-$(SHARED)/models} TF_CPP_MIN_LOG_LEVEL=2 \
+	  $(abspath $(PY)) -m sphinx -W --keep-going -q -b html . ../docs-html
+	@echo "docs: build/docs-html/index.html"
+
 clean:
-	rm -rf $(VENV) fairnb-report js/node_modules fairnb/static
+	rm -rf $(VENV) fairnb-report js/node_modules fairnb/static build

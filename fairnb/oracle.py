@@ -9,9 +9,9 @@ build gigabytes of variants at once).
 
 Counting conventions of the literature (every count in fairnb says which it used):
 
-``"adf"``   unique *without* the protected attributes (ADF, NeuronFair): two IDIs that differ only
-            in a protected value are one.
-``"eidig"`` unique full instances (EIDIG, MAFT).
+* ``"adf"``: unique *without* the protected attributes (ADF, NeuronFair): two IDIs that differ only
+  in a protected value are one.
+* ``"eidig"``: unique full instances (EIDIG, MAFT).
 
 Example
 -------

@@ -33,7 +33,9 @@ from .scoring import GroupSampler, score_groups
 class TestSGD(BaseEstimator):
     """Interpretable testing for subtle group discrimination (Zhang et al., TestSGD), batched.
 
-    Parameters (the paper's defaults)
+    The defaults are the paper's.
+
+    Parameters
     ----------
     theta : support threshold; rule sets covering fewer training records are dropped (5%), and so
         are those whose complement (the records outside the group) is below it: comparing a group

@@ -1,0 +1,88 @@
+"""Run tutorial notebooks one by one and report each kernel's peak memory and wall time.
+
+Each notebook runs in a fresh kernel (the interpreter running this script), in a scratch copy of its folder,
+so the files it writes stay out of the checkout. The peak resident set size is the kernel process's
+``VmHWM`` (Linux), read after the last cell: what Binder's 2 GB limit applies to. Smoke or full mode is
+whatever ``FAIRNB_SMOKE`` says in the environment.
+
+    python benchmarks/notebook_memory.py notebooks --limit-mb 2048 --json benchmarks/results/notebook_memory.json
+
+Exit status 1 when a notebook fails or goes over ``--limit-mb``.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+
+def peak_rss_mb(pid: int) -> float:
+    """Peak resident memory of process ``pid`` in MiB (``VmHWM`` of /proc/PID/status)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError(f"no VmHWM for process {pid}")
+
+
+def run_notebook(path: Path, timeout: int) -> dict:
+    """Execute ``path`` in a scratch copy of its folder; its wall time, kernel peak RSS and error, if any."""
+    import nbformat
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError
+
+    nb = nbformat.read(path, as_version=4)
+    with tempfile.TemporaryDirectory(prefix="nbmem-") as scratch:
+        work = Path(scratch) / path.parent.name
+        shutil.copytree(path.parent, work, ignore=shutil.ignore_patterns("*.ipynb", ".ipynb_checkpoints"))
+        client = NotebookClient(nb, timeout=timeout, kernel_name="python3",
+                                resources={"metadata": {"path": str(work)}})
+        start, error, peak = time.perf_counter(), None, float("nan")
+        with client.setup_kernel():
+            pid = client.km.provisioner.process.pid
+            try:
+                for index, cell in enumerate(nb.cells):
+                    client.execute_cell(cell, index)
+            except CellExecutionError as e:
+                error = str(e).strip().splitlines()[-1][:300]
+            peak = peak_rss_mb(pid)
+    return {"notebook": str(path), "seconds": round(time.perf_counter() - start, 1), "peak_rss_mb": round(peak),
+            "error": error}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("paths", nargs="+", help="notebooks or folders (searched recursively)")
+    parser.add_argument("--limit-mb", type=float, default=2048, help="fail above this peak RSS (Binder: 2048)")
+    parser.add_argument("--timeout", type=int, default=600, help="seconds per cell")
+    parser.add_argument("--json", help="also write the rows to this file")
+    args = parser.parse_args(argv)
+    notebooks = sorted(p for arg in args.paths
+                       for p in ([Path(arg)] if arg.endswith(".ipynb") else Path(arg).rglob("*.ipynb"))
+                       if ".ipynb_checkpoints" not in p.parts)
+    if not notebooks:
+        parser.error(f"no notebooks found in {args.paths}")
+    mode = "smoke" if os.environ.get("FAIRNB_SMOKE") == "1" else "full"
+    print(f"# kernel peak memory, {mode} mode, {platform.node()} ({os.cpu_count()} cores), python {sys.executable}")
+    print("| notebook | seconds | peak RSS (MiB) | result |\n|---|---:|---:|---|", flush=True)
+    rows, failed = [], False
+    for path in notebooks:
+        row = run_notebook(path, args.timeout)
+        over = row["peak_rss_mb"] > args.limit_mb
+        failed |= bool(row["error"]) or over
+        verdict = row["error"] or (f"OVER {args.limit_mb:.0f} MiB" if over else "ok")
+        print(f"| {path} | {row['seconds']} | {row['peak_rss_mb']} | {verdict} |", flush=True)
+        rows.append({**row, "mode": mode})
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=1) + "\n")
+    print(f"{sum(not r['error'] for r in rows)} passed, {sum(bool(r['error']) for r in rows)} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
