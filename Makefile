@@ -59,13 +59,15 @@ test-notebooks: $(VENV)/.all fairnb/static/.built
 	FAIRNB_SMOKE=1 FAIRNB_DATA=$${FAIRNB_DATA:-$(SHARED)/data} FAIRNB_MODELS=$${FAIRNB_MODELS:-$(SHARED)/models} \
 	  $(PY) -m pytest -p no:cacheprovider --nbmake --nbmake-timeout=300 -q notebooks/
 
-# Binder: a fresh venv from binder/ alone (requirements installed from the repository root, as repo2docker does;
-# postBuild), no ../shared, no data folder, no downloads; every tutorial in smoke mode, with its kernel's peak memory
+# Binder: a fresh venv from binder/ alone (requirements installed from the repository root, as repo2docker does, plus
+# the Jupyter packages of repo2docker's base environment; postBuild), no ../shared, no data folder, no downloads;
+# every tutorial in smoke mode, with its kernel's peak memory
 BINDER_VENV ?= build/binder-venv
 binder-check:
 	rm -rf $(BINDER_VENV)
 	python3 -m venv $(BINDER_VENV)
-	$(BINDER_VENV)/bin/python -m pip -q --disable-pip-version-check install -r binder/requirements.txt nbclient ipykernel
+	$(BINDER_VENV)/bin/python -m pip -q --disable-pip-version-check install -r binder/requirements.txt \
+	  "jupyterlab>=4,<5" "notebook>=7,<8" "ipywidgets>=8,<9" nbclient    # + what Binder's base environment has
 	PATH=$(abspath $(BINDER_VENV))/bin:$$PATH bash binder/postBuild
 	cache=$$(mktemp -d) && cd $$cache && env -u FAIRNB_DATA -u FAIRNB_MODELS -u PYTHONPATH FAIRNB_SMOKE=1 FAIRNB_DOWNLOAD=0 \
 	  FAIRNB_CACHE=$$cache TF_CPP_MIN_LOG_LEVEL=2 $(abspath $(BINDER_VENV))/bin/python $(CURDIR)/benchmarks/notebook_memory.py \

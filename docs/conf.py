@@ -15,7 +15,7 @@ extensions = [
 ]
 myst_enable_extensions = ["colon_fence"]
 myst_heading_anchors = 3
-exclude_patterns = ["_build", "**.ipynb_checkpoints", "tutorials/solutions"]
+exclude_patterns = ["_build", "**.ipynb_checkpoints", "README.md"]   # README.md: included by index.md
 
 # the tutorials run in smoke mode (FAIRNB_SMOKE=1, set by `make docs`); a failing cell fails the build
 nb_execution_mode = os.environ.get("FAIRNB_DOCS_EXECUTE", "force")
