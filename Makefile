@@ -55,8 +55,9 @@ test-cpus: $(VENV)/.all fairnb/static/.built
 	    $(PY) -m pytest -p no:cacheprovider -n 2 --timeout 900 -q -m "not browser" || exit 1; \
 	done
 
+# every notebook (tutorials and solutions) in smoke mode; never downloading (FAIRNB_DOWNLOAD=0)
 test-notebooks: $(VENV)/.all fairnb/static/.built
-	FAIRNB_SMOKE=1 FAIRNB_DATA=$${FAIRNB_DATA:-$(SHARED)/data} FAIRNB_MODELS=$${FAIRNB_MODELS:-$(SHARED)/models} \
+	FAIRNB_SMOKE=1 FAIRNB_DOWNLOAD=0 FAIRNB_DATA=$${FAIRNB_DATA:-$(SHARED)/data} FAIRNB_MODELS=$${FAIRNB_MODELS:-$(SHARED)/models} \
 	  $(PY) -m pytest -p no:cacheprovider --nbmake --nbmake-timeout=300 -q notebooks/
 
 # Binder: a fresh venv from binder/ alone (requirements installed from the repository root, as repo2docker does, plus
@@ -80,7 +81,7 @@ $(VENV)/.docs: pyproject.toml $(VENV)/.all
 	touch $@
 
 docs: $(VENV)/.docs fairnb/static/.built
-	rm -rf build/docs-src build/docs-html
+	rm -rf build/docs-src build/docs-html build/jupyter_execute
 	mkdir -p build/docs-src/tutorials
 	cp docs/*.py docs/*.md README.md build/docs-src/
 	cp notebooks/0*.ipynb build/docs-src/tutorials/

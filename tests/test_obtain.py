@@ -74,6 +74,9 @@ def test_offline_census_falls_back_to_synthetic_sex(cache):
     assert "could not download" in data.info["origin"] and data.domain.protected_names == ("sex",)
     race = obtain("census", protected="race", data_dir=False, download=True, opener=_offline, synthetic_rows=500)
     assert race.domain.protected_names == ("race",) and race.info["planted_attribute"] == "race"
+    three = obtain("census", protected=["race", "gender", "age", "marital_status"], data_dir=False, download=False,
+                   synthetic_rows=500)
+    assert set(three.domain.protected_names) == {"race", "sex", "age"} and three.info["planted_attribute"] == "sex"
 
 
 def test_downloads_can_be_switched_off(cache, monkeypatch):

@@ -82,8 +82,8 @@ def obtain(name: str, *, protected=None, data_dir=None, download: bool | None = 
     """The benchmark data set ``name`` from wherever it can be had (see the module docstring).
 
     ``protected``: the attributes to audit (names), applied to the real data; the synthetic stand-in
-    plants its discrimination on ``protected`` when it has that feature (``sex``, ``race``, ``age``) and on
-    ``sex`` otherwise (census calls it ``gender``). ``data_dir=False`` skips the folder step even when
+    protects those of them it has (``sex``, which census calls ``gender``, ``race``, ``age``; else ``sex``)
+    and plants its discrimination on ``sex`` when protected, else on the first. ``data_dir=False`` skips the folder step even when
     ``$FAIRNB_DATA`` is set. ``opener`` replaces ``urllib.request.urlopen`` (tests).
     """
     spec = _spec(name)
@@ -121,11 +121,15 @@ def _found(data, protected, kind: str, origin: str):
     return data
 
 
+_SYNTHETIC_NAMES = {"gender": "sex", "sex": "sex", "race": "race", "age": "age"}   # census name -> synthetic feature
+
+
 def _synthetic(name: str, protected, rows: int, failures: list[str]):
-    planted = protected[0] if protected and len(protected) == 1 and protected[0] in ("sex", "race", "age") else "sex"
-    data = make_synthetic(n=rows, protected=planted, random_state=0)
+    names = list(dict.fromkeys(_SYNTHETIC_NAMES[p] for p in protected or () if p in _SYNTHETIC_NAMES)) or ["sex"]
+    planted = "sex" if "sex" in names else names[0]
+    data = make_synthetic(n=rows, protected=planted, random_state=0).with_protected(names)
     reasons = "; ".join(failures) if failures else "no data folder"
     data.info.update(origin_kind="synthetic",
-                     origin=f"SYNTHETIC census-like data standing in for {name} (protected attribute {planted}, "
-                            f"discrimination planted on purpose): {name} was not available ({reasons})")
+                     origin=f"SYNTHETIC census-like data standing in for {name} (protected {', '.join(names)}; "
+                            f"discrimination against {planted} planted on purpose): {name} was not available ({reasons})")
     return data
