@@ -46,7 +46,8 @@ the input in ``result.pairs``, e.g. ``sex'``).
 
 Optional capabilities (a strategy declares which it needs in ``Search.domain_needs``; the engine checks
 them at ``run`` with ``require_capabilities``): ``sample(n, rng)`` (random inputs), ``clip`` with
-``lower``/``upper`` (a bounded integer domain: steps, gradients).
+``lower``/``upper`` (a bounded integer domain: steps, gradients), ``candidates``/``sensitive_mask``/``vocab``
+(``"substitutions"``: a text domain whose steps are word substitutions).
 
 Examples
 --------
@@ -154,16 +155,19 @@ def domain_from_config(config: dict):
 def require_capabilities(method: str, domain, needs) -> None:
     """Raise a clear TypeError when ``domain`` lacks a capability the strategy ``method`` needs.
 
-    ``needs`` holds ``"sample"`` (random inputs) and/or ``"bounded"`` (a bounded integer domain with
-    ``clip``, ``lower`` and ``upper``).
+    ``needs`` holds ``"sample"`` (random inputs), ``"bounded"`` (a bounded integer domain with
+    ``clip``, ``lower`` and ``upper``) and/or ``"substitutions"`` (a text domain: ``candidates``,
+    ``sensitive_mask``, ``vocab``).
 
     >>> require_capabilities("eidig", object(), ("bounded",))
     Traceback (most recent call last):
     ...
     TypeError: eidig needs a bounded integer domain (clip, lower, upper); object is not
     """
-    members = {"sample": ("sample",), "bounded": ("clip", "lower", "upper")}
-    words = {"sample": "a domain it can sample from (sample)", "bounded": "a bounded integer domain (clip, lower, upper)"}
+    members = {"sample": ("sample",), "bounded": ("clip", "lower", "upper"),
+               "substitutions": ("candidates", "sensitive_mask", "vocab")}
+    words = {"sample": "a domain it can sample from (sample)", "bounded": "a bounded integer domain (clip, lower, upper)",
+             "substitutions": "a text domain with word substitutions (fairnb.domains.TextDomain)"}
     for need in needs:
         if not all(hasattr(domain, m) for m in members[need]):
             raise TypeError(f"{method} needs {words[need]}; {type(domain).__name__} is not")

@@ -56,8 +56,9 @@ class TextFunctionModel:
 def wrap_text_model(model, vocab: Vocabulary):
     """The fairnb text model for ``model``: a Keras model with an Embedding first gets
     :class:`~fairnb.text.keras_model.KerasTextModel` (white box); anything else on strings
-    :class:`TextFunctionModel`; fairnb text models pass through."""
-    if type(model).__module__.startswith("fairnb.text."):
+    :class:`TextFunctionModel`; fairnb text models and white-box text models of your own (with
+    ``predict_proba(ids)`` and ``embedding_gradient(ids, classes, of)``) pass through."""
+    if type(model).__module__.startswith("fairnb.text.") or callable(getattr(model, "embedding_gradient", None)):
         return model
     if _is_keras(model):
         from .keras_model import KerasTextModel
