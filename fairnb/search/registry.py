@@ -21,6 +21,11 @@ METHODS = {
     "aequitas-semi": "fairnb.search.aequitas:AequitasSemiDirected",
     "aequitas-random": "fairnb.search.aequitas:AequitasRandom",
     "sg": "fairnb.search.sg:SymbolicGeneration",
+    "adf_asc": "fairnb.search.text:ADFTextASC",
+    "adf_hf": "fairnb.search.text:ADFTextHotFlip",
+    "asc": "fairnb.search.text:TextASC",
+    "hf": "fairnb.search.text:TextHotFlip",
+    "rp": "fairnb.search.text:TextRandom",
 }
 
 

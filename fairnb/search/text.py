@@ -1,0 +1,368 @@
+"""ADF's text search (Zhang et al., TSE; digest A1, A2, A5-A12, §7.2): identity-term discrimination in text
+classifiers by word substitution, on the batched engine.
+
+A text with a term of the protected group (e.g. "muslim" for ``"religion"``) is discriminatory when
+replacing that term by another of its group changes the model's decision (``fairnb.domains.TextDomain``'s
+variants). The search has two phases:
+
+**Global** (Alg 1): the seeds are the given texts that hold a term of the group (the first ``n_seeds``).
+Every seed is checked; the ones already discriminatory are the *raw* IDIs. Each other seed gets the
+counterpart ``x'`` whose probability of ``x``'s decision differs most (Eq. 3), and one non-sensitive token
+is substituted by one of its ``k`` nearest GloVe neighbours, chosen by the method:
+
+=========  =================================================================================
+method     substitution (``fairnb.search.text_steps``)
+=========  =================================================================================
+adf_asc    position of largest ``||g_a - g'_a||_inf``, candidate by sign agreement with ``g_a``
+asc        position of largest ``||g_a||_inf`` (plain attack on ``x``), same candidate rule
+adf_hf     argmax over positions x candidates of ``|(g_a - g'_a) . (x_a - c)|``
+hf         argmax of the first-order loss increase ``g_a . (c - x_a)`` (plain HotFlip)
+rp         uniform position, uniform candidate (THEMIS/AEQUITAS idea; needs no gradient)
+=========  =================================================================================
+
+``g``, ``g'`` are the gradients of the cross-entropy (each text's own decision as target) w.r.t. the token
+embeddings. Up to ``max_iter`` substitutions and ``max_iter + 1`` checks per seed.
+
+**Local** (Alg 7, 8, 10): every distinct raw or global IDI starts a cumulative walk of ``n_local`` steps:
+a position drawn with probability ``∝ 1 / (||g_a||_inf + ||g'_a||_inf)`` (``rp``: uniform), its token
+replaced by a uniform choice among its neighbours, ``x'`` the last flipping variant seen.
+``n_local=0`` runs the global phase only.
+
+Substitutions never touch a sensitive position and never bring in a term of a protected group (the
+domain's ``candidates`` exclude them), so a pair always differs exactly in its sensitive term.
+
+**Batching.** All live seeds and all their variants go to the model in one call per step, and the
+gradients of all ``x`` and ``x'`` in one call (the paper: one gradient per text, 0.45 s each). Local walkers
+step together, ``batch_size`` at a time.
+
+**Per-pair details** (``result.details(i)``): ``term``, ``term_counterpart``, ``group``, ``position`` (the
+swapped sensitive position), ``saliency`` (per-token ``||g||_inf`` of the loss gradient at the state the
+text was produced from; empty for raw IDIs and ``rp``), ``chain`` (the substitutions that separate the text
+from its seed, each with the 10 candidates and their scores) and ``validity`` vs the seed (L0, L2, Jaccard,
+BLEU-4, mean-embedding similarity; ``fairnb.text.metrics``).
+
+Counting: distinct texts (``count("eidig")``) or distinct texts without their sensitive term
+(``count("adf")``). ``result.extras`` holds the Table VIII numbers: ``raw_idis``, ``global_idis`` (from
+non-discriminatory seeds), ``local_seeds``, ``local_idis``, ``local_generated`` (distinct local texts) and
+``local_success_rate``.
+
+Example
+-------
+>>> from fairnb.text import Vocabulary
+>>> from fairnb.domains import TextDomain
+>>> words = ["the", "muslim", "christian", "cook", "chef", "is", "kind", "nice"]
+>>> vocab = Vocabulary.build([words])
+>>> E = np.random.default_rng(0).normal(size=(len(vocab), 4))
+>>> dom = TextDomain.with_embedding_neighbours(vocab, E, {"religion": ["muslim", "christian"]}, 5, k=3)
+>>> biased = lambda texts: [0.9 if "muslim" in t else 0.1 for t in texts]       # a black box on strings
+>>> r = TextRandom(n_local=5, random_state=0).run(biased, dom, seeds=["the muslim cook is kind"])
+>>> r.extras["raw_idis"], r.count() > 1
+(1, True)
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..domains.base import require_capabilities
+from .engine import Batch, Search
+from .text_steps import SIGN_CONVENTIONS, asc_step, hotflip_step, local_step, random_step, token_saliency
+
+
+def supports_text_gradients(model) -> bool:
+    """A white-box text model: ``embedding_gradient(ids, classes, of)`` and an ``embedding_matrix``."""
+    return callable(getattr(model, "embedding_gradient", None)) and getattr(model, "embedding_matrix", None) is not None
+
+
+class TextSubstitutionSearch(Search):
+    """Base class of the text searches (see the module docstring).
+
+    Parameters
+    ----------
+    n_seeds : texts with a sensitive term to start from (the first ones given).
+    max_iter : global substitutions per seed (``max_iter + 1`` checks).
+    n_local : local steps per distinct raw or global IDI (0: global phase only).
+    batch_size : local walkers stepping together (each with all its variants in one model call).
+    """
+
+    name = "text"
+    domain_needs = ("substitutions",)
+    dedup = "adf"
+    uses_gradients = True
+
+    def __init__(self, n_seeds: int = 1000, max_iter: int = 10, n_local: int = 1000, batch_size: int = 2048, *,
+                 max_time: float | None = None, max_tried: int | None = None, max_found: int | None = None,
+                 random_state: int | None = None, progress: bool | None = None):
+        self._init_parent(TextSubstitutionSearch, locals())
+        self.n_seeds = n_seeds
+        self.max_iter = max_iter
+        self.n_local = n_local
+        self.batch_size = batch_size
+
+    # ------------------------------------------------------------------ the part a method chooses
+    def _global_step(self, X, G, GC, cand, E, rng):
+        """``(position, choice, scores)`` of one global substitution per text (``fairnb.search.text_steps``)."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ running
+    def _run(self, model, domain, seeds, **kwargs):
+        from ..text.blackbox import wrap_text_model
+
+        require_capabilities(self.name, domain, self.domain_needs)
+        model = wrap_text_model(model, domain.vocab)
+        if self.uses_gradients and not supports_text_gradients(model):
+            raise TypeError(f"{self.name} needs a white-box text model (gradients w.r.t. the token embeddings), which "
+                            f"{model!r} is not: give a fairnb.text.KerasTextModel or a Keras model whose first layer is "
+                            "an Embedding, or use method='rp', which needs no gradient")
+        return super()._run(model, domain, seeds, **kwargs)
+
+    def _gradients(self, ctx, X, XC, PX, PC):
+        """Loss gradients of ``x`` and ``x'`` w.r.t. their token embeddings, in one call."""
+        if not self.uses_gradients:
+            return None, None
+        classes = np.concatenate([PX.argmax(axis=1), PC.argmax(axis=1)])
+        G, _ = ctx.model.embedding_gradient(np.vstack([X, XC]).astype(np.int32), classes, of="loss")
+        self._stats["gradient_rows"] += 2 * len(X)
+        self._stats["gradient_calls"] += 1
+        return np.asarray(G[:len(X)]), np.asarray(G[len(X):])
+
+    def _seeds(self, ctx) -> np.ndarray:
+        dom = ctx.domain
+        if ctx.seeds is None or not len(ctx.seeds):
+            raise ValueError(f"{self.name} starts from seed texts: pass seeds=[...] (strings or token-id rows)")
+        ids = dom.ids(ctx.seeds)
+        has = dom.sensitive_mask(ids).any(axis=1)
+        ctx.result.extras["skipped_seeds"] = int((~has).sum())
+        if not has.any():
+            raise ValueError(f"none of the {len(ids)} seeds holds a term of the protected group(s) "
+                             f"{list(dom.protected)}; give texts that mention one (e.g. {dom.term_groups.all_terms[:3]})")
+        return ids[has][: self.n_seeds]
+
+    def _generate(self, ctx):
+        self._stats = {"gradient_rows": 0, "gradient_calls": 0, "raw": 0, "global": 0, "local_seeds": 0}
+        extras = ctx.result.extras
+        self._local_seen = self._local_found = None
+        try:
+            seeds = self._seeds(ctx)
+            ctx.use_seeds(seeds)
+            self._seed_ids = seeds
+            self._E = np.asarray(ctx.model.embedding_matrix, dtype=np.float64) if self.uses_gradients else None
+            starts = yield from self._global_phase(ctx, seeds)
+            if self.n_local and len(starts["X"]):
+                from ..counting import UniqueCounter
+
+                self._local_seen = UniqueCounter(ctx.domain, "eidig")
+                self._local_found = UniqueCounter(ctx.domain, "eidig")
+                _, first = np.unique(ctx.domain.key(starts["X"], self.dedup), axis=0, return_index=True)
+                first = np.sort(first)
+                self._stats["local_seeds"] = len(first)
+                for s in range(0, len(first), self.batch_size):
+                    rows = first[s:s + self.batch_size]
+                    yield from self._walk(ctx, {k: ([v[i] for i in rows] if isinstance(v, list) else v[rows])
+                                                for k, v in starts.items()})
+        finally:
+            st = self._stats
+            seen = 0 if self._local_seen is None else len(self._local_seen)
+            found = 0 if self._local_found is None else len(self._local_found)
+            extras.update(raw_idis=st["raw"], global_idis=st["global"], local_seeds=st["local_seeds"],
+                          local_idis=found, local_generated=seen,
+                          local_success_rate=round(found / seen, 6) if seen else 0.0,
+                          gradient_rows=st["gradient_rows"], gradient_calls=st["gradient_calls"],
+                          model_rows=ctx.oracle.rows_queried)
+
+    def _check(self, ctx, X, phase, seed_ids, chains, saliency):
+        """One oracle call for ``X`` and all its variants; fills the per-pair details of the discriminatory rows."""
+        details = [{} for _ in range(len(X))]
+        v = yield Batch(X.astype(float), phase=phase, seed_ids=seed_ids, info=details)
+        d = np.flatnonzero(v.discriminatory)
+        if len(d):
+            counterparts = ctx.domain.ids(v.counterpart[d])
+            for i, info in zip(d, self._details(ctx, X[d], counterparts, seed_ids[d], [chains[i] for i in d],
+                                                saliency[d])):
+                details[i].update(info)
+        return v
+
+    def _details(self, ctx, X, C, seed_ids, chains, saliency) -> list[dict]:
+        from ..text.metrics import validity_metrics
+
+        dom = ctx.domain
+        tokens = dom.vocab.tokens
+        pos, old, new = dom._swap(X, C)
+        E = self._E if self._E is not None else _unit_embedding(len(tokens))
+        valid = validity_metrics(self._seed_ids[seed_ids], X, E).to_dict("records")
+        out = []
+        for i in range(len(X)):
+            chain = [{"phase": ph, "iteration": int(it), "position": int(p), "old": tokens[o], "new": tokens[n_],
+                      "candidates": [tokens[c] for c in cs if c >= 0],
+                      "scores": [float(s) for s, c in zip(sc, cs) if c >= 0 and np.isfinite(s)]}
+                     for ph, it, p, o, n_, cs, sc in chains[i]]
+            m = valid[i]
+            out.append({"term": old[i], "term_counterpart": new[i], "group": dom.term_group(old[i]) or "",
+                        "position": int(pos[i]), "saliency": [float(s) for s in saliency[i]] if np.isfinite(
+                            saliency[i]).all() else [], "chain": chain,
+                        "validity": {"l0": int(m["L0"]), "l2": float(m["L2"]), "jaccard": float(m["JSC"]),
+                                     "bleu": float(m["BLEU"]), "similarity": float(m["SS"])}})
+        return out
+
+    def _substitute(self, X, pos, choice, scores, cand, phase, t, chains):
+        """Apply one substitution per row (``pos >= 0``) in place; returns the new chains."""
+        rows = np.flatnonzero(pos >= 0)
+        c = cand[rows, pos[rows]]
+        new = c[np.arange(len(rows)), choice[rows]]
+        old = X[rows, pos[rows]].copy()
+        X[rows, pos[rows]] = new
+        out = list(chains)
+        for j, r in enumerate(rows):
+            kept = tuple(e for e in chains[r] if e[2] != pos[r])      # an earlier change at the same position
+            if new[j] != self._origin[r, pos[r]]:
+                kept += ((phase, t, int(pos[r]), int(old[j]), int(new[j]), c[j].tolist(), scores[r].tolist()),)
+            out[r] = kept
+        return out
+
+    def _global_phase(self, ctx, seeds):
+        """Up to ``max_iter`` substitutions per seed, all seeds together; returns the raw and global IDIs
+        (with their counterparts, outputs, chains and saliency) that start the local walks."""
+        dom = ctx.domain
+        X, ids = seeds.copy(), np.arange(len(seeds))
+        chains = [()] * len(X)
+        saliency = np.full(X.shape, np.nan)
+        found = {k: [] for k in ("X", "C", "CI", "P", "PC", "ids", "chains", "saliency")}
+        self._origin = seeds
+        for t in range(self.max_iter + 1):
+            v = yield from self._check(ctx, X, "global", ids, chains, saliency)
+            d = v.discriminatory
+            if d.any():
+                self._stats["raw" if t == 0 else "global"] += int(d.sum())
+                rows = np.flatnonzero(d)
+                for k, value in (("X", X[d]), ("C", dom.ids(v.counterpart[d])), ("CI", v.counterpart_index[d]),
+                                 ("P", v.proba[d]), ("PC", v.counterpart_proba[d]), ("ids", ids[d]),
+                                 ("saliency", saliency[d])):
+                    found[k].append(value)
+                found["chains"] += [chains[i] for i in rows]
+            live = np.flatnonzero(~d)
+            if t == self.max_iter or not len(live):
+                break
+            X, ids, saliency = X[live], ids[live], saliency[live]
+            chains = [chains[i] for i in live]
+            PX, VP = v.proba[live], v.variant_proba[live]
+            j = self._counterpart(PX, VP, np.array([len(items) for items in v.variant_items])[live])
+            XC = dom.ids(np.array([v.variant_items[r][k] for r, k in zip(live, j)]))
+            G, GC = self._gradients(ctx, X, XC, PX, VP[np.arange(len(X)), j])
+            cand = dom.candidates(X)
+            pos, choice, scores = self._global_step(X, G, GC, cand, self._E, ctx.rng)
+            self._origin = seeds[ids]
+            chains = self._substitute(X, pos, choice, scores, cand, "global", t, chains)
+            if G is not None:
+                saliency = token_saliency(G)
+            moved = pos >= 0                                     # a text without a usable position stops
+            X, ids, saliency, chains = X[moved], ids[moved], saliency[moved], [c for c, m in zip(chains, moved) if m]
+        if not found["X"]:
+            L = dom.max_len
+            return {"X": np.zeros((0, L), np.int32), "C": np.zeros((0, L), np.int32), "CI": np.zeros(0, int),
+                    "P": np.zeros((0, 2)), "PC": np.zeros((0, 2)), "ids": np.zeros(0, int), "chains": [],
+                    "saliency": np.zeros((0, L))}
+        return {k: (v if k == "chains" else np.concatenate(v)) for k, v in found.items()}
+
+    @staticmethod
+    def _counterpart(PX, VP, n_variants) -> np.ndarray:
+        """Eq. 3: per text, the variant (never the text itself, variant 0) whose probability of the text's
+        decision differs most from the text's."""
+        y = PX.argmax(axis=1)
+        score = np.abs(np.take_along_axis(VP, y[:, None, None], axis=2)[:, :, 0] - PX[np.arange(len(y)), y][:, None])
+        score[np.arange(VP.shape[1])[None, :] >= n_variants[:, None]] = -np.inf
+        score[:, 0] = -np.inf
+        return score.argmax(axis=1)
+
+    def _walk(self, ctx, start: dict):
+        """``n_local`` cumulative steps of every walker together."""
+        dom = ctx.domain
+        X, ids, chains, saliency = start["X"].copy(), start["ids"], start["chains"], start["saliency"]
+        sens = dom.sensitive_mask(X)
+        C, CI = np.where(sens, start["C"], 0), start["CI"].copy()   # the last flipping variant (stable index:
+        PX, PC = start["P"], start["PC"]                           # sensitive positions never change)
+        self._origin = self._seed_ids[ids]
+        rows = np.arange(len(X))
+        for t in range(self.n_local):
+            G, GC = self._gradients(ctx, X, np.where(sens, C, X), PX, PC)
+            if G is not None:
+                saliency = token_saliency(G)
+            cand = dom.candidates(X)
+            pos, choice, scores = local_step(G, GC, cand, ctx.rng)
+            if not (pos >= 0).any():
+                break
+            chains = self._substitute(X, pos, choice, scores, cand, "local", t, chains)
+            v = yield from self._check(ctx, X, "local", ids, chains, saliency)
+            self._local_seen.add(X)
+            d = v.discriminatory
+            if d.any():
+                self._local_found.add(X[d])
+                C[d] = np.where(sens[d], dom.ids(v.counterpart[d]), 0)
+                CI[d] = v.counterpart_index[d]
+            PX, PC = v.proba, v.variant_proba[rows, CI]
+
+
+def _unit_embedding(n: int) -> np.ndarray:
+    """One-hot "embeddings" (L2 counts changed tokens) when the model gives none (black box)."""
+    return np.eye(n, dtype=np.float32)
+
+
+class TextASCBase(TextSubstitutionSearch):
+    """An ASC search; ``sign_convention``: ``"toward-boundary"`` (default: candidates whose direction agrees
+    with the loss gradient, up the loss) or ``"papernot-literal"`` (the printed ``sign(x_a - c)``)."""
+
+    adf = True
+
+    def __init__(self, n_seeds: int = 1000, max_iter: int = 10, n_local: int = 1000, batch_size: int = 2048,
+                 sign_convention: str = "toward-boundary", *, max_time: float | None = None,
+                 max_tried: int | None = None, max_found: int | None = None, random_state: int | None = None,
+                 progress: bool | None = None):
+        self._init_parent(TextASCBase, locals())
+        self.sign_convention = sign_convention
+
+    def _generate(self, ctx):
+        if self.sign_convention not in SIGN_CONVENTIONS:
+            raise ValueError(f"{self.name}: sign_convention must be one of {SIGN_CONVENTIONS}, got "
+                             f"{self.sign_convention!r}")
+        return (yield from super()._generate(ctx))
+
+    def _global_step(self, X, G, GC, cand, E, rng):
+        return asc_step(X, G, GC if self.adf else None, cand, E, convention=self.sign_convention)
+
+
+class ADFTextASC(TextASCBase):
+    """ADF_ASC: ADF's global text search with ASC substitutions (Alg 5) and its local phase."""
+
+    name = "adf_asc"
+
+
+class TextASC(TextASCBase):
+    """ASC: the plain adversarial attack on ``x`` alone (no counterpart guidance), then ADF's local phase."""
+
+    name = "asc"
+    adf = False
+
+
+class ADFTextHotFlip(TextSubstitutionSearch):
+    """ADF_HF: ADF's global text search with HotFlip substitutions (Alg 6, bugs fixed) and its local phase."""
+
+    name = "adf_hf"
+    adf = True
+
+    def _global_step(self, X, G, GC, cand, E, rng):
+        return hotflip_step(X, G, GC if self.adf else None, cand, E)
+
+
+class TextHotFlip(ADFTextHotFlip):
+    """HF: the plain HotFlip attack on ``x`` alone (largest first-order loss increase), then ADF's local phase."""
+
+    name = "hf"
+    adf = False
+
+
+class TextRandom(TextSubstitutionSearch):
+    """RP: random substitutions in both phases (ADF's text baseline); works on black-box text models."""
+
+    name = "rp"
+    uses_gradients = False
+
+    def _global_step(self, X, G, GC, cand, E, rng):
+        return random_step(cand, rng)

@@ -1,0 +1,122 @@
+"""The substitution rules of ADF's text search (digest A5, A6, A8, A10, A12 and §7.2), on whole batches.
+
+Every rule works on ``n`` texts at once: ``G`` (and ``GC``, the counterparts' gradients) are ``(n, L, d)``
+loss gradients w.r.t. the token embeddings, ``cand`` the ``(n, L, k)`` candidate ids of each position
+(-1: none; sensitive positions and padding have none), ``E`` the ``(V, d)`` embedding matrix. A rule
+returns ``(position, choice, scores)``: the position to substitute (-1 where a text has none), the index
+of the chosen candidate, and the ``(n, k)`` scores of that position's candidates (NaN where a rule has
+none). The same substitution is applied to ``x`` and, through it, to ``x'``.
+
+* ASC (Papernot et al.; ADF Alg 5): the position with the largest ``||g_a - g'_a||_inf`` (ADF) or
+  ``||g_a||_inf`` (plain ASC); the candidate whose direction agrees with the gradient's signs in the most
+  dimensions: ``sign(c - x_a) = sign(g_a)`` ("toward-boundary": up the loss, the default) or the printed
+  ``sign(x_a - c) = sign(g_a)`` ("papernot-literal").
+* HotFlip (Ebrahimi et al.; ADF Alg 6 with its printed bugs fixed: a running maximum, one substitution per
+  iteration): the (position, candidate) with the largest ``|(g_a - g'_a) . (x_a - c)|`` (ADF) or the
+  largest first-order loss increase ``g_a . (c - x_a)`` (plain HotFlip).
+* random (RP, ADF's baseline): a uniform position, a uniform candidate.
+* local (ADF Alg 7, 8, 10): a position drawn with probability proportional to
+  ``1 / (||g_a||_inf + ||g'_a||_inf)`` (low-impact tokens first), a uniform candidate.
+
+Example (ASC's choice on the digest's 2-d toy, §7.4.11)
+-------
+>>> E = np.array([[0, 0], [0, 0], [0.0, 0.0], [-1.0, 1.0], [1.0, -1.0]])   # ids 2 = x_a, 3, 4 = candidates
+>>> G = np.array([[[1.0, -1.0]]])
+>>> cand = np.array([[[3, 4]]])
+>>> asc_step(np.array([[2]]), G, None, cand, E)[1].tolist(), asc_step(np.array([[2]]), G, None, cand, E,
+...          convention="papernot-literal")[1].tolist()
+([1], [0])
+"""
+from __future__ import annotations
+
+import numpy as np
+
+SIGN_CONVENTIONS = ("toward-boundary", "papernot-literal")
+EPSILON = 1e-12
+CHUNK_BYTES = 32 * 2 ** 20      # float32 bytes of (texts, positions, candidates, dims) per HotFlip chunk
+
+
+def token_saliency(G: np.ndarray) -> np.ndarray:
+    """``(n, L)``: the L-infinity norm of each token's embedding gradient."""
+    return np.abs(G).max(axis=2)
+
+
+def _argmax_position(importance: np.ndarray, cand: np.ndarray) -> np.ndarray:
+    usable = (cand >= 0).any(axis=2)
+    score = np.where(usable, importance, -np.inf)
+    return np.where(usable.any(axis=1), score.argmax(axis=1), -1)
+
+
+def _at(a: np.ndarray, pos: np.ndarray) -> np.ndarray:
+    return a[np.arange(len(pos)), np.maximum(pos, 0)]
+
+
+def asc_step(X, G, GC, cand, E, *, convention: str = "toward-boundary"):
+    """ASC: ADF's (``GC`` given) or the plain attack's (``GC=None``) position, then the sign-agreement choice.
+
+    Scores are the number of embedding dimensions where the candidate's direction agrees with ``sign(g_a)``.
+    """
+    if convention not in SIGN_CONVENTIONS:
+        raise ValueError(f"sign_convention must be one of {SIGN_CONVENTIONS}, got {convention!r}")
+    importance = token_saliency(G if GC is None else G - GC)
+    pos = _argmax_position(importance, cand)
+    c = _at(cand, pos)                                   # (n, k)
+    x_vec = E[_at(X, pos)]                               # (n, d)
+    c_vec = E[np.maximum(c, 0)]                          # (n, k, d)
+    direction = np.sign(c_vec - x_vec[:, None, :])
+    if convention == "papernot-literal":
+        direction = -direction
+    scores = (direction == np.sign(_at(G, pos))[:, None, :]).sum(axis=2).astype(float)
+    scores = np.where(c >= 0, scores, np.nan)
+    choice = np.where(c >= 0, scores, -np.inf).argmax(axis=1)
+    return pos, choice, scores
+
+
+def hotflip_step(X, G, GC, cand, E):
+    """HotFlip: ADF's ``|(g - g') . (x_a - c)|`` (``GC`` given) or the plain ``g . (c - x_a)``, maximised over
+    every position and candidate at once (one substitution)."""
+    n, L, k = cand.shape
+    D = G if GC is None else G - GC
+    best = np.full((n, L, k), -np.inf)
+    rows = max(1, CHUNK_BYTES // max(L * k * E.shape[1] * 4, 1))
+    for s in range(0, n, rows):
+        sl = slice(s, s + rows)
+        c = cand[sl]
+        delta = E[np.maximum(c, 0)] - E[X[sl]][:, :, None, :]                 # c - x_a, (r, L, k, d)
+        first_order = np.einsum("rld,rlkd->rlk", D[sl].astype(np.float32), delta.astype(np.float32))
+        score = first_order if GC is None else np.abs(first_order)
+        best[sl] = np.where(c >= 0, score, -np.inf)
+    flat = best.reshape(n, L * k)
+    top = flat.argmax(axis=1)
+    has = np.isfinite(flat[np.arange(n), top])
+    pos = np.where(has, top // k, -1)
+    scores = _at(best, pos)
+    return pos, np.where(has, top % k, 0), np.where(np.isfinite(scores), scores, np.nan)
+
+
+def _uniform_candidate(c: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    valid = c >= 0
+    return np.where(valid, rng.random(c.shape), -1.0).argmax(axis=1)
+
+
+def random_step(cand, rng: np.random.Generator):
+    """RP: a uniform usable position, a uniform candidate (no scores)."""
+    usable = (cand >= 0).any(axis=2)
+    pos = np.where(usable.any(axis=1), np.where(usable, rng.random(usable.shape), -1.0).argmax(axis=1), -1)
+    return pos, _uniform_candidate(_at(cand, pos), rng), np.full(cand.shape[::2], np.nan)
+
+
+def local_step(G, GC, cand, rng: np.random.Generator):
+    """ADF's local move: position probabilities ``1 / (||g_a||_inf + ||g'_a||_inf)`` on the usable positions
+    (uniform where all are zero), a uniform candidate. ``G=None`` gives RP's uniform local move."""
+    usable = (cand >= 0).any(axis=2)
+    if G is None:
+        weight = usable.astype(float)
+    else:
+        weight = np.where(usable, 1.0 / (token_saliency(G) + token_saliency(GC) + EPSILON), 0.0)
+    total = weight.sum(axis=1, keepdims=True)
+    prob = np.where(total > 0, weight / np.where(total > 0, total, 1.0), 0.0)
+    c = np.cumsum(prob, axis=1)
+    pos = np.minimum((c < rng.random((len(c), 1)) * c[:, -1:]).sum(axis=1), cand.shape[1] - 1)
+    pos = np.where(usable.any(axis=1), pos, -1)
+    return pos, _uniform_candidate(_at(cand, pos), rng), np.full(cand.shape[::2], np.nan)
