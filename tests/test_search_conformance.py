@@ -12,14 +12,18 @@ from __future__ import annotations
 
 import inspect
 import threading
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 from sklearn.base import clone
+from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import make_pipeline
 
 from fairnb.search import METHODS, get_method
 from blackbox_checks import assert_pairs_rechecked
+from text_checks import assert_text_pairs_valid, bench, biased_linear, ignoring_linear
 
 # Small sizes per method so that a run takes well under a second.
 FAST = {
@@ -32,6 +36,11 @@ FAST = {
     "AequitasSemiDirected": dict(n_seeds=300, n_local=30),
     "AequitasRandom": dict(n_seeds=300, n_local=30),
     "SymbolicGeneration": dict(limit=60, n_samples=400, batch_size=8),
+    "ADFTextASC": dict(n_seeds=60, n_local=10),
+    "TextASC": dict(n_seeds=60, n_local=10),
+    "ADFTextHotFlip": dict(n_seeds=60, n_local=10),
+    "TextHotFlip": dict(n_seeds=60, n_local=10),
+    "TextRandom": dict(n_seeds=60, n_local=10),
 }
 CLASSES = sorted({get_method(name) for name in METHODS}, key=lambda c: c.__name__)
 
@@ -43,6 +52,31 @@ def cls(request):
 
 def fast(cls, **params):
     return cls(**{**FAST[cls.__name__], **params})
+
+
+@pytest.fixture(scope="module")
+def text_case():
+    from fairnb.text import wrap_text_model
+
+    dom, texts, E = bench(bias=1.0)
+    labels = np.array(["muslim" in t for t in texts], dtype=int)
+    black_boxes = (make_pipeline(TfidfVectorizer(), LogisticRegression()).fit(texts, labels),
+                   lambda ts: [0.9 if "muslim" in t else 0.1 for t in ts])
+    return SimpleNamespace(domain=dom, seeds=texts, biased=biased_linear(dom, E), fair=ignoring_linear(dom, E),
+                           black_boxes=black_boxes,
+                           recheck=lambda r, model, dom: assert_text_pairs_valid(r, wrap_text_model(model, dom.vocab), dom))
+
+
+@pytest.fixture
+def case(cls, request, synthetic, biased_model, fair_model):
+    """What ``cls`` searches: a text bench for the text methods, the synthetic census for the others."""
+    if "substitutions" in cls.domain_needs:
+        return request.getfixturevalue("text_case")
+    X, _, y, _ = synthetic.split()
+    return SimpleNamespace(domain=synthetic.domain, seeds=synthetic.X, biased=biased_model, fair=fair_model,
+                           black_boxes=(LogisticRegression(max_iter=500).fit(X, y),
+                                        synthetic.info["true_model"].predict_proba),
+                           recheck=assert_pairs_rechecked)
 
 
 def test_every_registered_class_has_fast_parameters():
@@ -75,35 +109,33 @@ def test_scikit_learn_estimator_conventions(cls):
         cls(random_stat=0)
 
 
-def test_fair_model_finds_nothing(cls, synthetic, fair_model):
-    r = fast(cls, random_state=0).run(fair_model, synthetic.domain, seeds=synthetic.X)
+def test_fair_model_finds_nothing(cls, case):
+    r = fast(cls, random_state=0).run(case.fair, case.domain, seeds=case.seeds)
     assert r.status == "completed" and r.tried > 0
     assert r.count() == 0 and r.hits == 0
 
 
-def test_deterministic_given_random_state(cls, synthetic, biased_model):
-    a = fast(cls, random_state=3).run(biased_model, synthetic.domain, seeds=synthetic.X)
-    b = fast(cls, random_state=3).run(biased_model, synthetic.domain, seeds=synthetic.X)
+def test_deterministic_given_random_state(cls, case):
+    a = fast(cls, random_state=3).run(case.biased, case.domain, seeds=case.seeds)
+    b = fast(cls, random_state=3).run(case.biased, case.domain, seeds=case.seeds)
     assert a.count() > 0
     assert np.array_equal(a.inputs, b.inputs) and np.array_equal(a.counterparts, b.counterparts)
     assert a.tried == b.tried
 
 
-def test_sklearn_models_and_plain_callables(cls, synthetic):
-    X, _, y, _ = synthetic.split()
-    models = (LogisticRegression(max_iter=500).fit(X, y), synthetic.info["true_model"].predict_proba)
-    for model in models:
+def test_sklearn_models_and_plain_callables(cls, case):
+    for model in case.black_boxes:
         search = fast(cls, random_state=0)
-        if cls.needs_gradients or cls.needs_activations:
+        if cls.needs_gradients or cls.needs_activations or getattr(cls, "uses_gradients", False):
             with pytest.raises(TypeError, match=f"{cls.name} needs"):
-                search.run(model, synthetic.domain, seeds=synthetic.X)
+                search.run(model, case.domain, seeds=case.seeds)
             continue
-        r = search.run(model, synthetic.domain, seeds=synthetic.X)
+        r = search.run(model, case.domain, seeds=case.seeds)
         assert r.status == "completed" and r.count() > 0
-        assert_pairs_rechecked(r, model, synthetic.domain)
+        case.recheck(r, model, case.domain)
 
 
-def test_stop_from_another_thread_keeps_what_was_found(cls, synthetic, biased_model):
+def test_stop_from_another_thread_keeps_what_was_found(cls, case):
     """Run without a natural end (a large size, a long time budget); another thread stops it once a pair is found."""
     big = {"RandomSearch": dict(n_samples=None), "SymbolicGeneration": dict(limit=None)}.get(
         cls.__name__, dict(n_seeds=4000, n_local=1000))
@@ -112,7 +144,7 @@ def test_stop_from_another_thread_keeps_what_was_found(cls, synthetic, biased_mo
     out = {}
 
     def run():
-        out["r"] = search.run(biased_model, synthetic.domain, seeds=synthetic.X,
+        out["r"] = search.run(case.biased, case.domain, seeds=case.seeds,
                               listeners=[lambda e: e.found > 0 and seen.set()])
 
     t = threading.Thread(target=run)
@@ -122,7 +154,7 @@ def test_stop_from_another_thread_keeps_what_was_found(cls, synthetic, biased_mo
     t.join(60)
     r = out["r"]
     assert r.status == "stopped" and r.count() > 0 and r.elapsed < 60
-    assert_pairs_rechecked(r, biased_model, synthetic.domain)
+    case.recheck(r, case.biased, case.domain)
 
 
 def test_testsgd_is_a_scikit_learn_estimator():

@@ -157,3 +157,21 @@ def test_a_trained_lstm_finds_far_more_pairs_with_planted_bias_than_without():
         if bias:
             assert_text_pairs_valid(r, model, dom)
     assert counts[1.0] > 100 and counts[0.0] * 5 < counts[1.0]
+
+
+@pytest.mark.parametrize("acceptance", ["metropolis", "reset"])
+def test_walkers_split_the_local_budget_and_step_back_when_asked(acceptance, planted):
+    dom, texts, model = planted
+    base = dict(seeds=texts, n_seeds=100, n_local=12, random_state=0)
+    one = run_search(model, dom, method="adf_asc", **base)
+    many = run_search(model, dom, method="adf_asc", n_walkers=4, acceptance=acceptance, **base)
+    assert many.extras["local_seeds"] == one.extras["local_seeds"] > 0
+    global_calls = run_search(model, dom, method="adf_asc", **{**base, "n_local": 0}).extras["gradient_calls"]
+    assert one.extras["gradient_calls"] - global_calls == 12       # 12 steps per seed: 1 walker x 12 steps
+    assert many.extras["gradient_calls"] - global_calls == 3       # or 4 walkers x 3 steps, stepping together
+    assert many.extras["local_generated"] <= 4 * 3 * many.extras["local_seeds"]
+    assert_text_pairs_valid(many, model, dom)
+    if acceptance == "reset":    # a walker that lost its discrimination went home: every state is an IDI
+        assert many.extras["local_success_rate"] >= one.extras["local_success_rate"]
+    with pytest.raises(ValueError, match="acceptance must be one of"):
+        run_search(model, dom, method="adf_asc", acceptance="always", **base)

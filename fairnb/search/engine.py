@@ -59,12 +59,14 @@ COUNT_PARAMS = {"max_tried": 1, "max_found": 1, "batch_size": 1, "n_samples": 1,
 class Batch:
     """Candidates for the oracle. ``seed_ids`` tells which seed each row descends from; ``info``, if
     given, holds one JSON-able dict of details per row, kept with the pairs the Result stores
-    (``result.details(i)``: e.g. a text search's substitution chain)."""
+    (``result.details(i)``: e.g. a text search's substitution chain), or is a callable
+    ``info(verdict, rows) -> list of dicts`` that the engine calls for the discriminatory rows only
+    (details that depend on the oracle's counterparts, built once per batch for just those rows)."""
 
     X: np.ndarray
     phase: str = "global"
     seed_ids: np.ndarray | int = -1
-    info: list | None = None
+    info: list | Callable | None = None
 
 
 @dataclass
@@ -160,7 +162,7 @@ class Engine:
     def check(self, batch: Batch) -> Verdict:
         """Send one batch to the oracle and record what it finds."""
         verdict = self.oracle.check(batch.X)
-        if batch.info is not None and len(batch.info) != len(verdict):
+        if batch.info is not None and not callable(batch.info) and len(batch.info) != len(verdict):
             raise ValueError(f"Batch.info has {len(batch.info)} entries for {len(verdict)} candidates; "
                              "give one dict per row of Batch.X")
         r = self.result
@@ -170,7 +172,9 @@ class Engine:
             d = verdict.discriminatory
             seed_ids = np.broadcast_to(np.asarray(batch.seed_ids), (len(verdict),))[d]
             room = None if self.max_found is None else max(self.max_found - r.count(self.convention), 0)
-            info = None if batch.info is None else [batch.info[i] for i in np.flatnonzero(d)]
+            rows = np.flatnonzero(d)
+            info = (None if batch.info is None else batch.info(verdict, rows) if callable(batch.info)
+                    else [batch.info[i] for i in rows])
             new = r.record(verdict.X[d], verdict.counterpart[d], verdict.proba[d], verdict.counterpart_proba[d],
                            phase=batch.phase, seed_ids=seed_ids, elapsed=self.elapsed, limit=room,
                            limit_convention=self.convention, info=info)

@@ -68,6 +68,9 @@ from .engine import Batch, Search
 from .text_steps import SIGN_CONVENTIONS, asc_step, hotflip_step, local_step, random_step, token_saliency
 
 
+ACCEPTANCE = ("all", "metropolis", "reset")
+
+
 def supports_text_gradients(model) -> bool:
     """A white-box text model: ``embedding_gradient(ids, classes, of)`` and an ``embedding_matrix``."""
     return callable(getattr(model, "embedding_gradient", None)) and getattr(model, "embedding_matrix", None) is not None
@@ -81,6 +84,12 @@ class TextSubstitutionSearch(Search):
     n_seeds : texts with a sensitive term to start from (the first ones given).
     max_iter : global substitutions per seed (``max_iter + 1`` checks).
     n_local : local steps per distinct raw or global IDI (0: global phase only).
+    n_walkers : independent walkers per local seed, ``ceil(n_local / n_walkers)`` steps each (1: the paper's
+        one walk of ``n_local`` steps; more walkers step together, so the same budget takes fewer model calls,
+        and stay closer to their seed).
+    acceptance : after a local step that is not discriminatory, ``"all"`` (the paper's pseudo-code: the walk
+        goes on from there), ``"metropolis"`` (ADF's reference code for tables: kept with probability
+        ``e^-1``, else the walker steps back) or ``"reset"`` (back to its local seed), as in ``fairnb.search.ADF``.
     batch_size : local walkers stepping together (each with all its variants in one model call).
     """
 
@@ -89,13 +98,16 @@ class TextSubstitutionSearch(Search):
     dedup = "adf"
     uses_gradients = True
 
-    def __init__(self, n_seeds: int = 1000, max_iter: int = 10, n_local: int = 1000, batch_size: int = 2048, *,
-                 max_time: float | None = None, max_tried: int | None = None, max_found: int | None = None,
-                 random_state: int | None = None, progress: bool | None = None):
+    def __init__(self, n_seeds: int = 1000, max_iter: int = 10, n_local: int = 1000, n_walkers: int = 1,
+                 acceptance: str = "all", batch_size: int = 2048, *, max_time: float | None = None,
+                 max_tried: int | None = None, max_found: int | None = None, random_state: int | None = None,
+                 progress: bool | None = None):
         self._init_parent(TextSubstitutionSearch, locals())
         self.n_seeds = n_seeds
         self.max_iter = max_iter
         self.n_local = n_local
+        self.n_walkers = n_walkers
+        self.acceptance = acceptance
         self.batch_size = batch_size
 
     # ------------------------------------------------------------------ the part a method chooses
@@ -138,6 +150,10 @@ class TextSubstitutionSearch(Search):
         return ids[has][: self.n_seeds]
 
     def _generate(self, ctx):
+        if self.acceptance not in ACCEPTANCE:
+            raise ValueError(f"{self.name}: acceptance must be one of {ACCEPTANCE}, got {self.acceptance!r}")
+        if isinstance(self.n_walkers, bool) or not isinstance(self.n_walkers, int) or self.n_walkers < 1:
+            raise ValueError(f"{self.name}: n_walkers must be an integer >= 1, got {self.n_walkers!r}")
         self._stats = {"gradient_rows": 0, "gradient_calls": 0, "raw": 0, "global": 0, "local_seeds": 0}
         extras = ctx.result.extras
         self._local_seen = self._local_found = None
@@ -145,7 +161,8 @@ class TextSubstitutionSearch(Search):
             seeds = self._seeds(ctx)
             ctx.use_seeds(seeds)
             self._seed_ids = seeds
-            self._E = np.asarray(ctx.model.embedding_matrix, dtype=np.float64) if self.uses_gradients else None
+            E = getattr(ctx.model, "embedding_matrix", None)
+            self._E = None if E is None else np.asarray(E, dtype=np.float64)
             starts = yield from self._global_phase(ctx, seeds)
             if self.n_local and len(starts["X"]):
                 from ..counting import UniqueCounter
@@ -153,8 +170,8 @@ class TextSubstitutionSearch(Search):
                 self._local_seen = UniqueCounter(ctx.domain, "eidig")
                 self._local_found = UniqueCounter(ctx.domain, "eidig")
                 _, first = np.unique(ctx.domain.key(starts["X"], self.dedup), axis=0, return_index=True)
-                first = np.sort(first)
                 self._stats["local_seeds"] = len(first)
+                first = np.repeat(np.sort(first), self.n_walkers)
                 for s in range(0, len(first), self.batch_size):
                     rows = first[s:s + self.batch_size]
                     yield from self._walk(ctx, {k: ([v[i] for i in rows] if isinstance(v, list) else v[rows])
@@ -170,37 +187,42 @@ class TextSubstitutionSearch(Search):
                           model_rows=ctx.oracle.rows_queried)
 
     def _check(self, ctx, X, phase, seed_ids, chains, saliency):
-        """One oracle call for ``X`` and all its variants; fills the per-pair details of the discriminatory rows."""
-        details = [{} for _ in range(len(X))]
-        v = yield Batch(X.astype(float), phase=phase, seed_ids=seed_ids, info=details)
-        d = np.flatnonzero(v.discriminatory)
-        if len(d):
-            counterparts = ctx.domain.ids(v.counterpart[d])
-            for i, info in zip(d, self._details(ctx, X[d], counterparts, seed_ids[d], [chains[i] for i in d],
-                                                saliency[d])):
-                details[i].update(info)
-        return v
+        """One oracle call for ``X`` and all its variants; the engine asks for the details of the
+        discriminatory rows only (``Batch.info`` as a callable)."""
+        X = X.copy()
+
+        def details(verdict, rows):
+            return self._details(ctx, X[rows], ctx.domain.ids(verdict.counterpart[rows]), seed_ids[rows],
+                                 [chains[i] for i in rows], saliency[rows])
+
+        return (yield Batch(X.astype(float), phase=phase, seed_ids=seed_ids, info=details))
 
     def _details(self, ctx, X, C, seed_ids, chains, saliency) -> list[dict]:
-        from ..text.metrics import validity_metrics
+        from ..text import metrics
 
         dom = ctx.domain
         tokens = dom.vocab.tokens
         pos, old, new = dom._swap(X, C)
-        E = self._E if self._E is not None else _unit_embedding(len(tokens))
-        valid = validity_metrics(self._seed_ids[seed_ids], X, E).to_dict("records")
+        seeds = self._seed_ids[seed_ids]
+        E, S, F = self._E, seeds, X
+        if E is None:          # a black box: one-hot token vectors (L2 = sqrt(L0)), over the ids these texts use
+            used = np.union1d(0, np.concatenate([seeds, X]))       # padding keeps id 0
+            S, F, E = np.searchsorted(used, seeds), np.searchsorted(used, X), np.eye(len(used), dtype=np.float32)
+        l0, l2, jsc = metrics.l0(S, F), metrics.l2(S, F, E), metrics.jaccard(S, F)
+        bleu = metrics.bleu(S, F)
+        ss = metrics.sentence_similarity(S, F, metrics.mean_embedding_encoder(E))
         out = []
         for i in range(len(X)):
             chain = [{"phase": ph, "iteration": int(it), "position": int(p), "old": tokens[o], "new": tokens[n_],
                       "candidates": [tokens[c] for c in cs if c >= 0],
                       "scores": [float(s) for s, c in zip(sc, cs) if c >= 0 and np.isfinite(s)]}
                      for ph, it, p, o, n_, cs, sc in chains[i]]
-            m = valid[i]
             out.append({"term": old[i], "term_counterpart": new[i], "group": dom.term_group(old[i]) or "",
-                        "position": int(pos[i]), "saliency": [float(s) for s in saliency[i]] if np.isfinite(
-                            saliency[i]).all() else [], "chain": chain,
-                        "validity": {"l0": int(m["L0"]), "l2": float(m["L2"]), "jaccard": float(m["JSC"]),
-                                     "bleu": float(m["BLEU"]), "similarity": float(m["SS"])}})
+                        "position": int(pos[i]),
+                        "saliency": [float(s) for s in saliency[i]] if np.isfinite(saliency[i]).all() else [],
+                        "chain": chain,
+                        "validity": {"l0": int(l0[i]), "l2": float(l2[i]), "jaccard": float(jsc[i]),
+                                     "bleu": float(bleu[i]), "similarity": float(ss[i])}})
         return out
 
     def _substitute(self, X, pos, choice, scores, cand, phase, t, chains):
@@ -273,15 +295,17 @@ class TextSubstitutionSearch(Search):
         return score.argmax(axis=1)
 
     def _walk(self, ctx, start: dict):
-        """``n_local`` cumulative steps of every walker together."""
+        """``ceil(n_local / n_walkers)`` cumulative steps of every walker together."""
         dom = ctx.domain
-        X, ids, chains, saliency = start["X"].copy(), start["ids"], start["chains"], start["saliency"]
+        home, home_chains = start["X"], start["chains"]
+        X, ids, chains, saliency = home.copy(), start["ids"], list(home_chains), start["saliency"]
         sens = dom.sensitive_mask(X)
         C, CI = np.where(sens, start["C"], 0), start["CI"].copy()   # the last flipping variant (stable index:
         PX, PC = start["P"], start["PC"]                           # sensitive positions never change)
         self._origin = self._seed_ids[ids]
         rows = np.arange(len(X))
-        for t in range(self.n_local):
+        is_disc = np.ones(len(X), bool)
+        for t in range(-(-self.n_local // self.n_walkers)):
             G, GC = self._gradients(ctx, X, np.where(sens, C, X), PX, PC)
             if G is not None:
                 saliency = token_saliency(G)
@@ -289,6 +313,7 @@ class TextSubstitutionSearch(Search):
             pos, choice, scores = local_step(G, GC, cand, ctx.rng)
             if not (pos >= 0).any():
                 break
+            before, before_chains = X.copy(), chains
             chains = self._substitute(X, pos, choice, scores, cand, "local", t, chains)
             v = yield from self._check(ctx, X, "local", ids, chains, saliency)
             self._local_seen.add(X)
@@ -297,12 +322,24 @@ class TextSubstitutionSearch(Search):
                 self._local_found.add(X[d])
                 C[d] = np.where(sens[d], dom.ids(v.counterpart[d]), 0)
                 CI[d] = v.counterpart_index[d]
-            PX, PC = v.proba, v.variant_proba[rows, CI]
-
-
-def _unit_embedding(n: int) -> np.ndarray:
-    """One-hot "embeddings" (L2 counts changed tokens) when the model gives none (black box)."""
-    return np.eye(n, dtype=np.float32)
+            newPX, newPC = v.proba, v.variant_proba[rows, CI]
+            if self.acceptance == "all":
+                keep = np.ones(len(X), bool)
+            elif self.acceptance == "metropolis":       # energy 0 on IDIs, 1 elsewhere; T = 1
+                keep = d | ~is_disc | (ctx.rng.random(len(X)) < np.exp(-1.0))
+            else:
+                keep = d
+            back = np.flatnonzero(~keep)
+            if self.acceptance == "reset" and len(back):
+                X[back], C[back], CI[back] = home[back], np.where(sens[back], start["C"][back], 0), start["CI"][back]
+                newPX[back], newPC[back] = start["P"][back], start["PC"][back]
+                chains = [home_chains[i] if not keep[i] else c for i, c in enumerate(chains)]
+            elif len(back):
+                X[back] = before[back]
+                newPX[back], newPC[back] = PX[back], PC[back]
+                chains = [before_chains[i] if not keep[i] else c for i, c in enumerate(chains)]
+            is_disc = np.where(keep, d, is_disc if self.acceptance == "metropolis" else True)
+            PX, PC = newPX, newPC
 
 
 class TextASCBase(TextSubstitutionSearch):
@@ -311,8 +348,9 @@ class TextASCBase(TextSubstitutionSearch):
 
     adf = True
 
-    def __init__(self, n_seeds: int = 1000, max_iter: int = 10, n_local: int = 1000, batch_size: int = 2048,
-                 sign_convention: str = "toward-boundary", *, max_time: float | None = None,
+    def __init__(self, n_seeds: int = 1000, max_iter: int = 10, n_local: int = 1000, n_walkers: int = 1,
+                 acceptance: str = "all", batch_size: int = 2048, sign_convention: str = "toward-boundary", *,
+                 max_time: float | None = None,
                  max_tried: int | None = None, max_found: int | None = None, random_state: int | None = None,
                  progress: bool | None = None):
         self._init_parent(TextASCBase, locals())
