@@ -291,8 +291,9 @@ class TextDomain:
         ids = self.ids(items)
         return pd.DataFrame({"text": [self.tokenizer.detokenize(t) for t in self.vocab.decode(ids)]})
 
-    def _swap(self, X, C):
-        """Per pair: the first position where the texts differ (-1 if none), and its two tokens."""
+    def swapped_terms(self, X, C):
+        """``(position, terms, counterpart terms)`` per pair: the first position where the texts differ (-1
+        if none) and its two tokens."""
         X, C = self.ids(X), self.ids(C)
         differs = X != C
         pos = np.where(differs.any(axis=1), differs.argmax(axis=1), -1)
@@ -303,7 +304,7 @@ class TextDomain:
 
     def pair_columns(self, X, C) -> dict:
         """``term``, ``term'`` and ``group`` of each pair (the swapped sensitive term)."""
-        _, old, new = self._swap(X, C)
+        _, old, new = self.swapped_terms(X, C)
         return {"term": old, "term'": new, "group": [self.term_group(t) or "" for t in old]}
 
     def describe_pair(self, x, counterpart) -> dict:

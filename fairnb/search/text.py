@@ -71,6 +71,11 @@ from .text_steps import SIGN_CONVENTIONS, asc_step, hotflip_step, local_step, ra
 ACCEPTANCE = ("all", "metropolis", "reset")
 
 
+def counterparts(domain, verdict, rows) -> np.ndarray:
+    """The oracle's counterpart ids of the checked ``rows`` (those with a flipping variant)."""
+    return domain.ids(np.array([verdict.variant_items[r][verdict.counterpart_index[r]] for r in rows]))
+
+
 def supports_text_gradients(model) -> bool:
     """A white-box text model: ``embedding_gradient(ids, classes, of)`` and an ``embedding_matrix``."""
     return callable(getattr(model, "embedding_gradient", None)) and getattr(model, "embedding_matrix", None) is not None
@@ -192,7 +197,7 @@ class TextSubstitutionSearch(Search):
         X = X.copy()
 
         def details(verdict, rows):
-            return self._details(ctx, X[rows], ctx.domain.ids(verdict.counterpart[rows]), seed_ids[rows],
+            return self._details(ctx, X[rows], counterparts(ctx.domain, verdict, rows), seed_ids[rows],
                                  [chains[i] for i in rows], saliency[rows])
 
         return (yield Batch(X.astype(float), phase=phase, seed_ids=seed_ids, info=details))
@@ -202,10 +207,10 @@ class TextSubstitutionSearch(Search):
 
         dom = ctx.domain
         tokens = dom.vocab.tokens
-        pos, old, new = dom._swap(X, C)
+        pos, old, new = dom.swapped_terms(X, C)
         seeds = self._seed_ids[seed_ids]
         E, S, F = self._E, seeds, X
-        if E is None:          # a black box: one-hot token vectors (L2 = sqrt(L0)), over the ids these texts use
+        if E is None:          # a black box: one-hot token vectors (L2 = sqrt(2 L0)), over the ids these texts use
             used = np.union1d(0, np.concatenate([seeds, X]))       # padding keeps id 0
             S, F, E = np.searchsorted(used, seeds), np.searchsorted(used, X), np.eye(len(used), dtype=np.float32)
         l0, l2, jsc = metrics.l0(S, F), metrics.l2(S, F, E), metrics.jaccard(S, F)
@@ -255,7 +260,7 @@ class TextSubstitutionSearch(Search):
             if d.any():
                 self._stats["raw" if t == 0 else "global"] += int(d.sum())
                 rows = np.flatnonzero(d)
-                for k, value in (("X", X[d]), ("C", dom.ids(v.counterpart[d])), ("CI", v.counterpart_index[d]),
+                for k, value in (("X", X[d]), ("C", counterparts(dom, v, rows)), ("CI", v.counterpart_index[d]),
                                  ("P", v.proba[d]), ("PC", v.counterpart_proba[d]), ("ids", ids[d]),
                                  ("saliency", saliency[d])):
                     found[k].append(value)
@@ -320,7 +325,7 @@ class TextSubstitutionSearch(Search):
             d = v.discriminatory
             if d.any():
                 self._local_found.add(X[d])
-                C[d] = np.where(sens[d], dom.ids(v.counterpart[d]), 0)
+                C[d] = np.where(sens[d], counterparts(dom, v, np.flatnonzero(d)), 0)
                 CI[d] = v.counterpart_index[d]
             newPX, newPC = v.proba, v.variant_proba[rows, CI]
             if self.acceptance == "all":
