@@ -1,0 +1,259 @@
+"""ADF's text benchmark (Table VIII / IX / XI protocol) on RedditBias, and planted vs no bias (issue 13).
+
+Protocol (digest §5.6-5.8, §7.2), per model (3 x 10 LSTM, 3 x 10 GRU over frozen GloVe-6B-50d) and group
+(ADF's race and religion lists):
+
+* seeds: the test-split comments that hold a term of the group, at most 1,000, in data order;
+* global phase of each strategy (``n_local=0``, ``max_iter=10``): Raw (seeds already discriminatory) and the
+  IDIs found from the other seeds by RP, ASC, ADF_ASC, HF and ADF_HF;
+* local phase of ADF (ADF_ASC global) and of RP, ``N_LOCAL`` steps per raw + global IDI: IDIs, distinct
+  texts, success rate; validity of the local IDIs (L0, L2, Jaccard, BLEU-4, mean-GloVe similarity);
+* time to 5,000 IDIs (distinct texts, raw + global + local, ADF_ASC), with warmed graphs.
+
+Then a template corpus (``make_template_corpus``) with and without a planted bias against "muslim": the
+same search on both models.
+
+The vocabulary holds the corpus tokens seen twice or more, every sensitive term of every built-in list and
+the 10 GloVe neighbours of all of them. Usage::
+
+    .venv/bin/python benchmarks/text.py            # about 15 min on 2 shared cores
+    .venv/bin/python benchmarks/text.py --quick    # small budgets, to check the script
+    .venv/bin/python benchmarks/text.py --markdown # rewrite text.md from text.json
+
+Writes ``benchmarks/results/text.json`` and ``text.md``.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import fairnb  # noqa: E402
+from fairnb.domains import TextDomain  # noqa: E402
+from fairnb.text import ADF_TERMS, all_builtin_terms, load_redditbias, make_template_corpus  # noqa: E402
+
+SEED = 0
+MAX_LEN = 40
+EPOCHS = 6
+GROUPS = ("race", "religion")
+GLOBAL_METHODS = ("rp", "asc", "adf_asc", "hf", "adf_hf")
+# local walks of 5 steps that go back to their local seed when a step loses the pair (the same budget per seed)
+TUNED = {"n_walkers": 20, "acceptance": "reset"}           # with N_LOCAL = 100
+TUNED_5000 = {"n_walkers": 200, "acceptance": "reset"}     # with n_local = 1000
+# Table VIII means over its 16 rows (Wiki/Jigsaw x LSTM/GRU x 4 groups) and its race/religion rows
+PAPER = {
+    "accuracy": {"lstm": 0.707, "majority": 0.544, "source": "3x10 LSTM on RedditBias, shared/data/redditbias/README"},
+    "table_viii_means": {"ADF_ASC vs RP global": "4.40x", "ADF_ASC vs ASC": "+22.11%", "ADF_HF vs HF": "+18.18%",
+                         "local success ADF": 0.917, "local success RP": 0.8269, "local ADF vs RP IDIs": "2.68x"},
+    "table_viii_rows": {  # Seed, Raw, RP, ASC, ADF_ASC, HF, ADF_HF, local ADF (success)
+        "Wiki LSTM race": [450, 24, 17, 76, 95, 157, 177, "107678 (92.8%)"],
+        "Wiki LSTM religion": [358, 29, 14, 50, 64, 117, 150, "86350 (94.6%)"],
+        "Jigsaw LSTM race": [1000, 49, 60, 195, 211, 359, 372, "218982 (87.2%)"],
+        "Jigsaw LSTM religion": [1000, 51, 52, 163, 204, 325, 358, "227167 (93.3%)"],
+        "Jigsaw GRU race": [1000, 55, 58, 179, 198, 290, 333, "218404 (90.1%)"],
+        "Jigsaw GRU religion": [1000, 58, 55, 147, 169, 361, 400, "200968 (93.5%)"]},
+    "local_l0_adf_wiki_lstm": 3.13,
+    "time_to_5000_s": {"mean ADF_ASC": 1234.2, "range": [438.49, 2677.52], "hardware": "GTX 1080Ti"},
+}
+
+
+def machine() -> dict:
+    return {"python": platform.python_version(), "cpus": os.cpu_count(), "loadavg_1min": round(os.getloadavg()[0], 2),
+            "platform": platform.platform()}
+
+
+def build_corpus():
+    from fairnb.text.glove import embedding_matrix, neighbour_table, vocabulary_with_neighbours
+
+    data = load_redditbias()
+    tokens = data.tokens()
+    t0 = time.perf_counter()
+    vocab = vocabulary_with_neighbours(tokens, extra=all_builtin_terms(), min_count=2)
+    E, _ = embedding_matrix(vocab)
+    table = neighbour_table(vocab, 10)
+    return data, vocab, E, table, time.perf_counter() - t0
+
+
+def train(ids_train, y_train, ids_test, y_test, E, cell, epochs):
+    from fairnb.text.keras_model import fit_text_classifier
+
+    t0 = time.perf_counter()
+    model = fit_text_classifier(ids_train, y_train, E, cell=cell, epochs=epochs, random_state=SEED)
+    acc = float((model.predict_proba(ids_test).argmax(axis=1) == y_test).mean())
+    return model, acc, time.perf_counter() - t0
+
+
+def validity(result, phase: str) -> dict:
+    """Mean validity of the pairs of ``phase`` that the search changed (raw seeds left out)."""
+    phases = result.to_frame(decoded=False)["phase"].to_numpy()
+    rows = [result.details(i) for i in np.flatnonzero(phases == phase)]
+    rows = [d["validity"] for d in rows if d["chain"]]
+    if not rows:
+        return {}
+    return {k: round(float(np.mean([r[k] for r in rows])), 4) for k in rows[0]} | {"pairs": len(rows)}
+
+
+def local_run(model, dom, seeds, method, n_local, **params) -> dict:
+    t0 = time.perf_counter()
+    r = fairnb.run_search(model, dom, method=method, seeds=seeds, n_local=n_local, random_state=SEED, **params)
+    ex = r.extras
+    return {"params": {"n_local": n_local, **params}, "local_seeds": ex["local_seeds"], "local_idis": ex["local_idis"],
+            "local_generated": ex["local_generated"], "success_rate": ex["local_success_rate"],
+            "unique_idis_eidig": r.count("eidig"), "unique_idis_adf": r.count("adf"),
+            "validity_local_mean": validity(r, "local"), "seconds": round(time.perf_counter() - t0, 2)}
+
+
+def search_row(model, dom, seeds, n_local, time_budget) -> dict:
+    row = {"seeds": len(seeds)}
+    for method in GLOBAL_METHODS:
+        t0 = time.perf_counter()
+        r = fairnb.run_search(model, dom, method=method, seeds=seeds, n_local=0, random_state=SEED)
+        row[method] = {"raw": r.extras["raw_idis"], "global": r.extras["global_idis"],
+                       "validity_global_mean": validity(r, "global"), "seconds": round(time.perf_counter() - t0, 2)}
+    row["raw"] = row["adf_asc"]["raw"]
+    for method in ("adf_asc", "rp"):                      # the paper's walk: one per seed, every step kept
+        row[f"local_{method}"] = local_run(model, dom, seeds, method, n_local)
+    row["local_adf_asc_tuned"] = local_run(model, dom, seeds, "adf_asc", n_local, **TUNED)
+    t0 = time.perf_counter()
+    r = fairnb.run_search(model, dom, method="adf_asc", seeds=seeds, n_local=1000, max_found=5000,
+                          max_time=time_budget, random_state=SEED, **TUNED_5000)
+    row["time_to_5000"] = {"params": {"n_local": 1000, **TUNED_5000}, "eidig_s": r.time_to(5000),
+                           "adf_s": r.time_to(5000, "adf"), "found_eidig": r.count("eidig"), "found_adf": r.count("adf"),
+                           "elapsed_s": round(r.elapsed, 2), "status": r.status,
+                           "loadavg_1min": round(os.getloadavg()[0], 2)}
+    return row
+
+
+def template_part(epochs, n_local, n=4000) -> dict:
+    from fairnb.text import Vocabulary
+    from fairnb.text.glove import embedding_matrix, neighbour_table
+    from fairnb.text.keras_model import fit_text_classifier
+
+    out = {}
+    for bias in (0.8, 0.0):
+        data = make_template_corpus(n=n, biased_against=["muslim"], bias=bias, random_state=SEED)
+        groups = data.info["groups"]
+        vocab = Vocabulary.build(data.tokens(), extra=groups.all_terms)
+        E, _ = embedding_matrix(vocab)
+        dom = TextDomain(vocab, groups.subset(["religion"]), 12, neighbours=neighbour_table(vocab, 10))
+        X_train, X_test, y_train, y_test = data.split()
+        model = fit_text_classifier(dom.validate(X_train), y_train, E, epochs=epochs, random_state=SEED)
+        acc = float((model.predict_proba(dom.validate(X_test)).argmax(axis=1) == y_test).mean())
+        r = fairnb.run_search(model, dom, method="adf_asc", seeds=X_test, n_local=n_local, random_state=SEED)
+        out[f"bias={bias}"] = {"test_accuracy": round(acc, 4), "raw": r.extras["raw_idis"],
+                               "global": r.extras["global_idis"], "local_idis": r.extras["local_idis"],
+                               "unique_idis_adf": r.count("adf"), "unique_idis_eidig": r.count("eidig"),
+                               "seeds": len(r.extras["seeds"])}
+    return out
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--markdown", action="store_true", help="only rewrite text.md from text.json")
+    args = parser.parse_args(argv)
+    out = ROOT / "benchmarks" / "results"
+    if args.markdown:
+        (out / "text.md").write_text(markdown(json.loads((out / "text.json").read_text())))
+        return
+    epochs, n_local, budget = (1, 20, 20.0) if args.quick else (EPOCHS, 100, 60.0)
+    cells, groups, n_seeds = (("lstm",), ("religion",), 60) if args.quick else (("lstm", "gru"), GROUPS, 1000)
+    import nltk.translate.bleu_score  # noqa: F401  (imported once before any timing)
+
+    data, vocab, E, table, prep_s = build_corpus()
+    X_train, X_test, y_train, y_test = data.split(test_size=0.2, random_state=42)
+    report = {"machine": machine(), "seed": SEED, "max_len": MAX_LEN, "epochs": epochs, "n_local": n_local,
+              "tuned": TUNED,
+              "max_iter": 10, "time_budget_5000_s": budget, "vocabulary": len(vocab),
+              "vocabulary_seconds": round(prep_s, 1), "paper": PAPER, "models": {}, "rows": {}}
+    base = TextDomain(vocab, "race", MAX_LEN, neighbours=table)
+    ids_train, ids_test = base.encode_texts(X_train), base.encode_texts(X_test)
+    report["majority_baseline"] = round(float(max(y_test.mean(), 1 - y_test.mean())), 4)
+    for cell in cells:
+        model, acc, secs = train(ids_train, y_train, ids_test, y_test, E, cell, epochs)
+        report["models"][cell] = {"test_accuracy": round(acc, 4), "train_seconds": round(secs, 1)}
+        print(cell, report["models"][cell], flush=True)
+        for group in groups:
+            dom = TextDomain(vocab, group, MAX_LEN, neighbours=table)
+            seeds = ids_test[dom.sensitive_mask(ids_test).any(axis=1)][:n_seeds]
+            model.predict_proba(seeds[:8])                       # graphs traced before timing
+            row = search_row(model, dom, seeds, n_local, budget)
+            report["rows"][f"{cell} {group}"] = row
+            print(cell, group, json.dumps(row), flush=True)
+    report["template"] = template_part(epochs, n_local, 800 if args.quick else 4000)
+    print(json.dumps(report["template"]), flush=True)
+    name = "text_quick" if args.quick else "text"
+    (out / f"{name}.json").write_text(json.dumps(report, indent=1, default=float))
+    (out / f"{name}.md").write_text(markdown(report))
+
+
+def _loc(entry) -> str:
+    return f"{entry['local_idis']} / {entry['local_generated']} ({100 * entry['success_rate']:.1f} %)"
+
+
+def markdown(rep) -> str:
+    m = rep["machine"]
+    lines = ["# ADF text search on RedditBias (issue 13)\n",
+             f"Command: `FAIRNB_DATA=../shared/data .venv/bin/python benchmarks/text.py`. Machine: {m['cpus']} cores "
+             f"shared with other jobs (load average {m['loadavg_1min']} at the start; every timing below is contended), "
+             f"Python {m['python']}. Seed {rep['seed']}, max_len {rep['max_len']}, {rep['epochs']} epochs, max_iter 10, "
+             f"{rep['n_local']} local steps per local seed (paper: 1,000), vocabulary {rep['vocabulary']} tokens "
+             f"(built with its neighbour table in {rep['vocabulary_seconds']} s). Seeds: the test-split comments (20 %) "
+             "holding a term of the group, at most 1,000.\n",
+             "## Models (test split)\n", "| model | accuracy | paper | training s |", "|---|---|---|---|"]
+    for cell, mo in rep["models"].items():
+        paper = PAPER["accuracy"]["lstm"] if cell == "lstm" else "-"
+        lines.append(f"| {cell.upper()} 3x10 | {mo['test_accuracy']} | {paper} | {mo['train_seconds']} |")
+    lines.append(f"| majority class | {rep['majority_baseline']} | {PAPER['accuracy']['majority']} | |\n")
+    lines += ["## Table VIII protocol: global IDIs from non-discriminatory seeds\n",
+              "| model group | seeds | Raw | RP | ASC | ADF_ASC | HF | ADF_HF |", "|---|---|---|---|---|---|---|---|"]
+    for name, row in rep["rows"].items():
+        lines.append(f"| {name} | {row['seeds']} | {row['raw']} | " + " | ".join(
+            str(row[k]["global"]) for k in GLOBAL_METHODS) + " |")
+    lines += ["\nPaper rows (Seed, Raw, RP, ASC, ADF_ASC, HF, ADF_HF, local ADF):\n"]
+    lines += [f"- {k}: {v}" for k, v in PAPER["table_viii_rows"].items()]
+    lines += [f"- means over all 16 rows: {PAPER['table_viii_means']}\n",
+              "## Local phase: IDIs / distinct texts (success rate)\n",
+              "Paper walk: one cumulative walk per local seed, every step kept (`n_walkers=1, acceptance='all'`). "
+              f"Tuned: `{rep['tuned']}` (the same budget per seed, in walks of 5 steps that go back to "
+              "their local seed when a step loses the pair, as EIDIG's and MAFT's ADF re-implementation does).\n",
+              "| model group | local seeds | RP (paper walk) | ADF (paper walk) | ADF (tuned) |", "|---|---|---|---|---|"]
+    for name, row in rep["rows"].items():
+        lines.append(f"| {name} | {row['local_adf_asc']['local_seeds']} | {_loc(row['local_rp'])} | "
+                     f"{_loc(row['local_adf_asc'])} | {_loc(row['local_adf_asc_tuned'])} |")
+    lines += ["\n## Validity (means; paper Table IX / Appendix: L0 of local ADF IDIs 3.13 on Wiki LSTM)\n",
+              "| model group | pairs | L0 | L2 | Jaccard | BLEU-4 | similarity |", "|---|---|---|---|---|---|---|"]
+    for name, row in rep["rows"].items():
+        entries = [(f"global {k}", row[k]["validity_global_mean"]) for k in GLOBAL_METHODS] + [
+            ("local RP", row["local_rp"]["validity_local_mean"]), ("local ADF", row["local_adf_asc"]["validity_local_mean"]),
+            ("local ADF tuned", row["local_adf_asc_tuned"]["validity_local_mean"])]
+        for label, v in entries:
+            if v:
+                lines.append(f"| {name}, {label} | {v['pairs']} | {v['l0']} | {v['l2']} | {v['jaccard']} | {v['bleu']} | "
+                             f"{v['similarity']} |")
+    lines += ["\n## Time to 5,000 IDIs (ADF_ASC, global + local; paper Table XI: 438-2678 s, mean 1234 s, on a GPU)\n",
+              "| model group | s (distinct texts) | s (distinct without the term) | found | load average |",
+              "|---|---|---|---|---|"]
+    for name, row in rep["rows"].items():
+        t = row["time_to_5000"]
+        lines.append(f"| {name} | {t['eidig_s']} | {t['adf_s']} | {t['found_adf']} | {t['loadavg_1min']} |")
+    lines += ["\n## Template corpus: planted bias against 'muslim' vs none (ADF_ASC, TestSGD religion terms)\n",
+              "| corpus | accuracy | seeds | raw | global | local | unique IDIs (without the term) |",
+              "|---|---|---|---|---|---|---|"]
+    for name, t in rep.get("template", {}).items():
+        lines.append(f"| {name} | {t['test_accuracy']} | {t['seeds']} | {t['raw']} | {t['global']} | {t['local_idis']} | "
+                     f"{t['unique_idis_adf']} |")
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    main()
