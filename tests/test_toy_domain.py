@@ -190,3 +190,23 @@ def test_details_must_match_the_batch():
 
     with pytest.raises(ValueError, match="Batch.info has 1 entries for 5 candidates"):
         Wrong().run(FunctionModel(more_x_than_y), ToyStrings()).raise_for_status()
+
+
+def test_details_may_be_built_for_the_discriminatory_rows_only():
+    asked = []
+
+    class Lazy(Annotated):
+        def _generate(self, ctx):
+            X = ctx.domain.sample(300, ctx.rng)
+
+            def info(verdict, rows):
+                asked.append(rows)
+                return [{"counterpart": ctx.domain.text(verdict.counterpart[r])} for r in rows]
+
+            verdict = yield Batch(X, info=info)
+            self.disc = np.flatnonzero(verdict.discriminatory)
+
+    search = Lazy()
+    r = search.run(FunctionModel(more_x_than_y), ToyStrings())
+    assert len(asked) == 1 and asked[0].tolist() == search.disc.tolist() and len(r) > 10
+    assert all(r.details(i) == {"counterpart": ToyStrings().text(r.counterparts[i])} for i in range(len(r)))
