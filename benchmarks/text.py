@@ -245,14 +245,39 @@ def markdown(rep) -> str:
               "|---|---|---|---|---|"]
     for name, row in rep["rows"].items():
         t = row["time_to_5000"]
-        lines.append(f"| {name} | {t['eidig_s']} | {t['adf_s']} | {t['found_adf']} | {t['loadavg_1min']} |")
+        secs = [None if v is None else round(v, 1) for v in (t["eidig_s"], t["adf_s"])]
+        lines.append(f"| {name} | {secs[0]} | {secs[1]} | {t['found_adf']} | {t['loadavg_1min']} |")
     lines += ["\n## Template corpus: planted bias against 'muslim' vs none (ADF_ASC, TestSGD religion terms)\n",
               "| corpus | accuracy | seeds | raw | global | local | unique IDIs (without the term) |",
               "|---|---|---|---|---|---|---|"]
     for name, t in rep.get("template", {}).items():
         lines.append(f"| {name} | {t['test_accuracy']} | {t['seeds']} | {t['raw']} | {t['global']} | {t['local_idis']} | "
                      f"{t['unique_idis_adf']} |")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + targets(rep)) + "\n"
+
+
+def targets(rep) -> list[str]:
+    """The issue's targets, each with what this run measured."""
+    rows = rep["rows"]
+    ratio = lambda a, b: ", ".join(f"{n} {row[a]['global']}/{row[b]['global']}" for n, row in rows.items())  # noqa: E731
+    loc = lambda key, what: ", ".join(f"{n} {row[key][what] if what != 'l0' else row[key]['validity_local_mean']['l0']}"  # noqa
+                                      for n, row in rows.items())
+    times = [row["time_to_5000"]["adf_s"] for row in rows.values()]
+    load = [row["time_to_5000"]["loadavg_1min"] for row in rows.values()]
+    t = rep.get("template", {})
+    return ["\n## The issue's targets, as measured\n",
+            f"- 5,000 IDIs in <= 10 s: {'met' if all(x is not None and x <= 10 for x in times) else 'NOT met'} here: "
+            f"{', '.join(str(None if x is None else round(x, 1)) for x in times)} s, with the 2 cores at load average "
+            f"{min(load)}-{max(load)} (other jobs); the paper needed 438-2678 s per 5,000 on a GPU.",
+            f"- ADF_ASC > RP (global): {ratio('adf_asc', 'rp')}.",
+            f"- ADF_ASC > ASC (global): {ratio('adf_asc', 'asc')}.",
+            f"- ADF_HF > HF (global): {ratio('adf_hf', 'hf')}.",
+            f"- local success >= 85 %: paper walk {loc('local_adf_asc', 'success_rate')}; tuned "
+            f"{loc('local_adf_asc_tuned', 'success_rate')}.",
+            f"- average L0 of local IDIs <= 4: paper walk {loc('local_adf_asc', 'l0')}; tuned "
+            f"{loc('local_adf_asc_tuned', 'l0')}.",
+            "- planted bias vs none (template corpus): " + ", ".join(
+                f"{k}: {v['unique_idis_adf']} IDIs" for k, v in t.items()) + "."]
 
 
 if __name__ == "__main__":
