@@ -28,6 +28,7 @@ def test_validate_takes_texts_and_id_rows_and_names_what_is_wrong(dom):
     assert x.shape == (1, 8) and dom.text(x[0]) == "the muslim cook is kind <oov>"   # "." is not in the vocab
     assert np.array_equal(dom.validate(x[0]), x)                                   # one row
     assert dom.tokens(x) == ["the", "muslim", "cook", "is", "kind", "<oov>"]
+    assert np.array_equal(dom.validate(pd.DataFrame({"text": ["The Muslim cook is kind."]})), x)
     with pytest.raises(ValueError, match=r"expected \(n, 8\)"):
         dom.validate(np.zeros((2, 5)))
     with pytest.raises(ValueError, match="outside 0..12"):

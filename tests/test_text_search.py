@@ -115,6 +115,11 @@ def test_seeds_without_a_term_are_skipped_and_bad_parameters_named(planted):
     dom, texts, model = planted
     r = run_search(model, dom, method="asc", seeds=["the cook is kind", *texts[:20]], n_local=0, random_state=0)
     assert r.extras["skipped_seeds"] == 1 and r.extras["local_seeds"] == 0
+    import pandas as pd
+
+    framed = run_search(model, dom, method="asc", seeds=pd.DataFrame({"text": ["the cook is kind", *texts[:20]]}),
+                        n_local=0, random_state=0)
+    assert np.array_equal(framed.inputs, r.inputs)
     with pytest.raises(ValueError, match="none of the 1 seeds holds a term"):
         run_search(model, dom, method="asc", seeds=["the cook is kind"])
     with pytest.raises(ValueError, match="sign_convention must be one of"):

@@ -153,14 +153,7 @@ class TextDomain:
     def item_shape(self) -> tuple[int]:
         return (self.max_len,)
 
-    @property
-    def n_features(self) -> int:
-        """Token positions per text (the width of a stored row)."""
-        return self.max_len
-
-    @property
-    def names(self) -> tuple[str, ...]:
-        return tuple(f"t{i}" for i in range(self.max_len))
+    names = ("text",)     # the column of a DataFrame of seed texts (and of ``decode``)
 
     @property
     def tokenizer(self):
@@ -203,6 +196,8 @@ class TextDomain:
         if isinstance(items, str):
             items = [items]
         arr = np.asarray(items, dtype=object) if not isinstance(items, np.ndarray) else items
+        if arr.ndim == 2 and arr.shape[1] == 1 and len(arr) and all(isinstance(s, str) for s in arr[:, 0]):
+            arr = arr[:, 0]                            # one column of texts (a DataFrame's "text" column)
         if arr.ndim == 1 and len(arr) and all(isinstance(s, str) for s in arr):
             return self.encode_texts(list(arr)).astype(float)
         try:
