@@ -28,6 +28,7 @@ FAST = {
     "aequitas-semi": dict(n_seeds=40, n_local=200, batch_size=8),
     "aequitas-random": dict(n_seeds=40, n_local=200, batch_size=8),
     "sg": dict(limit=400, n_samples=200, batch_size=4),
+    **{m: dict(n_seeds=60, n_local=50, batch_size=8) for m in ("adf_asc", "adf_hf", "asc", "hf", "rp")},
 }
 
 
@@ -68,7 +69,8 @@ class InterruptAt:
 
 
 class FailingModel:
-    """Wraps a fairnb model; its ``fail_on``-th output call (predict_proba or input_gradient) raises ``error``."""
+    """Wraps a fairnb model; its ``fail_on``-th output call (predict_proba, input_gradient or
+    embedding_gradient) raises ``error``."""
 
     def __init__(self, model, fail_on: int, error: BaseException | None = None):
         self._model, self.fail_on, self.calls = model, fail_on, 0
@@ -86,6 +88,10 @@ class FailingModel:
     def input_gradient(self, X, classes, of="proba"):
         self._count()
         return self._model.input_gradient(X, classes, of=of)
+
+    def embedding_gradient(self, ids, classes, of="loss"):
+        self._count()
+        return self._model.embedding_gradient(ids, classes, of=of)
 
     def __getattr__(self, name):      # layer_outputs, activation_gradient, n_features, ...
         return getattr(self._model, name)
@@ -140,6 +146,9 @@ def assert_sound(result, model, domain):
     verdict = Oracle(inner, domain).check(result.inputs)
     firm = ~pairs["near_threshold"].to_numpy()
     assert verdict.discriminatory[firm].all()
+    if hasattr(domain, "sensitive_mask"):       # text: only at the positions of protected terms
+        assert not ((result.inputs != result.counterparts) & ~domain.sensitive_mask(result.inputs)).any()
+        return
     same = np.delete(result.inputs - result.counterparts, list(domain.protected), axis=1)
     assert not same.any(), "a counterpart differs outside the protected attributes"
     flipped = Oracle(inner, domain).check(result.counterparts).labels != verdict.labels

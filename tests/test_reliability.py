@@ -8,6 +8,7 @@ import sys
 import threading
 import time
 import warnings
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -17,7 +18,7 @@ import fairnb
 from fairnb.domains import Feature, TabularDomain
 from fairnb.group import TestSGD
 from fairnb.results import Result
-from fairnb.search import METHODS
+from fairnb.search import METHODS, get_method
 
 from faults import FailingModel, InterruptAt, LiveReader, assert_sound, fast_search, sigint_soon
 
@@ -32,21 +33,36 @@ def _run(search, model, data, **kw):
         pytest.fail("KeyboardInterrupt escaped run(): the Result was lost")
 
 
+@pytest.fixture(scope="module")
+def text_bench():
+    from text_checks import bench, biased_linear
+
+    dom, texts, E = bench(bias=1.0)
+    return biased_linear(dom, E), SimpleNamespace(domain=dom, X=texts)
+
+
+def _bench(method, synthetic, biased_model, text_bench):
+    """``(model, data)`` that ``method`` searches: the text bench for text methods, else the synthetic census."""
+    return text_bench if "substitutions" in get_method(method).domain_needs else (biased_model, synthetic)
+
+
 # ---------------------------------------------------------------------------------------------- Ctrl-C
 @pytest.mark.parametrize("method", sorted(METHODS))
-def test_ctrl_c_returns_the_result(method, synthetic, biased_model):
-    result = _run(fast_search(method), biased_model, synthetic, listeners=[InterruptAt(at=2)])
+def test_ctrl_c_returns_the_result(method, synthetic, biased_model, text_bench):
+    model, data = _bench(method, synthetic, biased_model, text_bench)
+    result = _run(fast_search(method), model, data, listeners=[InterruptAt(at=2)])
     assert result.status == "interrupted"
     assert result.tried > 0
-    assert_sound(result, biased_model, synthetic.domain)
+    assert_sound(result, model, data.domain)
 
 
 @pytest.mark.parametrize("method", sorted(METHODS))
 @pytest.mark.parametrize("gap", [0.0005, 0.003, 0.01])
-def test_double_ctrl_c_still_returns_the_result(method, gap, synthetic, biased_model):
-    result = _run(fast_search(method), biased_model, synthetic, listeners=[InterruptAt(at=2, second=gap)])
+def test_double_ctrl_c_still_returns_the_result(method, gap, synthetic, biased_model, text_bench):
+    model, data = _bench(method, synthetic, biased_model, text_bench)
+    result = _run(fast_search(method), model, data, listeners=[InterruptAt(at=2, second=gap)])
     assert result.status == "interrupted"
-    assert_sound(result, biased_model, synthetic.domain)
+    assert_sound(result, model, data.domain)
 
 
 @pytest.mark.parametrize("method", ["random", "eidig", "maft", "neuronfair", "sg", "aequitas"])
@@ -140,14 +156,15 @@ def test_record_is_atomic_under_ctrl_c(synthetic, biased_model):
 
 # ---------------------------------------------------------------------------------------------- failing models
 @pytest.mark.parametrize("method", sorted(METHODS))
-def test_a_model_failing_midway_keeps_the_partial_result(method, synthetic, biased_model):
-    model = FailingModel(biased_model, fail_on=6)
+def test_a_model_failing_midway_keeps_the_partial_result(method, synthetic, biased_model, text_bench):
+    inner, data = _bench(method, synthetic, biased_model, text_bench)
+    model = FailingModel(inner, fail_on=6)
     with pytest.raises(RuntimeError, match="injected") as info:
-        fast_search(method).run(model, synthetic.domain, seeds=synthetic.X)
+        fast_search(method).run(model, data.domain, seeds=data.X)
     result = info.value.result
     assert result.status == "failed" and result.error is info.value
     assert result.tried > 0
-    assert_sound(result, biased_model, synthetic.domain)
+    assert_sound(result, inner, data.domain)
     with pytest.raises(RuntimeError, match="injected"):
         result.raise_for_status()
 
