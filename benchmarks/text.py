@@ -39,7 +39,7 @@ sys.path.insert(0, str(ROOT))
 
 import fairnb  # noqa: E402
 from fairnb.domains import TextDomain  # noqa: E402
-from fairnb.text import ADF_TERMS, all_builtin_terms, load_redditbias, make_template_corpus  # noqa: E402
+from fairnb.text import all_builtin_terms, load_redditbias, make_template_corpus  # noqa: E402
 
 SEED = 0
 MAX_LEN = 40
@@ -123,14 +123,36 @@ def search_row(model, dom, seeds, n_local, time_budget) -> dict:
     for method in ("adf_asc", "rp"):                      # the paper's walk: one per seed, every step kept
         row[f"local_{method}"] = local_run(model, dom, seeds, method, n_local)
     row["local_adf_asc_tuned"] = local_run(model, dom, seeds, "adf_asc", n_local, **TUNED)
-    t0 = time.perf_counter()
-    r = fairnb.run_search(model, dom, method="adf_asc", seeds=seeds, n_local=1000, max_found=5000,
-                          max_time=time_budget, random_state=SEED, **TUNED_5000)
-    row["time_to_5000"] = {"params": {"n_local": 1000, **TUNED_5000}, "eidig_s": r.time_to(5000),
-                           "adf_s": r.time_to(5000, "adf"), "found_eidig": r.count("eidig"), "found_adf": r.count("adf"),
-                           "elapsed_s": round(r.elapsed, 2), "status": r.status,
-                           "loadavg_1min": round(os.getloadavg()[0], 2)}
+    row["time_to_5000"] = time_to_5000(model, dom, seeds, time_budget)
     return row
+
+
+def time_to_5000(model, dom, seeds, budget) -> dict:
+    r = fairnb.run_search(model, dom, method="adf_asc", seeds=seeds, n_local=1000, max_found=5000,
+                          max_time=budget, random_state=SEED, **TUNED_5000)
+    return {"params": {"n_local": 1000, **TUNED_5000}, "eidig_s": r.time_to(5000), "adf_s": r.time_to(5000, "adf"),
+            "found_eidig": r.count("eidig"), "found_adf": r.count("adf"), "elapsed_s": round(r.elapsed, 2),
+            "status": r.status, "loadavg_1min": round(os.getloadavg()[0], 2)}
+
+
+def time_only() -> dict:
+    """The LSTM of the full run (same seed and epochs), then the time to 5,000 IDIs per group."""
+    import nltk.translate.bleu_score  # noqa: F401
+
+    data, vocab, E, table, _ = build_corpus()
+    X_train, X_test, y_train, y_test = data.split(test_size=0.2, random_state=42)
+    base = TextDomain(vocab, "race", MAX_LEN, neighbours=table)
+    ids_train, ids_test = base.encode_texts(X_train), base.encode_texts(X_test)
+    model, acc, _ = train(ids_train, y_train, ids_test, y_test, E, "lstm", EPOCHS)
+    out = {"machine": machine(), "lstm_accuracy": round(acc, 4), "rows": {}}
+    for group in GROUPS:
+        dom = TextDomain(vocab, group, MAX_LEN, neighbours=table)
+        seeds = ids_test[dom.sensitive_mask(ids_test).any(axis=1)][:1000]
+        model.predict_proba(seeds[:8])
+        model.embedding_gradient(seeds[:4], [0] * 4)              # graphs traced before timing
+        out["rows"][f"lstm {group}"] = time_to_5000(model, dom, seeds, 60.0)
+        print(group, out["rows"][f"lstm {group}"], flush=True)
+    return out
 
 
 def template_part(epochs, n_local, n=4000) -> dict:
@@ -160,9 +182,15 @@ def main(argv=None):
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--markdown", action="store_true", help="only rewrite text.md from text.json")
+    parser.add_argument("--time-only", action="store_true",
+                        help="only re-measure the time to 5,000 IDIs (LSTM), into text_time.json")
     args = parser.parse_args(argv)
     out = ROOT / "benchmarks" / "results"
     if args.markdown:
+        (out / "text.md").write_text(markdown(json.loads((out / "text.json").read_text())))
+        return
+    if args.time_only:
+        (out / "text_time.json").write_text(json.dumps(time_only(), indent=1))
         (out / "text.md").write_text(markdown(json.loads((out / "text.json").read_text())))
         return
     epochs, n_local, budget = (1, 20, 20.0) if args.quick else (EPOCHS, 100, 60.0)
@@ -247,6 +275,13 @@ def markdown(rep) -> str:
         t = row["time_to_5000"]
         secs = [None if v is None else round(v, 1) for v in (t["eidig_s"], t["adf_s"])]
         lines.append(f"| {name} | {secs[0]} | {secs[1]} | {t['found_adf']} | {t['loadavg_1min']} |")
+    again = ROOT / "benchmarks" / "results" / "text_time.json"
+    if again.exists():
+        t2 = json.loads(again.read_text())
+        lines.append(f"\nRe-measured with `--time-only` (the same LSTM, accuracy {t2['lstm_accuracy']}):\n")
+        for name, t in t2["rows"].items():
+            secs = None if t["adf_s"] is None else round(t["adf_s"], 1)
+            lines.append(f"- {name}: {secs} s to 5,000 ({t['found_adf']} found), load average {t['loadavg_1min']}")
     lines += ["\n## Template corpus: planted bias against 'muslim' vs none (ADF_ASC, TestSGD religion terms)\n",
               "| corpus | accuracy | seeds | raw | global | local | unique IDIs (without the term) |",
               "|---|---|---|---|---|---|---|"]
@@ -268,7 +303,8 @@ def targets(rep) -> list[str]:
     return ["\n## The issue's targets, as measured\n",
             f"- 5,000 IDIs in <= 10 s: {'met' if all(x is not None and x <= 10 for x in times) else 'NOT met'} here: "
             f"{', '.join(str(None if x is None else round(x, 1)) for x in times)} s, with the 2 cores at load average "
-            f"{min(load)}-{max(load)} (other jobs); the paper needed 438-2678 s per 5,000 on a GPU.",
+            f"{min(load)}-{max(load)} (other jobs); the paper needed 438-2678 s per 5,000 on a GPU "
+            "(see the re-measurement at lower load above).",
             f"- ADF_ASC > RP (global): {ratio('adf_asc', 'rp')}.",
             f"- ADF_ASC > ASC (global): {ratio('adf_asc', 'asc')}.",
             f"- ADF_HF > HF (global): {ratio('adf_hf', 'hf')}.",
