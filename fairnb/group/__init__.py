@@ -11,7 +11,8 @@ from .rules import (Rule, RuleSet, SensitiveFeature, TooManyRuleSets, count_cand
                     sensitive_features)
 from .scoring import GroupSampler, combined_margin, max_samples_needed, score_groups, wald_margin
 from .testsgd import TestSGD
+from .text import TermRuleSet, TextSampler, TextTestSGD
 
-__all__ = ["TestSGD", "GroupResult", "Rule", "RuleSet", "SensitiveFeature", "sensitive_features",
+__all__ = ["TestSGD", "TextTestSGD", "TermRuleSet", "TextSampler", "GroupResult", "Rule", "RuleSet", "SensitiveFeature", "sensitive_features",
            "frequent_rule_sets", "count_candidates", "TooManyRuleSets", "GroupSampler", "score_groups", "wald_margin",
            "combined_margin", "max_samples_needed"]

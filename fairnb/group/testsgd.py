@@ -97,6 +97,8 @@ class TestSGD(BaseEstimator):
         fav = self.favourable
         if isinstance(fav, bool) or not isinstance(fav, (int, np.integer)) or fav < 0:
             raise ValueError(f"favourable must be a class label (0, 1, ...), got {self.favourable!r}")
+
+    def _check_step(self):
         if not (self.step > 0 and float(self.step).is_integer()):
             raise ValueError(f"step must be a positive whole number (features are integer codes), got {self.step!r}")
 
@@ -146,6 +148,7 @@ class TestSGD(BaseEstimator):
         enumerated, before memory runs out.
         """
         self._check_params()
+        self._check_step()
         t0 = time.perf_counter()
         self._stop_event = threading.Event()
         model = wrap(model)
@@ -166,25 +169,31 @@ class TestSGD(BaseEstimator):
             if v.startswith("duplicate of "):
                 aliases.setdefault(rule_sets[int(v.rsplit(" ", 1)[1])].text, []).append(rs.text)
         scorable = [rs for rs, good in zip(rule_sets, ok) if good]
+        info = {"n_candidates": count_candidates(feats), "n_frequent": len(rule_sets),
+                "skipped": skipped, "aliases": aliases, "class_names": getattr(domain, "class_names", None),
+                "training_records": int(sampler.counts.sum()),
+                "sensitive": [f.name for f in feats], "kinds": {f.name: f.kind for f in feats}}
+        return self._score(model, sampler, covers[ok], scorable, info, t0, listeners)
+
+    def _score(self, model, sampler, rows, rule_sets, info: dict, t0: float, listeners) -> GroupResult:
+        """Algorithm 2 for every rule set (``rows[i]`` is what ``sampler.sample`` needs to draw rule set
+        ``i``'s samples), ranked into a ``GroupResult`` whose ``info`` adds the run's counters to ``info``."""
         rng = np.random.default_rng(self.random_state)
 
         def on_round(done):
             for listen in listeners:
-                listen(done, len(scorable), time.perf_counter() - t0)
+                listen(done, len(rule_sets), time.perf_counter() - t0)
 
-        scores = score_groups(model, sampler, covers[ok], rng, favourable=self.favourable, z=self.z,
+        scores = score_groups(model, sampler, rows, rng, favourable=self.favourable, z=self.z,
                               error_threshold=self.error_threshold, min_samples=int(self.min_samples),
                               max_samples=self.max_samples, round_size=int(self.round_size),
                               batch_size=int(self.batch_size), should_stop=self._stop_event.is_set,
                               on_round=on_round)
-        info = {"n_candidates": count_candidates(feats), "n_frequent": len(rule_sets),
-                "skipped": skipped, "aliases": aliases, "class_names": getattr(domain, "class_names", None),
-                "queries": scores.queries, "training_records": int(sampler.counts.sum()),
-                "sensitive": [f.name for f in feats], "kinds": {f.name: f.kind for f in feats},
+        info = {**info, "queries": scores.queries,
                 "status": scores.ended if scores.ended != "completed" else
                 ("stopped" if self._stop_event.is_set() else "completed")}
         info["partial"] = info["status"] != "completed"
-        result = GroupResult(scorable, scores, z=self.z, confidence=self.confidence, top_k=self.top_k,
+        result = GroupResult(rule_sets, scores, z=self.z, confidence=self.confidence, top_k=self.top_k,
                              params=self.get_params(), elapsed=time.perf_counter() - t0, info=info)
         if scores.error is not None:
             scores.error.result = result
