@@ -13,6 +13,7 @@ const options = {
   sourcemap: watch ? "inline" : false,
   logLevel: "info",
 };
+options.entryPoints.push("src/text_inspector.js");   // its CSS comes out beside it, as text_inspector.css
 
 if (watch) {
   const ctx = await esbuild.context(options);

@@ -38,11 +38,14 @@ class FairnbWidget(anywidget.AnyWidget):
     def __init_subclass__(cls, **kwargs):
         esm = cls.__dict__.get("_esm")
         if isinstance(esm, Path):
-            cls._missing = tuple(p for p in (esm, CSS) if not p.is_file())
+            css = cls.__dict__.get("_css", CSS)      # a widget may bring a stylesheet that includes fairnb.css
+            cls._missing = tuple(p for p in (esm, css) if not p.is_file())
             if cls._missing:
                 del cls._esm             # anywidget would refuse to define the class
+                if "_css" in cls.__dict__:
+                    del cls._css
             else:
-                cls._css = CSS
+                cls._css = css
         super().__init_subclass__(**kwargs)
 
     def __init__(self, **traits):

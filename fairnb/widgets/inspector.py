@@ -64,8 +64,18 @@ class PairInspector(PagedInspector):
         result = result.snapshot()       # one consistent view, also of a search that is still running
         self.result = result
         self.domain = result.domain
-        self.seeds = _seed_inputs(result, seeds)
         self.class_names = _class_names(result.class_names if class_names is None else class_names)
+        self._ids: list[int] = []
+        self._table, columns = self._build_table(result, seeds)
+        super().__init__(title=f"{result.method or 'search'}: discriminatory pairs", columns=columns,
+                         n_pairs=len(self._table), page_size=page_size, **kwargs)
+        self._refresh()
+        self._update_detail()
+
+    def _build_table(self, result, seeds) -> tuple[PairTable, list[dict]]:
+        """The table the pages come from, and the columns shown (``name``, ``kind``); sets ``frame``
+        (``result.pairs``, what ``selected`` returns) and ``seeds``."""
+        self.seeds = _seed_inputs(result, seeds)
         self.frame = result.pairs
         shown, raw = self.frame.copy(), result.to_frame(decoded=False)
         for col in ("label", "label'"):
@@ -76,13 +86,7 @@ class PairInspector(PagedInspector):
         order = first_columns(list(shown.columns), protected)
         # sort and compare on stored values where the stored form has the column, else on the shown one
         shown, raw = shown[order], pd.DataFrame({c: (raw if c in raw.columns else shown)[c] for c in order})
-        self._ids: list[int] = []
-        self._table = PairTable(shown, raw)
-        super().__init__(title=f"{result.method or 'search'}: discriminatory pairs",
-                         columns=[{"name": c, "kind": column_kind(c, protected)} for c in shown.columns],
-                         n_pairs=len(shown), page_size=page_size, **kwargs)
-        self._refresh()
-        self._update_detail()
+        return PairTable(shown, raw), [{"name": c, "kind": column_kind(c, protected)} for c in shown.columns]
 
     def __repr__(self):
         return f"<fairnb pair inspector: {self.title}, {self.n_pairs:,} pairs, page {self.page + 1}>"
@@ -115,8 +119,12 @@ class PairInspector(PagedInspector):
             return
         with self.hold_sync():
             self.total = len(self._ids)
-            self.rows = self._table.page(self._ids, self.page, self.page_size)
+            self.rows = self._page_rows(self._ids[self.page * self.page_size:(self.page + 1) * self.page_size])
             self.version += 1
+
+    def _page_rows(self, ids: list[int]) -> list[dict]:
+        """The rows sent to the browser for the pairs ``ids`` of one page."""
+        return self._table.page(ids, 0, max(len(ids), 1))
 
     def decision(self, label) -> str:
         """The meaning of a decision (``">50K"``), or the number when no class names are known."""
