@@ -203,3 +203,8 @@ def test_a_hundred_thousand_pairs_build_pages_from_their_own_rows_only(monkeypat
     ins.selected_ids = [ins.rows[0]["id"]]
     assert decoded == [1, 1]                                    # the detail decodes the seed and the counterpart
     assert ins.static_html().count("<tr>") == 26
+
+
+def test_result_inspect_picks_the_text_inspector(made):
+    ins = made[0].inspect(page_size=10, filters={"group": "=race"})
+    assert isinstance(ins, TextInspector) and len(ins.rows) == 10 and {r["cells"][1] for r in ins.rows} == {"race"}

@@ -18,15 +18,14 @@ MAX_LEN = 8
 class StandInTextDomain:
     """The text-domain members the inspector reads (see CONTRACT: TextDomain)."""
 
-    kind = "text-standin"
+    kind = "text"           # the inspector registered for text domains (not registered as a domain)
 
     def __init__(self, groups=GROUPS, class_names=("non-toxic", "toxic")):
         self.vocab = Vocabulary.build([WORDS], extra=groups.all_terms)
         self.term_groups = groups
         self.groups = self.protected = tuple(groups)
         self.class_names = class_names
-        self.n_features = MAX_LEN
-        self.names = tuple(f"t{j}" for j in range(MAX_LEN))
+        self.item_shape = (MAX_LEN,)
         self._sensitive = np.array([self.vocab.id(t) for t in groups.all_terms])
 
     def term_group(self, term):
@@ -80,7 +79,7 @@ def text_result(n_seeds: int = 40, n_pairs: int = 200, random_state: int = 0, wi
     keep = np.sort(np.unique(X, axis=0, return_index=True)[1])      # one pair per distinct input, as a Result keeps
     X, C, P, PC, seed_of, infos = X[keep], C[keep], P[keep], PC[keep], seed_of[keep], [infos[i] for i in keep]
     result = Result(dom, "adf_asc")
-    result.record(X.astype(float), C.astype(float), P, PC, phase="global", seed_ids=seed_of, elapsed=1.0)
+    result.record(X.astype(float), C.astype(float), P, PC, phase="global", seed_ids=seed_of, elapsed=1.0,
+                  info=infos)
     result.extras["seeds"] = seeds.astype(float)
-    result.details = lambda i: infos[i]
     return result, dom

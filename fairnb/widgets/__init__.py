@@ -7,7 +7,7 @@ that searches show in notebooks and the inspector of each domain kind.
 
 >>> from fairnb import widgets
 >>> sorted(widgets.__all__)
-['Comparison', 'ImageInspector', 'PairInspector', 'PairTable', 'ProgressPanel', 'compare', 'register_inspector']
+['Comparison', 'ImageInspector', 'PairInspector', 'PairTable', 'ProgressPanel', 'TextInspector', 'compare', 'register_inspector']
 """
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ _WHERE = {
     "ProgressPanel": ".progress",
     "PairInspector": ".inspector",
     "ImageInspector": ".image_inspector",
+    "TextInspector": ".text_inspector",
     "PairTable": "..pair_table",      # the kernel-side table model (no widget), here for convenience
     "compare": ".compare",
     "Comparison": ".compare",
@@ -28,6 +29,7 @@ __all__ = list(_WHERE) + ["register_inspector"]
 register_progress_panel(f"{__name__}.progress:ProgressPanel")
 register_inspector("*", f"{__name__}.inspector:PairInspector")     # every kind: feature rows or describe_pair
 register_inspector("image", f"{__name__}.image_inspector:ImageInspector")
+register_inspector("text", f"{__name__}.text_inspector:TextInspector")
 
 
 def __getattr__(name: str):

@@ -18,11 +18,16 @@ built once (one vectorised lookup), filters are vectorised, and a page costs onl
 pairs stay responsive. Every string reaches the browser as text (``textContent``): a sentence holding
 ``<script>`` shows those characters.
 
-Example (a hand-made text domain; see ``tests/test_widgets_text_inspector.py``)
+Example (``result`` from a text search such as ``fairnb.run_search(model, TextDomain(...), method="adf_asc")``)
 -------
->>> inspector = TextInspector(result, page_size=10)            # doctest: +SKIP
->>> inspector.filters = {"term": "=muslim"}; inspector.total    # doctest: +SKIP
-12
+>>> inspector = result.inspect(page_size=10)                    # doctest: +SKIP
+>>> inspector.filters = {"group": "=religion", "term": "=muslim", "text": "kind"}    # doctest: +SKIP
+>>> inspector.selected_ids = [inspector.visible_ids[0]]; inspector.selected          # doctest: +SKIP
+
+The colours' meaning, as the legend shows it:
+
+>>> [item["kind"] for item in LEGEND]
+['sensitive', 'subst']
 """
 from __future__ import annotations
 
@@ -83,8 +88,6 @@ class TextInspector(PairInspector):
         self._shown_tokens[0] = ""                                        # padding
         a = result._arrays()
         self.seed_of = np.asarray(a["seed"], dtype=np.int64)
-        details = getattr(result, "details", None)
-        self.info = [details(i) for i in range(n)] if details is not None else [{} for _ in range(n)]
         swapped = self.inputs != self.counterparts
         self.position = np.where(swapped.any(axis=1), swapped.argmax(axis=1), -1)
         rows = np.arange(n)
@@ -198,7 +201,7 @@ class TextInspector(PairInspector):
     def describe(self, pair_id: int) -> dict:
         """Everything the detail view shows for one pair (see the module docstring)."""
         row = self._table.raw.iloc[pair_id]
-        info = self.info[pair_id] or {}
+        info = self.result.details(pair_id)
         x = self.inputs[pair_id]
         saliency = _saliency(info.get("saliency"), x)
         seed = self._seed_row(pair_id)
