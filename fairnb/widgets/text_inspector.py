@@ -93,7 +93,9 @@ class TextInspector(PairInspector):
         rows = np.arange(n)
         term_ids = self.inputs[rows, np.maximum(self.position, 0)]
         other_ids = self.counterparts[rows, np.maximum(self.position, 0)]
-        group_of = {int(t): dom.term_group(str(self._tokens[t])) or "" for t in np.unique(term_ids)}
+        group_of = np.full(len(self._tokens), "", dtype=object)
+        for t in np.unique(term_ids):
+            group_of[t] = dom.term_group(str(self._tokens[t])) or ""
         known = (self.seed_of >= 0) & (self.seed_of < (0 if self.seeds is None else len(self.seeds)))
         substitutions = np.full(n, -1, dtype=np.int64)
         if known.any():
@@ -104,15 +106,15 @@ class TextInspector(PairInspector):
         label, label2 = P.argmax(axis=1), PC.argmax(axis=1)
         raw = pd.DataFrame({
             "text": self._texts(self.inputs),
-            "group": [group_of[int(t)] for t in term_ids], "term": self._tokens[term_ids].astype(str),
+            "group": group_of[term_ids].astype(str), "term": self._tokens[term_ids].astype(str),
             "term'": self._tokens[other_ids].astype(str),
             "p": P[:, col] if P.shape[1] == 2 else P.max(axis=1),
             "p'": PC[:, col] if PC.shape[1] == 2 else PC.max(axis=1),
             "label": label, "label'": label2, "difference": np.abs(P - PC).sum(axis=1) / 2,
             "substitutions": substitutions, "phase": np.asarray(a["phase"]).astype(str), "seed": self.seed_of})
         shown = raw.copy()
-        shown["label"] = [self.decision(v) for v in label]
-        shown["label'"] = [self.decision(v) for v in label2]
+        names = np.array([self.decision(k) for k in range(P.shape[1])], dtype=object)
+        shown["label"], shown["label'"] = names[label], names[label2]
         shown["substitutions"] = np.where(substitutions >= 0, substitutions.astype(str), "")
         self.frame = shown
         self._term_column, self._group_column = raw["term"].to_numpy(), raw["group"].to_numpy()
@@ -125,7 +127,7 @@ class TextInspector(PairInspector):
 
     def _texts(self, ids: np.ndarray) -> list[str]:
         """Each id row as its tokens joined by spaces (padding dropped): one vectorised lookup, one join per row."""
-        return [" ".join(t for t in row if t) for row in self._shown_tokens[ids].tolist()]
+        return [" ".join(row).strip() for row in self._shown_tokens[ids].tolist()]   # padding only at the ends
 
     def _term_rates(self) -> list[dict]:
         """Per sensitive term: seeds holding it, those from which a pair was found, the rate, the pairs."""
@@ -150,7 +152,10 @@ class TextInspector(PairInspector):
 
     # ------------------------------------------------------------------ paging
     def _refresh(self):
+        before = self._ids
         super()._refresh()
+        if self._ids is before and self.slice_rate:    # same query (a page change): the same slice
+            return
         ids = np.asarray(self._ids, dtype=np.int64)
         seeds = np.unique(self.seed_of[ids][self.seed_of[ids] >= 0]) if len(ids) else np.zeros(0, np.int64)
         self.slice_rate = {"pairs": int(len(ids)), "share": len(ids) / self.n_pairs if self.n_pairs else 0.0,
