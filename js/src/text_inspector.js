@@ -5,7 +5,7 @@
 // The kernel filters, sorts and sends one page at a time; the front end only sets `page`, `page_size`,
 // `sort_by`, `sort_descending`, `filters` and `selected_ids`. Every string is written with textContent.
 import { formatCount, formatPercent, h } from "./dom.js";
-import { PAGE_SIZES, nextSelection, nextSort, pageCount } from "./pair_inspector.js";
+import { pagedTable } from "./paged_table.js";
 import "./text_inspector.css";
 
 /**
@@ -29,7 +29,6 @@ import "./text_inspector.css";
  * }} TextInspectorState
  */
 
-const FILTER_DELAY_MS = 250;
 const MAX_RATES = 24;
 
 /**
@@ -85,10 +84,13 @@ export function rateText(r) {
 
 /** @type {import("@anywidget/types").Render<TextInspectorState>} */
 function render({ model, el }) {
-  /** @type {Record<string, ReturnType<typeof setTimeout>>} */
-  const timers = {};
-  const title = h("span", { className: "fairnb-inspector-title" });
-  const count = h("span", { className: "fairnb-inspector-count" });
+  const t = pagedTable(model, {
+    className: "fairnb-text-table",
+    label: (col) => (col.name === "text" ? "sentence" : col.name),
+    cell: (row, col, j) => (col.name === "text"
+      ? h("td", { className: "fairnb-col-text" }, [sentenceElement(row.tokens ?? [])])
+      : h("td", { className: `fairnb-col-${col.kind}`, text: row.cells[j] ?? "" })),
+  });
   const groupSelect = /** @type {HTMLSelectElement} */ (h("select", { className: "fairnb-text-group", title: "term group", attrs: { "aria-label": "term group" } }));
   const termSelect = /** @type {HTMLSelectElement} */ (h("select", { className: "fairnb-text-term", title: "sensitive term", attrs: { "aria-label": "sensitive term" } }));
   const words = /** @type {HTMLInputElement} */ (h("input", {
@@ -96,70 +98,29 @@ function render({ model, el }) {
     title: "text anywhere in the input sentence",
     attrs: { type: "search", placeholder: "words in the sentence", "aria-label": "filter sentences" },
   }));
-  const clear = h("button", { className: "fairnb-button", text: "Clear filters", attrs: { type: "button" } });
   const rates = h("div", { className: "fairnb-text-rates" });
   const slice = h("div", { className: "fairnb-text-slice" });
   const legend = h("div", { className: "fairnb-text-legend" });
-  const head = h("thead");
-  const body = h("tbody");
-  const table = h("table", { className: "fairnb-table fairnb-text-table" }, [head, body]);
-  const pageButton = (/** @type {string} */ which, /** @type {string} */ text, /** @type {string} */ tip) =>
-    h("button", { className: "fairnb-button", text, title: tip, attrs: { type: "button", "data-page": which } });
-  const first = pageButton("first", "«", "first page");
-  const prev = pageButton("prev", "‹", "previous page");
-  const next = pageButton("next", "›", "next page");
-  const last = pageButton("last", "»", "last page");
-  const pageLabel = h("span", { className: "fairnb-page-label" });
-  const size = h("select", { className: "fairnb-page-size", title: "pairs per page" },
-    PAGE_SIZES.map((n) => h("option", { text: `${n} per page`, attrs: { value: String(n) } })));
   const detail = h("div", { className: "fairnb-detail fairnb-text-detail" });
 
   el.appendChild(h("div", { className: "fairnb-inspector fairnb-text-inspector" }, [
-    h("div", { className: "fairnb-toolbar" }, [title, count, groupSelect, termSelect, words, clear]),
+    h("div", { className: "fairnb-toolbar" }, [t.title, t.count, groupSelect, termSelect, words, t.clear]),
     h("div", { className: "fairnb-text-summary" }, [rates, slice]),
     legend,
-    h("div", { className: "fairnb-table-wrap" }, [table]),
-    h("div", { className: "fairnb-pager" }, [first, prev, pageLabel, next, last, size]),
+    t.wrap,
+    t.pager,
     detail,
   ]));
 
-  const QUERY = new Set(["page", "page_size", "sort_by", "sort_descending", "filters"]);
-  /** @param {Partial<TextInspectorState>} changes */
-  function send(changes) {
-    if (Object.keys(changes).some((k) => QUERY.has(k))) table.setAttribute("aria-busy", "true");
-    for (const [k, v] of Object.entries(changes)) model.set(/** @type {any} */ (k), v);
-    model.save_changes();
-  }
-  /** @param {string} col @param {string} value */
-  function setFilter(col, value) {
-    const f = { ...(model.get("filters") ?? {}) };
-    if (value.trim()) f[col] = value;
-    else delete f[col];
-    send({ filters: f, page: 0 });
-  }
-
-  const pages = () => pageCount(model.get("total"), model.get("page_size"));
-  first.addEventListener("click", () => send({ page: 0 }));
-  prev.addEventListener("click", () => send({ page: Math.max(0, model.get("page") - 1) }));
-  next.addEventListener("click", () => send({ page: Math.min(pages() - 1, model.get("page") + 1) }));
-  last.addEventListener("click", () => send({ page: pages() - 1 }));
-  size.addEventListener("change", () => send({ page_size: Number(size.value), page: 0 }));
   groupSelect.addEventListener("change", () => {
     const f = { ...(model.get("filters") ?? {}) };
     delete f.term;                                  // a term of another group would leave nothing
     if (groupSelect.value) f.group = `=${groupSelect.value}`;
     else delete f.group;
-    send({ filters: f, page: 0 });
+    t.send({ filters: f, page: 0 });
   });
-  termSelect.addEventListener("change", () => setFilter("term", termSelect.value ? `=${termSelect.value}` : ""));
-  words.addEventListener("input", () => {
-    clearTimeout(timers.words);
-    timers.words = setTimeout(() => setFilter("text", words.value), FILTER_DELAY_MS);
-  });
-  clear.addEventListener("click", () => {
-    for (const input of el.querySelectorAll("input")) /** @type {HTMLInputElement} */ (input).value = "";
-    send({ filters: {}, page: 0 });
-  });
+  termSelect.addEventListener("change", () => t.setFilter("term", termSelect.value ? `=${termSelect.value}` : ""));
+  words.addEventListener("input", () => t.later("words", () => t.setFilter("text", words.value)));
 
   function renderChoices() {
     const choices = model.get("choices") ?? { groups: [], terms: [] };
@@ -173,7 +134,7 @@ function render({ model, el }) {
       ...terms.map((t) => h("option", { text: t.term, attrs: { value: t.term } })));
     termSelect.value = (f.term ?? "").replace(/^=/, "");
     if (words !== document.activeElement) words.value = f.text ?? "";
-    syncFilterInputs();
+    t.syncFilterInputs();
   }
 
   function renderRates() {
@@ -191,7 +152,7 @@ function render({ model, el }) {
           h("span", { className: "fairnb-text-rate-bar" }, [h("span", { className: "fairnb-text-rate-fill", attrs: { style: `width:${(100 * share).toFixed(1)}%` } })]),
           h("span", { className: "fairnb-text-rate-value", text: typeof r.rate === "number" ? formatPercent(r.rate) : `${formatCount(r.pairs)}` }),
         ]);
-        chip.addEventListener("click", () => setFilter("term", current === r.term ? "" : `=${r.term}`));
+        chip.addEventListener("click", () => t.setFilter("term", current === r.term ? "" : `=${r.term}`));
         return chip;
       }),
       ...(all.length > MAX_RATES ? [h("span", { className: "fairnb-text-rates-more", text: `+ ${all.length - MAX_RATES} more terms` })] : []));
@@ -207,77 +168,6 @@ function render({ model, el }) {
   function renderLegend() {
     legend.replaceChildren(...(model.get("legend") ?? []).map((item) =>
       h("span", { className: `fairnb-text-legend-item fairnb-tok-${item.kind}`, text: item.text })));
-  }
-
-  function renderHead() {
-    head.replaceChildren();
-    const names = h("tr");
-    const filters = h("tr", { className: "fairnb-filter-row" });
-    const current = model.get("filters") ?? {};
-    for (const col of model.get("columns") ?? []) {
-      const sort = h("button", { className: "fairnb-sort", text: col.name === "text" ? "sentence" : col.name, title: `sort by ${col.name}`, attrs: { type: "button" } });
-      sort.addEventListener("click", () => send({ ...nextSort(model.get("sort_by"), model.get("sort_descending"), col.name), page: 0 }));
-      names.appendChild(h("th", { className: `fairnb-col-${col.kind}`, attrs: { "data-column": col.name } }, [sort]));
-      const input = /** @type {HTMLInputElement} */ (h("input", {
-        className: "fairnb-filter",
-        title: "text to match; on numbers also >0.5, <=3, =2 or 1..5",
-        attrs: { type: "search", placeholder: "filter", "data-column": col.name, "aria-label": `filter ${col.name}` },
-      }));
-      input.value = current[col.name] ?? "";
-      input.addEventListener("input", () => {
-        clearTimeout(timers[col.name]);
-        timers[col.name] = setTimeout(() => setFilter(col.name, input.value), FILTER_DELAY_MS);
-      });
-      filters.appendChild(h("th", {}, [input]));
-    }
-    head.append(names, filters);
-    renderSortMarks();
-  }
-
-  function renderSortMarks() {
-    const by = model.get("sort_by");
-    for (const th of head.querySelectorAll("th[data-column]")) {
-      const active = th.getAttribute("data-column") === by;
-      th.setAttribute("aria-sort", active ? (model.get("sort_descending") ? "descending" : "ascending") : "none");
-    }
-  }
-
-  function syncFilterInputs() {
-    const current = model.get("filters") ?? {};
-    for (const input of head.querySelectorAll("input[data-column]")) {
-      const box = /** @type {HTMLInputElement} */ (input);
-      const want = current[box.getAttribute("data-column") ?? ""] ?? "";
-      if (box.value !== want && box !== document.activeElement) box.value = want;
-    }
-  }
-
-  function renderBody() {
-    const columns = model.get("columns") ?? [];
-    const selected = new Set(model.get("selected_ids") ?? []);
-    body.replaceChildren(...(model.get("rows") ?? []).map((row) => {
-      const flip = row.cells[columns.findIndex((c) => c.name === "label")] !== row.cells[columns.findIndex((c) => c.name === "label'")];
-      const tr = h("tr", {
-        className: `fairnb-row${selected.has(row.id) ? " fairnb-selected" : ""}${flip ? " fairnb-flip" : ""}`,
-        attrs: { "data-id": String(row.id), tabindex: "0", "aria-selected": String(selected.has(row.id)) },
-      }, columns.map((col, j) => col.name === "text"
-        ? h("td", { className: "fairnb-col-text" }, [sentenceElement(row.tokens ?? [])])
-        : h("td", { className: `fairnb-col-${col.kind}`, text: row.cells[j] ?? "" })));
-      const choose = (/** @type {MouseEvent | KeyboardEvent} */ e) => {
-        send({ selected_ids: nextSelection(model.get("selected_ids") ?? [], row.id, e.ctrlKey || e.metaKey) });
-      };
-      tr.addEventListener("click", choose);
-      tr.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); choose(e); } });
-      return tr;
-    }));
-    const total = model.get("total");
-    const all = model.get("n_pairs");
-    count.textContent = total === all ? `${formatCount(all)} pairs` : `${formatCount(total)} of ${formatCount(all)} pairs`;
-    const page = model.get("page");
-    pageLabel.textContent = `page ${formatCount(page + 1)} of ${formatCount(pages())}`;
-    first.disabled = prev.disabled = page <= 0;
-    next.disabled = last.disabled = page >= pages() - 1;
-    size.value = String(model.get("page_size"));
-    title.textContent = model.get("title") ?? "";
   }
 
   function renderDetail() {
@@ -324,29 +214,17 @@ function render({ model, el }) {
     detail.replaceChildren(...parts);
   }
 
-  const onRows = () => { renderBody(); renderSortMarks(); };
-  const onFilters = () => { renderChoices(); renderRates(); };
-  const handlers = /** @type {[string, () => void][]} */ ([
-    ["change:columns", () => { renderHead(); renderBody(); }],
-    ["change:rows", onRows], ["change:total", onRows], ["change:page", onRows], ["change:page_size", onRows],
-    ["change:selected_ids", onRows], ["change:sort_by", renderSortMarks], ["change:sort_descending", renderSortMarks],
-    ["change:detail", renderDetail], ["change:title", onRows], ["change:filters", onFilters],
+  const cleanup = t.start([
+    ["change:detail", renderDetail], ["change:filters", () => { renderChoices(); renderRates(); }],
     ["change:choices", renderChoices], ["change:term_rates", renderRates], ["change:slice_rate", renderSlice],
-    ["change:legend", renderLegend], ["change:version", () => table.setAttribute("aria-busy", "false")],
+    ["change:legend", renderLegend],
   ]);
-  for (const [e, fn] of handlers) model.on(e, fn);
-  table.setAttribute("aria-busy", "false");
-  renderHead();
   renderChoices();
   renderRates();
   renderSlice();
   renderLegend();
-  renderBody();
   renderDetail();
-  return () => {
-    for (const [e, fn] of handlers) model.off(e, fn);
-    for (const t of Object.values(timers)) clearTimeout(t);
-  };
+  return cleanup;
 }
 
 export default { render };

@@ -1,3 +1,5 @@
+import { expect } from "vitest";
+
 // A stand-in for the anywidget model: get/set/on/off/save_changes, with change events fired on set
 // (as Backbone does in the browser). `sent` records what save_changes would send to the kernel.
 
@@ -35,3 +37,11 @@ export function fakeModel(state) {
 }
 
 export const EVIL = "<img src=x onerror=alert(1)>";
+
+/** No user string became markup: no script, image or event-handler attribute under `el`.
+ * @param {Element} el */
+export function expectInert(el) {
+  expect(el.querySelector("script")).toBeNull();
+  expect(el.querySelector("img")).toBeNull();
+  expect(el.querySelector("[onerror]")).toBeNull();
+}
