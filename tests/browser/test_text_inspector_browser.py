@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from .conftest import ROOT
+from .test_widgets_browser import CONTRAST
 
 SETUP = f"""
 import sys, ipywidgets, traitlets
@@ -50,3 +51,12 @@ def test_selecting_a_text_pair_shows_the_highlighted_view(page, run_notebook):
     assert widget.locator(".fairnb-text-chain .fairnb-text-chosen").count() >= 1
     assert widget.locator(".fairnb-text-validity tbody tr").count() == 5
     assert page.dialogs == []
+    page.evaluate("window.jupyterapp.commands.execute('apputils:change-theme', {theme: 'JupyterLab Dark'})")
+    page.wait_for_function("document.body.dataset.jpThemeLight === 'false'")
+    page.wait_for_timeout(500)
+    for selector in (".fairnb-tok-sensitive .fairnb-tok-word", ".fairnb-tok-subst .fairnb-tok-word",
+                     ".fairnb-text-rate-term", ".fairnb-text-chosen"):
+        ratio = widget.locator(selector).first.evaluate(CONTRAST)
+        assert ratio >= 4.5, f"{selector}: contrast {ratio:.2f} < 4.5 on the dark theme"
+    page.evaluate("window.jupyterapp.commands.execute('apputils:change-theme', {theme: 'JupyterLab Light'})")
+    page.wait_for_function("document.body.dataset.jpThemeLight === 'true'")     # the theme is a saved setting
