@@ -208,3 +208,31 @@ def test_a_hundred_thousand_pairs_build_pages_from_their_own_rows_only(monkeypat
 def test_result_inspect_picks_the_text_inspector(made):
     ins = made[0].inspect(page_size=10, filters={"group": "=race"})
     assert isinstance(ins, TextInspector) and len(ins.rows) == 10 and {r["cells"][1] for r in ins.rows} == {"race"}
+
+
+def test_on_a_real_text_search():
+    import fairnb
+    from fairnb import domains, text
+
+    if not hasattr(domains, "TextDomain"):
+        pytest.skip("fairnb.domains.TextDomain comes with the text search (issue #13 items 1-4)")
+    data = text.make_template_corpus(n=300, biased_against=["muslim"], bias=1.0, random_state=0)
+    vocab = text.Vocabulary.build(data.tokens(), extra=text.all_builtin_terms())
+    E = np.random.default_rng(0).normal(size=(len(vocab), 8))
+    dom = domains.TextDomain.with_embedding_neighbours(vocab, E, "religion", 10, k=5,
+                                                       groups_source=text.term_groups("testsgd"),
+                                                       class_names=data.label_names)
+    biased = lambda texts: [float("muslim" in t or "liar" in t) for t in texts]      # noqa: E731
+    seeds = [t for t in data.texts if "christian" in t][:10]
+    result = fairnb.run_search(biased, dom, method="rp", seeds=seeds, n_local=20, random_state=0, progress=False)
+    ins = result.inspect(page_size=100)
+    assert isinstance(ins, TextInspector) and ins.total == len(result) > 0
+    pairs = result.pairs
+    for row in ins.rows:
+        sensitive = [t for t in row["tokens"] if t["kind"] == "sensitive"]
+        assert [(t["t"], t["alt"]) for t in sensitive] == [tuple(pairs[["term", "term'"]].iloc[row["id"]])]
+        assert {row["cells"][6], row["cells"][7]} == set(data.label_names)
+    local = next(r["id"] for r in ins.rows if int(r["cells"][9]) > 0)
+    ins.selected_ids = [local]
+    assert ins.detail["chain"] and ins.detail["texts"][0]["role"] == "seed"
+    assert {t["old"] for t in ins.detail["tokens"] if t["kind"] == "subst"} <= set(vocab.tokens)
