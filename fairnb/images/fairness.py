@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..search.biased_neurons import STEP, layer_auc
+from ..search.biased_neurons import STEP, layer_auc, pair_activation_differences
 
 
 @dataclass
@@ -49,22 +49,10 @@ def attribute_effect(model, X, X_flipped, step: float = STEP, batch_size: int = 
     ``model`` needs ``layer_outputs`` (a ``KerasModel``, ``NumpyMLP``); ``X_flipped[i]`` is ``X[i]`` flipped.
     Pairs are processed ``batch_size`` at a time (flattened conv activations are large).
     """
-    X, X_flipped = np.asarray(X, dtype=np.float32), np.asarray(X_flipped, dtype=np.float32)
-    if X.shape != X_flipped.shape or not len(X):
-        raise ValueError(f"X and X_flipped must be non-empty batches of the same shape; got {X.shape}, {X_flipped.shape}")
     if not callable(getattr(model, "layer_outputs", None)):
         raise TypeError(f"{model!r} gives no hidden-layer activations (layer_outputs); use a Keras or NumpyMLP model")
-    sums, changed = None, 0
-    for start in range(0, len(X), int(batch_size)):
-        a, b = X[start:start + int(batch_size)], X_flipped[start:start + int(batch_size)]
-        layers = model.layer_outputs(np.concatenate([a, b]))
-        if not layers:
-            raise ValueError("the model has no hidden layer to measure")
-        diffs = [np.abs(A[:len(a)] - A[len(a):]).reshape(len(a), -1).sum(axis=0) for A in layers]
-        sums = diffs if sums is None else [s + d for s, d in zip(sums, diffs)]
-        decisions = model.predict_proba(np.concatenate([a, b])).argmax(axis=1)
-        changed += int((decisions[:len(a)] != decisions[len(a):]).sum())
-    aucs = [layer_auc(np.tanh(total / len(X)), step) for total in sums]
+    diffs, changed = pair_activation_differences(model, X, X_flipped, batch_size)
+    aucs = [layer_auc(np.tanh(z), step) for z in diffs]
     return AttributeEffect(aucs, int(np.argmax(aucs)), changed / len(X), len(X))
 
 

@@ -6,7 +6,8 @@
 (``low_*``/``high_*``: Wilson for one random sample, mean +- 1.96 sd / sqrt(repeats) over repeats, the
 TestSGD bound for the group score). Measures: ``accuracy`` (held-out split), ``discrimination``
 (share of discriminatory inputs in a uniform random sample), ``idis`` (a fresh search's unique IDIs,
-when measured) and ``group_score`` (TestSGD).
+when measured), ``group_score`` (TestSGD) and, for image detectors, ``attribute_auc`` (how much the
+attribute flip moves the hidden neurons, NeuronFair's Table 11) and ``detection_rate`` (held-out faces).
 
 Example
 -------
@@ -30,7 +31,8 @@ import numpy as np
 import pandas as pd
 
 MEASURES = {"accuracy": "accuracy (held-out)", "discrimination": "discriminatory share of random inputs",
-            "idis": "IDIs of a fresh search", "group_score": "TestSGD group score"}
+            "idis": "IDIs of a fresh search", "group_score": "TestSGD group score",
+            "attribute_auc": "attribute-effect AUC (NeuronFair, max layer)", "detection_rate": "detection rate (faces)"}
 _Z = 1.959964
 
 

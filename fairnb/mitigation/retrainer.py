@@ -14,6 +14,12 @@ methods in one call. For an individual-discrimination Result, each repeat
 5. **measures** accuracy on the held-out split and the discrimination left: the random-sample share
    (always) and, with ``fresh_search=True``, the IDIs a fresh run of the same search finds.
 
+For an image search's Result (``neuronfair_image``, ``adf_image``, ``eidig_image``) ``data`` is the
+``ImageDataset`` searched, the seeds should be its training faces, and the defaults follow NeuronFair's
+Table 11: all IDIs (``fraction=1``), each labelled with its seed's label (``labels="seed"``: face);
+the measures are the detector's ``attribute_auc`` (``fairnb.images.attribute_effect`` on the held-out
+faces and their flips by the result's flipper), its ``detection_rate`` and ``accuracy``.
+
 For a GroupResult it runs TestSGD's rule-guided mitigation (``fairnb.group.mitigation``) on the top
 rule set, with ``fraction`` of the training set as the largest amount (10 % in the paper).
 
@@ -49,7 +55,7 @@ from .retrain import MODES, retrain_model
 
 #: The papers' share of a method's IDIs added to the training data (ADF Table XII and EIDIG: 5 %;
 #: NeuronFair Table 7: 10 %); methods without a retraining experiment use ADF's.
-PAPER_FRACTION = {"neuronfair": 0.10}
+PAPER_FRACTION = {"neuronfair": 0.10, "neuronfair_image": 1.0, "adf_image": 1.0, "eidig_image": 1.0}
 DEFAULT_FRACTION = 0.05
 GROUP_FRACTION = 0.10             # TestSGD: from 50 up to 10 % of the training set
 AUGMENT = ("input", "pair", "variants")
@@ -114,10 +120,11 @@ class Retrainer(BaseEstimator):
         the Dataset ``data``; sets ``report_`` (a MitigationReport), ``models_`` and ``samples_``
         (per name, one retrained model and one ``(X, y)`` of added samples per repeat)."""
         self._check_params()
-        if not (hasattr(data, "split") and hasattr(data, "domain")):
-            raise TypeError(f"data must be a fairnb Dataset (training labels and a held-out split), got "
-                            f"{type(data).__name__}; e.g. fairnb.datasets.load('census_adf')")
         named = _named(results)
+        images = any(_is_image(r) for r in named.values())
+        if not (hasattr(data, "split") and (hasattr(data, "domain") or images)):
+            raise TypeError(f"data must be a fairnb Dataset (training labels and a held-out split), got "
+                            f"{type(data).__name__}; e.g. fairnb.datasets.load('census_adf') (images: the ImageDataset)")
         for name, result in named.items():
             _check_result(name, result, data)
         if self.control:
@@ -159,6 +166,12 @@ class Retrainer(BaseEstimator):
         """Accuracy on the held-out split and the discrimination measures of ``model``."""
         X_train, X_test, _, y_test = self._split
         domain, model = _domain(result, data), wrap(model)
+        if _is_image(result):
+            from ..images.fairness import measure_detector
+
+            found = measure_detector(model, data, domain.flipper)
+            return {"accuracy": accuracy(model, X_test, y_test), "attribute_auc": found["auc"],
+                    "detection_rate": found["detection_rate"], "decisions_changed": found["decisions_changed"]}
         est = discrimination_rate(model, domain, self.n_samples, random_state=self.random_state)
         out = {"accuracy": accuracy(model, X_test, y_test), "discrimination": est.value,
                "discrimination_low": est.low, "discrimination_high": est.high, "samples": est.n}
@@ -191,7 +204,7 @@ class Retrainer(BaseEstimator):
         fraction = self.fraction or PAPER_FRACTION.get(result.method, DEFAULT_FRACTION)
         n = len(result)
         k = max(1, int(round(fraction * n)))
-        rule = self.labels or "vote"
+        rule = self.labels or ("seed" if _is_image(result) else "vote")
         held_out = {row.tobytes() for row in np.asarray(X_test, dtype=float)}
         runs = []
         for seed in self._seeds():
@@ -264,6 +277,10 @@ class _Control:
         self.result = result
 
 
+def _is_image(result) -> bool:
+    return getattr(getattr(result, "domain", None), "kind", None) == "image"
+
+
 def _is_group(result) -> bool:
     return hasattr(result, "rule_sets") and hasattr(result, "best")
 
@@ -290,6 +307,13 @@ def _check_result(name, result, data):
     if len(result) == 0:
         raise ValueError(f"result {name!r} holds no discriminatory input, so there is nothing to retrain with; "
                          "search longer or with another method")
+    if _is_image(result):
+        if tuple(result.domain.item_shape) != tuple(data.X.shape[1:]):
+            raise ValueError(f"result {name!r} holds images {result.domain.item_shape}, data's are {data.X.shape[1:]}")
+        if result.domain.flipper is None:
+            raise ValueError(f"result {name!r} has no attribute flipper to measure the detector with (a loaded "
+                             "Result?): result.domain = result.domain.with_flipper(flipper, data)")
+        return
     a, b = result.domain, data.domain
     if tuple(a.names) != tuple(b.names) or not (np.array_equal(a.lower, b.lower) and np.array_equal(a.upper, b.upper)):
         raise ValueError(f"result {name!r} was found on another domain ({a.n_features} features {list(a.names)[:4]}"
@@ -309,7 +333,7 @@ def _augment(how, domain, X, C, y):
     if how == "pair":
         return np.concatenate([X, C]), np.concatenate([y, y])
     V = domain.variants(X)
-    return V.reshape(-1, V.shape[2]), np.repeat(y, V.shape[1])
+    return V.reshape((-1,) + V.shape[2:]), np.repeat(y, V.shape[1])
 
 
 def _rule_name(rule) -> str:

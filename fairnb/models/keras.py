@@ -281,6 +281,7 @@ class KerasModel:
                           "loss": tf.function(self._loss_grad_graph, input_signature=[spec, cls_spec])}
         self._layers_fn = tf.function(self._layers_graph, input_signature=[spec]) if self._hidden else None
         self._act_grad_fns = {}
+        self._layer_fns = {}
         self.numpy_below = int(numpy_below)
         self.refresh()
 
@@ -383,6 +384,20 @@ class KerasModel:
             self._act_grad_fns[layer] = tf.function(graph, input_signature=[spec, wspec])
         return self._act_grad_fns[layer]
 
+    def _layer_fn(self, layer: int):
+        import tensorflow as tf
+
+        if layer not in self._layer_fns:
+            spec = tf.TensorSpec([None, *self.input_shape], tf.float32)
+            part = _keras().Model(self.model.inputs, self._hidden[layer].output)
+
+            def graph(x):
+                a = part(x, training=False)
+                return tf.reshape(a, [tf.shape(a)[0], -1])
+
+            self._layer_fns[layer] = tf.function(graph, input_signature=[spec])
+        return self._layer_fns[layer]
+
     # ------------------------------------------------------------------ running
     def _check(self, X) -> np.ndarray:
         X = np.asarray(X, dtype=np.float32)
@@ -422,6 +437,16 @@ class KerasModel:
             return self._twin.layer_outputs(X)
         out = self._batched(self._layers_fn, X)
         return out if isinstance(out, list) else [out]
+
+    def layer_output(self, X: np.ndarray, layer: int) -> np.ndarray:
+        """``layer_outputs(X)[layer]`` without computing (and copying) the other layers' outputs: what
+        NeuronFair needs on image models, whose flattened convolution outputs are large."""
+        if not 0 <= layer < len(self._hidden):
+            raise ValueError(f"layer {layer} is not a hidden layer (0..{len(self._hidden) - 1})")
+        X = self._check(X)
+        if self._small(X):
+            return self._twin.layer_outputs(X)[layer]
+        return self._batched(self._layer_fn(layer), X)
 
     def activation_gradient(self, X: np.ndarray, layer: int, weights: np.ndarray) -> np.ndarray:
         if not 0 <= layer < len(self._hidden):

@@ -2,6 +2,7 @@
 
 This is the light white-box model: no TensorFlow needed, fast on small batches, and able to hold
 the weights of a Keras model (see ``fairnb.models.keras``) or a scikit-learn ``MLPClassifier``.
+Image batches ``(n, h, w, c)`` are flattened to rows (input gradients come back in the batch's shape).
 
 Example
 -------
@@ -81,6 +82,8 @@ class NumpyMLP:
     def _forward(self, X):
         """Pre-activations of every layer (the last are the logits)."""
         a = np.asarray(X, dtype=self.dtype)
+        if a.ndim > 2:                               # images: one flat row each
+            a = a.reshape(len(a), -1)
         if a.shape[-1:] != (self.n_features,):
             raise ValueError(f"the model takes inputs of width {self.n_features}; got shape {a.shape}")
         zs = []
@@ -134,7 +137,7 @@ class NumpyMLP:
                 delta = P - onehot
             else:
                 raise ValueError(f"of must be 'proba' or 'loss', got {of!r}")
-        return self._backward(zs, delta, len(self.weights) - 1)
+        return self._backward(zs, delta, len(self.weights) - 1).reshape(np.shape(X))
 
     def activation_gradient(self, X: np.ndarray, layer: int, weights: np.ndarray) -> np.ndarray:
         n_hidden = len(self.weights) - 1
@@ -142,7 +145,7 @@ class NumpyMLP:
             raise ValueError(f"layer {layer} is not a hidden layer (0..{n_hidden - 1})")
         zs = self._forward(X)
         delta = np.broadcast_to(np.asarray(weights, dtype=self.dtype), zs[layer].shape) * self._dact(zs[layer])
-        return self._backward(zs, delta, layer)
+        return self._backward(zs, delta, layer).reshape(np.shape(X))
 
     # ------------------------------------------------------------------ constructors
     @classmethod

@@ -491,7 +491,7 @@ def domain_seeds(seeds, domain) -> np.ndarray:
                              f"{missing}, unexpected {extra} (pass .to_numpy() if the order is already right)")
         seeds = seeds.set_axis(given, axis=1)[names]
     X = domain.validate(np.asarray(getattr(seeds, "values", seeds)), what="seeds")
-    if not np.array_equal(X, np.rint(X)):
+    if hasattr(domain, "lower") and not np.array_equal(X, np.rint(X)):     # a bounded integer domain
         raise ValueError("seeds: the domain's features are integer codes, but some seeds have fractional values; "
                          "round or encode them first")
     return X

@@ -119,7 +119,10 @@ class NeuronFair(TwoPhaseSearch):
         rows = np.asarray(ctx.seeds, dtype=float)
         if len(rows) > self.interpret_rows:
             rows = rows[ctx.rng.choice(len(rows), self.interpret_rows, replace=False)]
-        found = interpret(ctx.model, ctx.domain, rows, layer=self.layer)
+        self._use_interpretation(ctx, interpret(ctx.model, ctx.domain, rows, layer=self.layer))
+
+    def _use_interpretation(self, ctx, found):
+        """Keep NeuronFair's findings (``interpretation_``, ``result.extras``) and the biased-neuron mask."""
         self.interpretation_ = found
         ctx.result.extras.update(found.to_extras())
         self._biased = np.zeros(len(found.act_diff[found.biased_layer]), bool)
@@ -150,7 +153,7 @@ class NeuronFair(TwoPhaseSearch):
         k = int(n * self.random_share)
         self._random[:] = False
         if k:
-            idx = np.argsort(rng.random((size, n)), axis=1)[:, :k]
+            idx = np.argpartition(rng.random((size, n)), k - 1, axis=1)[:, :k]   # the k smallest draws
             self._random[np.arange(size)[:, None], idx] = True
 
     def _pair_gradients(self, ctx, X, XC, PX, PC, *, rows, t, phase):
@@ -163,7 +166,8 @@ class NeuronFair(TwoPhaseSearch):
         def pair_gradients(X, XC, rows):
             mask = (self._biased[None, :] | self._random[rows]).astype(float)
             Z = np.vstack([X, XC])
-            A = np.asarray(ctx.model.layer_outputs(Z)[layer], dtype=float)
+            single = getattr(ctx.model, "layer_output", None)     # Keras: only this layer (conv outputs are large)
+            A = np.asarray(single(Z, layer) if single else ctx.model.layer_outputs(Z)[layer], dtype=float)
             n = len(X)
             a, ac = A[:n], A[n:]
             weights = np.vstack([self._loss_weights(a, ac, mask), self._loss_weights(ac, a, mask)])
@@ -171,7 +175,8 @@ class NeuronFair(TwoPhaseSearch):
             return G[:n], G[n:]
 
         self._stats["gradient_rows"] += 2 * len(X)
-        return in_pieces(pair_gradients, X, XC, np.asarray(rows), row_bytes=2 * X.shape[1] * 8)
+        width = X[0].size + len(self._biased)     # an input and its activations in the biased layer
+        return in_pieces(pair_gradients, X, XC, np.asarray(rows), row_bytes=2 * width * 8)
 
     @staticmethod
     def _loss_weights(a, target, mask):

@@ -26,6 +26,9 @@ METHODS = {
     "asc": "fairnb.search.text:TextASC",
     "hf": "fairnb.search.text:TextHotFlip",
     "rp": "fairnb.search.text:TextRandom",
+    "neuronfair_image": "fairnb.search.image_flip:NeuronFairImage",
+    "adf_image": "fairnb.search.image_flip:ADFImage",
+    "eidig_image": "fairnb.search.image_flip:EIDIGImage",
 }
 
 

@@ -202,7 +202,7 @@ class TwoPhaseSearch(Search):
         n = len(X)
         classes = np.concatenate([PX.argmax(axis=1), PC.argmax(axis=1)])
         G = in_pieces(lambda z, c: np.asarray(ctx.model.input_gradient(z, c, of=self.objective), dtype=float),
-                      np.vstack([X, XC]), classes, row_bytes=X.shape[1] * 8)
+                      np.concatenate([X, XC]), classes, row_bytes=X[0].size * 8)
         self._stats["gradient_rows"] += 2 * n
         return G[:n], G[n:]
 

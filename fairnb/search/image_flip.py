@@ -1,0 +1,244 @@
+"""Global-phase searches on images (NeuronFair's image variant, Section 3.3; ADF and EIDIG adapted the same way).
+
+Every seed image ``x`` (the paper uses all face images) first gets its attribute flip ``delta_senatt``
+from the domain's flipper (``FGSMFlip``: BIM against the attribute classifier f_sa until f_sa's
+prediction flips; ``ExactFlip``: the re-rendered change). Seeds whose flip fails are reported
+(``extras["flip_failed"]``) and not searched. The flip stays fixed while the search moves the seed by
+``delta_bias``; the pair checked at every step is
+
+    < x + delta_bias,  x + delta_bias + delta_senatt >    (both clipped to [0, 1])
+
+and it is an IDI when the model's decisions differ (the domain's pins make the engine's oracle use
+exactly this counterpart). At most one IDI per seed: a seed stops at its first (global phase only,
+as in the paper: local image IDIs "differ in only a few pixels").
+
+The update is the tabular method's global step with the image changes of the paper: the gradients
+``g`` at the input and ``g'`` at its counterpart (with the method's momentum), a direction from them,
+``x <- clip(x + global_step * direction, 0, 1)``, ``max_iter = 40`` updates (41 checks for NeuronFair
+and ADF, 40 for EIDIG). The paper removes NeuronFair's ``sign``: the direction is ``g + g'`` (raw,
+unsigned); ADF and EIDIG are adapted the same way, each keeping its own gradient source and agreement
+rule but with magnitudes: ADF ``g + g'`` where the loss gradients agree in sign (ascent), EIDIG
+``-(g + g')`` where the probability gradients agree (descent, momentum 0.5). ``signed=True`` gives
+the tabular rules (unit sign steps of ``global_step`` per pixel) instead. NeuronFair's gradient is that
+of its dynamic loss on the most biased layer, found by Algorithm 1 on the pairs ``<x, x + delta_senatt>``
+of the seeds (convolution outputs flattened): ``result.extras`` holds the per-layer AUC, ``T_d`` and
+the biased neurons, as in the tabular search.
+
+Every step is batched: one oracle call for all live seeds and their counterparts, one gradient call for
+both. Per pair the Result keeps (``result.details(i)``): the flip's BIM ``steps``, budget ``eps`` and the
+``l2`` / ``linf`` norms of the effective ``delta_senatt``, ``flip_ok``, the search ``iteration``, the
+``bias_l2`` norm of ``delta_bias``, f_sa's probability of attribute value 1 on the input and the
+counterpart (``sa_p``, ``sa_p_counterpart``) and ``sa_disagrees``: whether f_sa still sees different
+attributes at the end. ``extras["strict_idis"]`` counts the pairs where it does (the digest's stricter
+count), ``extras["gsr"]`` the IDIs per distinct generated image.
+
+Example (hand-built numpy models on 2x2 RGB images: f_sa and the "detector" both read the red channel,
+so the flip that f_sa sees also moves the detector: a planted bias)
+-------
+>>> import numpy as np
+>>> from fairnb.domains import ImageDomain
+>>> from fairnb.images import FGSMFlip
+>>> from fairnb.models import NumpyMLP
+>>> red = np.zeros((12, 1)); red[0::3] = 1.0                      # weights on the flattened red pixels
+>>> f_sa = NumpyMLP([red * 4], [np.array([-8.0])])                # attribute = "much red"
+>>> detector = NumpyMLP([red * 3], [np.array([-6.4])])            # face = "much red" too
+>>> dom = ImageDomain((2, 2, 3), FGSMFlip(step=0.05, attribute_model=f_sa), attribute="tint")
+>>> seeds = np.random.default_rng(0).uniform(0.2, 0.5, (20, 2, 2, 3))
+>>> r = EIDIGImage(signed=True, global_step=0.02, random_state=0).run(detector, dom, seeds=seeds)
+>>> r.count() > 0, r.extras["flip_success_rate"]
+(True, 1.0)
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..counting import UniqueCounter
+from .adf import ADF
+from .biased_neurons import interpret_differences, pair_activation_differences
+from .eidig import EIDIG
+from .engine import Batch
+from .neuronfair import NeuronFair
+
+
+def _pixels(X) -> np.ndarray:
+    """Clipped to [0, 1] and rounded to float32 (what the models compute with, and what a Result stores
+    compactly), kept as float64."""
+    return np.clip(X, 0.0, 1.0).astype(np.float32).astype(float)
+
+
+class ImageFlipSearch:
+    """The global phase on images, for a two-phase method class it is mixed into (before it): the
+    method supplies the gradients (``_pair_gradients``), the direction rule (``_global_direction``), the
+    momentum (``_decays``) and the number of checks (``_global_checks``); see the module docstring."""
+
+    domain_needs = ()
+    dedup = "eidig"
+    feature_kinds = ()
+
+    def _check_image_params(self, domain):
+        if getattr(domain, "kind", None) != "image" or not callable(getattr(domain, "pinned", None)):
+            raise TypeError(f"{self.name} searches images: pass a fairnb.domains.ImageDomain, got {type(domain).__name__}"
+                            f" (for tables use {self.name.replace('_image', '')!r})")
+        if not self.global_step > 0:
+            raise ValueError(f"{self.name}: global_step must be positive, got {self.global_step!r}")
+        if not isinstance(self.signed, (bool, np.bool_)):
+            raise ValueError(f"{self.name}: signed must be True or False, got {self.signed!r}")
+
+    def _check_params(self, domain):
+        self._check_image_params(domain)
+
+    def _global_direction(self, G1, G2):
+        rule = super()._global_direction(G1, G2)       # the tabular method's (signed) direction
+        return rule if self.signed else rule * np.abs(G1 + G2)
+
+    def _begin_pairs(self, ctx, X, C) -> None:
+        """Called once with the flipped seeds (NeuronFair interprets the model on them)."""
+
+    def _generate(self, ctx):
+        dom = ctx.domain
+        self._check_params(dom)
+        self._stats = {"gradient_rows": 0, "local_steps": 0}
+        extras = ctx.result.extras
+        generated = UniqueCounter(dom, "eidig")
+        if ctx.seeds is None or not len(ctx.seeds):
+            raise ValueError(f"{self.name} starts from seed images: pass seeds=... (e.g. the face images)")
+        seeds = ctx.use_seeds(ctx.seeds if self.n_seeds is None else ctx.seeds[: self.n_seeds])
+        try:
+            flip = dom.flip(seeds)
+            extras.update(flip_success_rate=round(flip.success_rate, 6), flip_failed=int((~flip.success).sum()),
+                          flip=flip.summary())
+            accuracy = getattr(dom.flipper, "accuracy_", None)
+            if accuracy is not None:
+                extras["f_sa_accuracy"] = round(float(accuracy), 6)
+            ok = np.flatnonzero(flip.success)
+            if not len(ok):
+                return
+            S = seeds[ok]
+            C0 = np.asarray(flip.X_flipped[ok], dtype=float)
+            self._begin_pairs(ctx, S, C0)
+            for start in range(0, len(ok), self.batch_size):
+                part = slice(start, start + self.batch_size)
+                yield from self._global_phase(ctx, S[part], C0[part] - S[part], ok[part], flip, generated)
+        finally:
+            found = [ctx.result.details(i) for i in range(len(ctx.result))]
+            n_gen = len(generated)
+            extras.update(global_idis=len(found), strict_idis=sum(bool(d.get("sa_disagrees")) for d in found),
+                          generated=n_gen, gsr=round(len(found) / n_gen, 6) if n_gen else 0.0,
+                          gradient_rows=self._stats["gradient_rows"], model_rows=ctx.oracle.rows_queried)
+
+    def _global_phase(self, ctx, S, D, ids, flip, generated):
+        """All seeds ``S`` (their flips ``D``, seed ids ``ids``) step together until each finds an IDI."""
+        dom = ctx.domain
+        decay = self._decays()[0]
+        checks = self._global_checks()
+        X, rows = S.copy(), np.arange(len(S))
+        G1, G2 = np.zeros_like(X), np.zeros_like(X)
+        self._begin_population(ctx, "global", len(S))
+        for t in range(checks):
+            C = _pixels(X + D[rows])
+            info = self._pair_info(X, C, S[rows], ids[rows], flip, t)
+            with dom.pinned(X, C):
+                v = yield Batch(X, phase="global", seed_ids=ids[rows], info=info)
+            found = np.flatnonzero(v.discriminatory)
+            self._attribute_view(ctx, X[found], C[found], [info[k] for k in found])
+            generated.add(X)
+            live = ~v.discriminatory
+            if t == checks - 1 or not live.any():
+                break
+            X, C, rows, G1, G2 = X[live], C[live], rows[live], G1[live], G2[live]
+            g, gc = self._pair_gradients(ctx, X, C, v.proba[live], v.variant_proba[live, 1], rows=rows, t=t,
+                                         phase="global")
+            G1, G2 = decay * G1 + g, decay * G2 + gc
+            X = _pixels(X + self.global_step * self._global_direction(G1, G2))
+
+    @staticmethod
+    def _pair_info(X, C, S, ids, flip, t) -> list[dict]:
+        """The per-pair details of a batch (see the module docstring); f_sa's view is added by
+        ``_attribute_view`` to the pairs that turn out discriminatory."""
+        n = len(X)
+        delta = (C - X).reshape(n, -1)
+        l2, linf = np.sqrt((delta ** 2).sum(axis=1)), np.abs(delta).max(axis=1, initial=0.0)
+        bias = np.sqrt(((X - S).reshape(n, -1) ** 2).sum(axis=1))
+        return [{"steps": int(flip.steps[i]), "eps": float(flip.eps[i]), "l2": float(l2[k]), "linf": float(linf[k]),
+                 "flip_ok": bool(flip.success[i]), "iteration": int(t), "bias_l2": float(bias[k]),
+                 "sa_p": None, "sa_p_counterpart": None, "sa_disagrees": None} for k, i in enumerate(ids)]
+
+    @staticmethod
+    def _attribute_view(ctx, X, C, infos) -> None:
+        """f_sa's probability of attribute value 1 on the inputs ``X`` and counterparts ``C`` (one call),
+        written into their details ``infos`` (the dicts the Result keeps); nothing without an f_sa."""
+        sa = ctx.domain.attribute_model
+        if sa is None or not len(X):
+            return
+        P = np.asarray(sa.predict_proba(np.concatenate([X, C]).astype(np.float32)), dtype=float)
+        n = len(X)
+        for k, info in enumerate(infos):
+            info.update(sa_p=float(P[k, -1]), sa_p_counterpart=float(P[n + k, -1]),
+                        sa_disagrees=bool(P[k].argmax() != P[n + k].argmax()))
+
+
+class NeuronFairImage(ImageFlipSearch, NeuronFair):
+    """NeuronFair's image variant (global phase, unsigned dynamic-loss gradients, step 0.15).
+
+    Parameters: ``n_seeds`` (None: every seed given), ``max_iter`` updates per seed, ``global_step``,
+    ``momentum_global``, ``r_step_global``, ``random_share``, ``interpret_rows`` (flipped seeds that form
+    the normal pairs of the interpretation), ``layer`` (force the biased layer), ``signed`` (the tabular
+    ``sign``), ``batch_size`` (seeds stepping together), and the budgets of every search.
+    """
+
+    name = "neuronfair_image"
+
+    def __init__(self, n_seeds: int | None = None, max_iter: int = 40, global_step: float = 0.15,
+                 momentum_global: float = 0.1, r_step_global: int = 10, random_share: float = 0.05,
+                 interpret_rows: int = 5000, layer: int | None = None, signed: bool = False, batch_size: int = 1000,
+                 *, max_time: float | None = None, max_tried: int | None = None, max_found: int | None = None,
+                 random_state: int | None = None, progress: bool | None = None):
+        self._init_parent(NeuronFairImage, locals())
+        self.signed = signed
+
+    def _check_params(self, domain):
+        self._check_image_params(domain)
+        if not 0 <= self.momentum_global < 1 or not 0 <= self.random_share <= 1:
+            raise ValueError("neuronfair_image: momentum_global must be in [0, 1) and random_share in [0, 1]")
+
+    def _decays(self):
+        return self.momentum_global, 0.0
+
+    def _begin_pairs(self, ctx, X, C):
+        k = min(len(X), self.interpret_rows)
+        rows = np.sort(ctx.rng.choice(len(X), k, replace=False)) if k < len(X) else np.arange(len(X))
+        diffs, _ = pair_activation_differences(ctx.model, X[rows], C[rows])
+        self._use_interpretation(ctx, interpret_differences(diffs, k, layer=self.layer))
+
+
+class ADFImage(ImageFlipSearch, ADF):
+    """ADF adapted to images like NeuronFair's image variant (see the module docstring); parameters as
+    ``NeuronFairImage`` without the NeuronFair-only ones."""
+
+    name = "adf_image"
+
+    def __init__(self, n_seeds: int | None = None, max_iter: int = 40, global_step: float = 0.15,
+                 signed: bool = False, batch_size: int = 1000, *, max_time: float | None = None,
+                 max_tried: int | None = None, max_found: int | None = None, random_state: int | None = None,
+                 progress: bool | None = None):
+        self._init_parent(ADFImage, locals())
+        self.signed = signed
+
+
+class EIDIGImage(ImageFlipSearch, EIDIG):
+    """EIDIG adapted to images like NeuronFair's image variant (see the module docstring); ``decay`` is
+    its global momentum (0.5)."""
+
+    name = "eidig_image"
+
+    def __init__(self, n_seeds: int | None = None, max_iter: int = 40, decay: float = 0.5, global_step: float = 0.15,
+                 signed: bool = False, batch_size: int = 1000, *, max_time: float | None = None,
+                 max_tried: int | None = None, max_found: int | None = None, random_state: int | None = None,
+                 progress: bool | None = None):
+        self._init_parent(EIDIGImage, locals())
+        self.signed = signed
+
+    def _check_params(self, domain):
+        self._check_image_params(domain)
+        if not 0 <= self.decay <= 1:
+            raise ValueError(f"eidig_image: decay must be in [0, 1], got {self.decay!r}")
