@@ -73,7 +73,6 @@ class ImageFlipSearch:
 
     domain_needs = ()
     dedup = "eidig"
-    feature_kinds = ()
 
     def _check_image_params(self, domain):
         if getattr(domain, "kind", None) != "image" or not callable(getattr(domain, "pinned", None)):
@@ -137,10 +136,9 @@ class ImageFlipSearch:
         for t in range(checks):
             C = _pixels(X + D[rows])
             info = self._pair_info(X, C, S[rows], ids[rows], flip, t)
+            self._attribute_view(ctx, X, C, info)
             with dom.pinned(X, C):
                 v = yield Batch(X, phase="global", seed_ids=ids[rows], info=info)
-            found = np.flatnonzero(v.discriminatory)
-            self._attribute_view(ctx, X[found], C[found], [info[k] for k in found])
             generated.add(X)
             live = ~v.discriminatory
             if t == checks - 1 or not live.any():
@@ -153,8 +151,7 @@ class ImageFlipSearch:
 
     @staticmethod
     def _pair_info(X, C, S, ids, flip, t) -> list[dict]:
-        """The per-pair details of a batch (see the module docstring); f_sa's view is added by
-        ``_attribute_view`` to the pairs that turn out discriminatory."""
+        """The per-pair details of a batch (see the module docstring) but f_sa's view (``_attribute_view``)."""
         n = len(X)
         delta = (C - X).reshape(n, -1)
         l2, linf = np.sqrt((delta ** 2).sum(axis=1)), np.abs(delta).max(axis=1, initial=0.0)
@@ -165,8 +162,8 @@ class ImageFlipSearch:
 
     @staticmethod
     def _attribute_view(ctx, X, C, infos) -> None:
-        """f_sa's probability of attribute value 1 on the inputs ``X`` and counterparts ``C`` (one call),
-        written into their details ``infos`` (the dicts the Result keeps); nothing without an f_sa."""
+        """f_sa's probability of attribute value 1 on the inputs ``X`` and counterparts ``C`` (one call for
+        both), written into their details ``infos``; nothing without an f_sa."""
         sa = ctx.domain.attribute_model
         if sa is None or not len(X):
             return

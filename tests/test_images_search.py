@@ -1,0 +1,155 @@
+"""The image searches (NeuronFair's image variant, ADF and EIDIG adapted the same way): oracles on hand-built
+numpy models whose bias is known, every reported pair re-checked, the update rule, and Result storage."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from fairnb.domains import ImageDomain
+from fairnb.images import ExactFlip, FGSMFlip, face_regions, make_faces
+from fairnb.models import NumpyMLP
+from fairnb.results import Result
+from fairnb.search import get_method
+from fairnb.search.neuronfair import LOG_FLOOR
+
+SHAPE = (4, 4, 3)
+D = int(np.prod(SHAPE))
+METHODS = ("neuronfair_image", "adf_image", "eidig_image")
+
+
+def channel(c: int, weight: float = 1.0) -> np.ndarray:
+    """(D,) weights on the flattened pixels of channel ``c``."""
+    w = np.zeros(D)
+    w[c::3] = weight
+    return w
+
+
+def f_sa():
+    """The attribute classifier: 'much red' (a linear model, so the FGSM flip changes red pixels only)."""
+    return NumpyMLP([channel(0, 1.0)[:, None]], [np.array([-8.0])])
+
+
+def detector(red: float):
+    """A face detector with one hidden layer of 4 units: unit 0 reads red, units 1-3 green and blue; the output
+    adds them up with weight ``red`` for unit 0 (the planted bias; 0: the detector ignores red) and is near
+    its threshold on the seeds (every pixel sum is about 6.4)."""
+    W1 = np.stack([channel(0, 0.05), channel(1, 1.0), channel(2, 0.5), channel(2, 0.5)], axis=1)
+    W2 = np.array([[20.0 * red], [1.0], [1.0], [1.0]])
+    return NumpyMLP([W1, W2], [np.zeros(4), np.array([-6.4 * (red + 2) - 0.5])])
+
+
+@pytest.fixture(scope="module")
+def seeds():
+    return np.random.default_rng(0).uniform(0.2, 0.6, (60, *SHAPE)).astype(np.float32).astype(float)
+
+
+def domain():
+    return ImageDomain(SHAPE, FGSMFlip(step=0.05, attribute_model=f_sa()), attribute="tint",
+                       attribute_names=("light", "dark"))
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_a_detector_that_ignores_the_attribute_has_no_idis(method, seeds):
+    r = get_method(method)(random_state=0).run(detector(red=0.0), domain(), seeds=seeds)
+    assert r.extras["flip_success_rate"] == 1.0 and r.tried > len(seeds)
+    assert r.count() == 0 and r.hits == 0 and r.extras["strict_idis"] == 0
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_the_planted_bias_yields_many_idis_and_every_pair_rechecks(method, seeds):
+    model, dom = detector(red=1.0), domain()
+    r = get_method(method)(random_state=0).run(model, dom, seeds=seeds)
+    assert r.count() >= len(seeds) // 3, r.summary()
+    X, C = r.inputs, r.counterparts
+    assert X.shape == C.shape == (r.count(), *SHAPE)
+    assert X.min() >= 0 and X.max() <= 1 and C.min() >= 0 and C.max() <= 1
+    assert (model.predict_proba(X).argmax(1) != model.predict_proba(C).argmax(1)).all()
+    ids = r.to_frame()["seed"].to_numpy()
+    assert len(set(ids)) == len(ids) and set(r.to_frame()["phase"]) == {"global"}      # one global IDI per seed
+    flip = dom.flipper.flip(seeds[ids])
+    assert flip.success.all()
+    assert np.allclose(C, np.clip(X + (flip.X_flipped - seeds[ids]), 0, 1), atol=1e-6)   # the seed's fixed flip
+    assert np.allclose(np.delete(C - X, 0, axis=-1), 0)                                 # it changes red only
+    sa = f_sa().predict_proba(np.concatenate([X, C])).argmax(1)
+    details = [r.details(i) for i in range(len(r))]
+    assert [d["sa_disagrees"] for d in details] == (sa[:len(X)] != sa[len(X):]).tolist()
+    assert r.extras["strict_idis"] == sum(d["sa_disagrees"] for d in details)
+    assert all(d["flip_ok"] and d["steps"] == s for d, s in zip(details, flip.steps))
+    assert np.allclose([d["l2"] for d in details], np.sqrt(((C - X) ** 2).reshape(len(X), -1).sum(1)))
+    assert np.allclose([d["bias_l2"] for d in details], np.sqrt(((X - seeds[ids]) ** 2).reshape(len(X), -1).sum(1)))
+    assert max(d["iteration"] for d in details) <= 40
+    assert 0 < r.extras["gsr"] <= 1
+
+
+def test_unsigned_steps_follow_the_paper_for_adf_and_neuronfair(seeds):
+    """A pair found after one update is ``clip(seed + 0.15 * direction)``: ADF's loss gradients where their
+    signs agree, NeuronFair's dynamic-loss gradients (Eq. 4; a 4-neuron layer has no random neurons) summed."""
+    model, dom = detector(red=1.0), domain()
+    for method in ("adf_image", "neuronfair_image"):
+        search = get_method(method)(random_state=0)
+        r = search.run(model, dom, seeds=seeds)
+        first = [i for i in range(len(r)) if r.details(i)["iteration"] == 1]
+        assert first, f"{method}: no pair found after exactly one update"
+        ids = r.to_frame()["seed"].to_numpy()[first]
+        S = seeds[ids]
+        C0 = np.clip(S + (dom.flipper.flip(S).X_flipped - S), 0, 1)
+        if method == "adf_image":
+            g = model.input_gradient(S, model.predict_proba(S).argmax(1), of="loss")
+            gc = model.input_gradient(C0, model.predict_proba(C0).argmax(1), of="loss")
+            step = np.where(np.sign(g) == np.sign(gc), g + gc, 0.0)
+        else:
+            layer = search.interpretation_.biased_layer
+            mask = np.zeros(4)
+            mask[search.interpretation_.biased_neurons] = 1.0
+            a, ac = model.layer_outputs(S)[layer], model.layer_outputs(C0)[layer]
+            g = model.activation_gradient(S, layer, -mask * ac / np.maximum(a, LOG_FLOOR))
+            gc = model.activation_gradient(C0, layer, -mask * a / np.maximum(ac, LOG_FLOOR))
+            step = g + gc
+        assert np.allclose(r.inputs[first], np.clip(S + 0.15 * step, 0, 1), atol=1e-6), method
+
+
+def test_exact_flips_change_only_the_skin_and_find_the_planted_bias():
+    data = make_faces(n=60, size=8, random_state=1)
+    faces = np.flatnonzero(data.y == 1)
+    w = np.full((8 * 8 * 3, 1), 1.0 / (8 * 8))            # the detector: "bright images are faces"
+    mean = data.X[faces].mean(axis=(1, 2, 3)).mean()
+    model = NumpyMLP([w, np.array([[3.0]])], [np.zeros(1), np.array([-9.0 * mean])])
+    dom = ImageDomain.from_data(data, ExactFlip(data))
+    r = get_method("neuronfair_image")(random_state=0).run(model, dom, seeds=data.X[faces])
+    assert r.count() > 0 and r.extras["flip_success_rate"] == 1.0
+    rows = faces[r.to_frame()["seed"].to_numpy()]
+    skin = face_regions(data.params.iloc[rows], size=8)["skin"]
+    changed = np.abs(r.counterparts - r.inputs).max(axis=-1) > 0
+    assert changed.any() and not (changed & ~skin).any()
+    assert all(r.details(i)["sa_p"] is None for i in range(len(r)))   # no f_sa given: no attribute view
+
+
+def test_image_searches_refuse_other_domains_and_bad_parameters(seeds):
+    from fairnb.domains import Feature, TabularDomain
+
+    table = TabularDomain([Feature("sex", 0, 1), Feature("x", 0, 3)], protected="sex")
+    with pytest.raises(TypeError, match="ImageDomain"):
+        get_method("adf_image")().run(detector(1.0), table, seeds=[[0, 1]])
+    with pytest.raises(ValueError, match="global_step must be positive"):
+        get_method("eidig_image")(global_step=0).run(detector(1.0), domain(), seeds=seeds)
+    with pytest.raises(ValueError, match="seed images"):
+        get_method("neuronfair_image")().run(detector(1.0), domain())
+    with pytest.raises(TypeError, match="bounded"):
+        get_method("adf")().run(detector(1.0), domain(), seeds=seeds)
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_an_image_result_saves_and_loads_with_its_pairs_and_details(tmp_path, seeds, suffix):
+    r = get_method("eidig_image")(random_state=0).run(detector(red=1.0), domain(), seeds=seeds[:20])
+    assert r.count() > 0
+    path = r.save(tmp_path / f"found{suffix}")
+    back = Result.load(path)
+    assert back.domain.kind == "image" and back.domain.flipper is None and back.domain.attribute == "tint"
+    assert np.array_equal(back.inputs, r.inputs) and np.array_equal(back.counterparts, r.counterparts)
+    assert [back.details(i) for i in range(len(back))] == [r.details(i) for i in range(len(r))]
+    assert back.count("adf") == r.count("adf") and back.summary()["strict_idis"] == r.extras["strict_idis"]
+    assert np.allclose(np.asarray(back.extras["seeds"]), seeds[:20])
+    assert {"size", "mean", "key", "l2", "linf", "p", "label'"} <= set(back.pairs.columns)
+    assert "tint" in r.pairs and "tint" not in back.pairs           # f_sa's view needs the flipper again
+    restored = back.domain.with_flipper(r.domain.flipper)
+    assert restored.pair_columns(back.inputs, back.counterparts)["tint'"] == r.pairs["tint'"].tolist()
