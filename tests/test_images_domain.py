@@ -125,7 +125,9 @@ def test_pair_columns_show_what_f_sa_sees_and_the_flip_norms():
     cols = dom.pair_columns(X, C)
     assert cols["tint"] == ["light", "light"] and cols["tint'"] == ["dark", "dark"]
     assert np.allclose(cols["linf"], 0.8) and np.allclose(cols["l2"], 0.8 * 4)
-    assert "tint" not in ImageDomain(SHAPE, attribute="tint").pair_columns(X, C)
+    assert ImageDomain(SHAPE, attribute="tint").pair_columns(X, C)["tint'"] == ["", ""]   # no f_sa: unknown
     described = dom.describe_pair(X[0], C[0])
     assert described["pixels_changed"] == 16 and described["attribute"] == "tint"
     assert dom.decode(X)["size"].tolist() == ["4x4x3", "4x4x3"]
+    empty = dom.pair_columns(X[:0], C[:0])                               # a search that found nothing
+    assert len(empty["l2"]) == 0 and empty["tint"] == [] and len(dom.decode(X[:0])) == 0

@@ -53,6 +53,7 @@ def test_a_detector_that_ignores_the_attribute_has_no_idis(method, seeds):
     r = get_method(method)(random_state=0).run(detector(red=0.0), domain(), seeds=seeds)
     assert r.extras["flip_success_rate"] == 1.0 and r.tried > len(seeds)
     assert r.count() == 0 and r.hits == 0 and r.extras["strict_idis"] == 0
+    assert len(r.pairs) == 0 and "<table" in r._repr_html_()          # nothing found still displays
 
 
 @pytest.mark.parametrize("method", METHODS)
@@ -150,6 +151,7 @@ def test_an_image_result_saves_and_loads_with_its_pairs_and_details(tmp_path, se
     assert back.count("adf") == r.count("adf") and back.summary()["strict_idis"] == r.extras["strict_idis"]
     assert np.allclose(np.asarray(back.extras["seeds"]), seeds[:20])
     assert {"size", "mean", "key", "l2", "linf", "p", "label'"} <= set(back.pairs.columns)
-    assert "tint" in r.pairs and "tint" not in back.pairs           # f_sa's view needs the flipper again
+    assert (back.pairs["tint"] == "").all() and (r.pairs["tint"] != "").all()   # f_sa's view needs the flipper
+    assert "<table" in back._repr_html_() and "<table" in r._repr_html_()
     restored = back.domain.with_flipper(r.domain.flipper)
     assert restored.pair_columns(back.inputs, back.counterparts)["tint'"] == r.pairs["tint'"].tolist()

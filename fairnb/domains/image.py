@@ -15,7 +15,7 @@ with the other attribute value, for data fairnb generates). ``ImageDomain`` impl
     so the "adf" convention counts images that would be the same 8-bit picture once.
 ``to_columns / from_columns``  the stored form: one column ``image`` of base64 pixel bytes (lossless).
 ``decode(X)``  per image its size, mean pixel value and short key; ``pair_columns(X, C)`` the
-    attribute f_sa sees in the input and its counterpart (when there is an f_sa) and the norms of the flip.
+    attribute f_sa sees in the input and its counterpart (empty without an f_sa) and the norms of the flip.
 
 Storage (``to_config``): the shape, attribute, class names, the flipper's *hyperparameters* and the data
 set's name are JSON. A fitted f_sa (Keras weights) and the images of an ``ExactFlip``'s data set are not:
@@ -299,17 +299,17 @@ class ImageDomain:
                              "key": [f"{int(k) & 0xFFFFFFFFFFFF:012x}" for k in keys[:, 0]]})
 
     def pair_columns(self, X, C) -> dict:
-        """What a pair changes: the attribute f_sa sees (``attribute``, ``attribute'``; absent without an
-        f_sa) and the flip's ``l2`` and ``linf`` norms."""
+        """What a pair changes: the attribute f_sa sees in the input and its counterpart (columns named
+        ``attribute`` and ``attribute'``; empty strings without an f_sa) and the flip's ``l2`` and ``linf`` norms."""
         X = np.asarray(X, dtype=float).reshape((-1, *self.shape))
         C = np.asarray(C, dtype=float).reshape((-1, *self.shape))
-        delta = (C - X).reshape(len(X), -1)
-        out = {}
+        delta = (C - X).reshape(len(X), self.n_features)
+        seen = [""] * (2 * len(X))                       # unknown without an f_sa
         model = self.attribute_model
         if model is not None and len(X):
             P = model.predict_proba(np.concatenate([X, C]).astype(np.float32)).argmax(axis=1)
-            out[self.attribute] = [self._attribute_name(v) for v in P[:len(X)]]
-            out[f"{self.attribute}'"] = [self._attribute_name(v) for v in P[len(X):]]
+            seen = [self._attribute_name(v) for v in P]
+        out = {self.attribute: seen[:len(X)], f"{self.attribute}'": seen[len(X):]}
         out["l2"] = np.sqrt((delta ** 2).sum(axis=1))
         out["linf"] = np.abs(delta).max(axis=1, initial=0.0)
         return out
