@@ -155,3 +155,28 @@ def test_an_image_result_saves_and_loads_with_its_pairs_and_details(tmp_path, se
     assert "<table" in back._repr_html_() and "<table" in r._repr_html_()
     restored = back.domain.with_flipper(r.domain.flipper)
     assert restored.pair_columns(back.inputs, back.counterparts)["tint'"] == r.pairs["tint'"].tolist()
+
+
+@pytest.mark.slow
+def test_retraining_with_image_pairs_adds_them_as_faces_and_measures_the_detector(seeds, tmp_path):
+    import pandas as pd
+
+    import fairnb
+    from fairnb.images import ImageDataset
+
+    model = detector(red=1.0)
+    y = model.predict_proba(seeds).argmax(1)
+    tint = (seeds[..., 0].mean(axis=(1, 2)) > 0.4).astype(int)
+    data = ImageDataset("toy", seeds, y, pd.DataFrame({"tint": tint}), "tint", test_size=0.3)
+    train, test = data.split_indices()
+    faces = train[data.y[train] == 1]
+    found = get_method("adf_image")(random_state=0).run(model, domain(), seeds=data.X[faces])
+    assert len(found) > 0
+    retrainer = fairnb.mitigation.Retrainer(augment="pair", epochs=5, random_state=0).fit(model, found, data)
+    X_add, y_add = retrainer.samples_["adf_image"][0]
+    assert np.array_equal(X_add, np.concatenate([found.inputs, found.counterparts])) and (y_add == 1).all()
+    frame = retrainer.report_.frame.set_index("measure")
+    assert {"accuracy", "attribute_auc", "detection_rate"} <= set(frame.index)
+    assert frame.loc["attribute_auc", "before"] > 0 and frame.loc["attribute_auc", "added"] == len(X_add)
+    with pytest.raises(ValueError, match="no attribute flipper"):               # a reloaded Result
+        fairnb.mitigate(model, Result.load(found.save(tmp_path / "found.csv")), data)

@@ -81,6 +81,7 @@ def _retrain_numpy_mlp(model: NumpyMLP, X, y, mode, epochs, learning_rate, rando
 
     if model.output != "sigmoid" or model.activation not in ("relu", "tanh", "logistic", "identity"):
         raise TypeError("built-in retraining of a NumpyMLP needs one sigmoid output unit; pass retrain=f(model, X, y)")
+    X = X.reshape(len(X), -1)                 # images: flat rows, as NumpyMLP reads them
     clf = MLPClassifier(hidden_layer_sizes=tuple(model.layer_sizes[:-1]), activation=model.activation,
                         learning_rate_init=learning_rate, max_iter=epochs, random_state=random_state,
                         warm_start=mode == "finetune")
