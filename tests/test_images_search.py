@@ -6,46 +6,21 @@ import numpy as np
 import pytest
 
 from fairnb.domains import ImageDomain
-from fairnb.images import ExactFlip, FGSMFlip, face_regions, make_faces
+from fairnb.images import ExactFlip, face_regions, make_faces
 from fairnb.models import NumpyMLP
 from fairnb.results import Result
 from fairnb.search import get_method
 from fairnb.search.neuronfair import LOG_FLOOR
 
-SHAPE = (4, 4, 3)
-D = int(np.prod(SHAPE))
+from faults import InterruptAt
+from image_checks import assert_image_pairs_rechecked, detector, domain, f_sa, seed_images
+
 METHODS = ("neuronfair_image", "adf_image", "eidig_image")
-
-
-def channel(c: int, weight: float = 1.0) -> np.ndarray:
-    """(D,) weights on the flattened pixels of channel ``c``."""
-    w = np.zeros(D)
-    w[c::3] = weight
-    return w
-
-
-def f_sa():
-    """The attribute classifier: 'much red' (a linear model, so the FGSM flip changes red pixels only)."""
-    return NumpyMLP([channel(0, 1.0)[:, None]], [np.array([-8.0])])
-
-
-def detector(red: float):
-    """A face detector with one hidden layer of 4 units: unit 0 reads red, units 1-3 green and blue; the output
-    adds them up with weight ``red`` for unit 0 (the planted bias; 0: the detector ignores red) and is near
-    its threshold on the seeds (every pixel sum is about 6.4)."""
-    W1 = np.stack([channel(0, 0.05), channel(1, 1.0), channel(2, 0.5), channel(2, 0.5)], axis=1)
-    W2 = np.array([[20.0 * red], [1.0], [1.0], [1.0]])
-    return NumpyMLP([W1, W2], [np.zeros(4), np.array([-6.4 * (red + 2) - 0.5])])
 
 
 @pytest.fixture(scope="module")
 def seeds():
-    return np.random.default_rng(0).uniform(0.2, 0.6, (60, *SHAPE)).astype(np.float32).astype(float)
-
-
-def domain():
-    return ImageDomain(SHAPE, FGSMFlip(step=0.05, attribute_model=f_sa()), attribute="tint",
-                       attribute_names=("light", "dark"))
+    return seed_images(60)
 
 
 @pytest.mark.parametrize("method", METHODS)
@@ -62,9 +37,8 @@ def test_the_planted_bias_yields_many_idis_and_every_pair_rechecks(method, seeds
     r = get_method(method)(random_state=0).run(model, dom, seeds=seeds)
     assert r.count() >= len(seeds) // 3, r.summary()
     X, C = r.inputs, r.counterparts
-    assert X.shape == C.shape == (r.count(), *SHAPE)
-    assert X.min() >= 0 and X.max() <= 1 and C.min() >= 0 and C.max() <= 1
-    assert (model.predict_proba(X).argmax(1) != model.predict_proba(C).argmax(1)).all()
+    assert X.shape == C.shape == (r.count(), *dom.item_shape)
+    assert_image_pairs_rechecked(r, model, dom)
     ids = r.to_frame()["seed"].to_numpy()
     assert len(set(ids)) == len(ids) and set(r.to_frame()["phase"]) == {"global"}      # one global IDI per seed
     flip = dom.flipper.flip(seeds[ids])
@@ -118,6 +92,7 @@ def test_exact_flips_change_only_the_skin_and_find_the_planted_bias():
     dom = ImageDomain.from_data(data, ExactFlip(data))
     r = get_method("neuronfair_image")(random_state=0).run(model, dom, seeds=data.X[faces])
     assert r.count() > 0 and r.extras["flip_success_rate"] == 1.0
+    assert_image_pairs_rechecked(r, model, dom)
     rows = faces[r.to_frame()["seed"].to_numpy()]
     skin = face_regions(data.params.iloc[rows], size=8)["skin"]
     changed = np.abs(r.counterparts - r.inputs).max(axis=-1) > 0
@@ -180,3 +155,12 @@ def test_retraining_with_image_pairs_adds_them_as_faces_and_measures_the_detecto
     assert frame.loc["attribute_auc", "before"] > 0 and frame.loc["attribute_auc", "added"] == len(X_add)
     with pytest.raises(ValueError, match="no attribute flipper"):               # a reloaded Result
         fairnb.mitigate(model, Result.load(found.save(tmp_path / "found.csv")), data)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_ctrl_c_returns_the_image_result_found_so_far(method, seeds):
+    model, dom = detector(red=1.0), domain()
+    r = get_method(method)(random_state=0, batch_size=5).run(model, dom, seeds=seeds, listeners=[InterruptAt(at=3)])
+    assert r.status == "interrupted" and 0 < r.tried < 60 * 41
+    assert_image_pairs_rechecked(r, model, dom)
+    assert not dom._pins                                          # the interrupted step removed its pins

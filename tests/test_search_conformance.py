@@ -24,6 +24,7 @@ from sklearn.pipeline import make_pipeline
 from fairnb.search import METHODS, get_method
 from blackbox_checks import assert_pairs_rechecked
 from text_checks import assert_text_pairs_valid, bench, biased_linear, ignoring_linear
+from image_checks import assert_image_pairs_rechecked, detector, domain, seed_images
 
 # Small sizes per method so that a run takes well under a second.
 FAST = {
@@ -41,7 +42,11 @@ FAST = {
     "ADFTextHotFlip": dict(n_seeds=60, n_local=10),
     "TextHotFlip": dict(n_seeds=60, n_local=10),
     "TextRandom": dict(n_seeds=60, n_local=10),
+    "NeuronFairImage": dict(n_seeds=60),
+    "ADFImage": dict(n_seeds=60),
+    "EIDIGImage": dict(n_seeds=60),
 }
+IMAGE_CLASSES = ("NeuronFairImage", "ADFImage", "EIDIGImage")
 CLASSES = sorted({get_method(name) for name in METHODS}, key=lambda c: c.__name__)
 
 
@@ -67,11 +72,20 @@ def text_case():
                            recheck=lambda r, model, dom: assert_text_pairs_valid(r, wrap_text_model(model, dom.vocab), dom))
 
 
+@pytest.fixture(scope="module")
+def image_case():
+    return SimpleNamespace(domain=domain(), seeds=seed_images(3000), biased=detector(red=1.0), fair=detector(red=0.0),
+                           black_boxes=(lambda X: np.full(len(X), 0.5),), recheck=assert_image_pairs_rechecked)
+
+
 @pytest.fixture
 def case(cls, request, synthetic, biased_model, fair_model):
-    """What ``cls`` searches: a text bench for the text methods, the synthetic census for the others."""
+    """What ``cls`` searches: a text bench for the text methods, small images for the image methods, the
+    synthetic census for the others."""
     if "substitutions" in cls.domain_needs:
         return request.getfixturevalue("text_case")
+    if cls.__name__ in IMAGE_CLASSES:
+        return request.getfixturevalue("image_case")
     X, _, y, _ = synthetic.split()
     return SimpleNamespace(domain=synthetic.domain, seeds=synthetic.X, biased=biased_model, fair=fair_model,
                            black_boxes=(LogisticRegression(max_iter=500).fit(X, y),
@@ -137,7 +151,8 @@ def test_sklearn_models_and_plain_callables(cls, case):
 
 def test_stop_from_another_thread_keeps_what_was_found(cls, case):
     """Run without a natural end (a large size, a long time budget); another thread stops it once a pair is found."""
-    big = {"RandomSearch": dict(n_samples=None), "SymbolicGeneration": dict(limit=None)}.get(
+    big = {"RandomSearch": dict(n_samples=None), "SymbolicGeneration": dict(limit=None),
+           **{name: dict(n_seeds=None, batch_size=1) for name in IMAGE_CLASSES}}.get(
         cls.__name__, dict(n_seeds=4000, n_local=1000))
     search = fast(cls, max_time=120, random_state=0, **big)
     seen = threading.Event()

@@ -58,6 +58,7 @@ from .biased_neurons import interpret_differences, pair_activation_differences
 from .eidig import EIDIG
 from .engine import Batch
 from .neuronfair import NeuronFair
+from .two_phase import TwoPhaseSearch
 
 
 def _pixels(X) -> np.ndarray:
@@ -190,8 +191,10 @@ class NeuronFairImage(ImageFlipSearch, NeuronFair):
                  interpret_rows: int = 5000, layer: int | None = None, signed: bool = False, batch_size: int = 1000,
                  *, max_time: float | None = None, max_tried: int | None = None, max_found: int | None = None,
                  random_state: int | None = None, progress: bool | None = None):
-        self._init_parent(NeuronFairImage, locals())
-        self.signed = signed
+        self._init_parent(TwoPhaseSearch, locals())         # the budgets; the tabular parameters do not apply
+        self.n_seeds, self.max_iter, self.global_step = n_seeds, max_iter, global_step
+        self.momentum_global, self.r_step_global, self.random_share = momentum_global, r_step_global, random_share
+        self.interpret_rows, self.layer, self.signed, self.batch_size = interpret_rows, layer, signed, batch_size
 
     def _check_params(self, domain):
         self._check_image_params(domain)
@@ -218,8 +221,9 @@ class ADFImage(ImageFlipSearch, ADF):
                  signed: bool = False, batch_size: int = 1000, *, max_time: float | None = None,
                  max_tried: int | None = None, max_found: int | None = None, random_state: int | None = None,
                  progress: bool | None = None):
-        self._init_parent(ADFImage, locals())
-        self.signed = signed
+        self._init_parent(TwoPhaseSearch, locals())
+        self.n_seeds, self.max_iter, self.global_step, self.signed, self.batch_size = (n_seeds, max_iter, global_step,
+                                                                                      signed, batch_size)
 
 
 class EIDIGImage(ImageFlipSearch, EIDIG):
@@ -232,8 +236,9 @@ class EIDIGImage(ImageFlipSearch, EIDIG):
                  signed: bool = False, batch_size: int = 1000, *, max_time: float | None = None,
                  max_tried: int | None = None, max_found: int | None = None, random_state: int | None = None,
                  progress: bool | None = None):
-        self._init_parent(EIDIGImage, locals())
-        self.signed = signed
+        self._init_parent(TwoPhaseSearch, locals())
+        self.n_seeds, self.max_iter, self.decay, self.global_step = n_seeds, max_iter, decay, global_step
+        self.signed, self.batch_size = signed, batch_size
 
     def _check_params(self, domain):
         self._check_image_params(domain)
