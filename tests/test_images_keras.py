@@ -133,3 +133,13 @@ def test_a_detector_trained_with_planted_bias_reacts_more_to_the_tint():
     assert biased["decisions_changed"] > fair["decisions_changed"] + 0.1
     gap = lambda m: m["detection_rate[skin_tone=0]"] - m["detection_rate[skin_tone=1]"]   # noqa: E731
     assert gap(biased) > gap(fair) + 0.1
+
+
+def test_one_layer_output_equals_that_layer_of_all_outputs(tiny_cnn):
+    model = wrap(tiny_cnn)
+    X = np.random.default_rng(1).random((7, *SHAPE)).astype(np.float32)
+    every = model.layer_outputs(X)
+    for layer in range(len(every)):
+        assert np.allclose(model.layer_output(X, layer), every[layer], atol=1e-6)
+    with pytest.raises(ValueError, match="not a hidden layer"):
+        model.layer_output(X, len(every))
