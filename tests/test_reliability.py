@@ -104,7 +104,7 @@ def test_ctrl_c_at_random_moments(method, synthetic, biased_model, monkeypatch):
             if not started:   # before the search began nothing can be lost: KeyboardInterrupt is right
                 continue
             pytest.fail("KeyboardInterrupt escaped run() after the search had started")
-        assert result.status in ("interrupted", "completed")
+        assert result.status in ("interrupted", "completed", "budget")   # a loaded machine may deliver it late
         assert_sound(result, biased_model, synthetic.domain)
         assert blas_threads() == threads     # the search's one-thread limit is given back, Ctrl-C or not
 
