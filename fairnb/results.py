@@ -74,10 +74,11 @@ class Result:
         self._timeline: list[tuple[float, int, int]] = []
 
     # ------------------------------------------------------------------ recording (engine side)
-    def record(self, X, counterparts, proba, counterpart_proba, *, phase: str, seed_ids, elapsed: float,
+    def record(self, X, counterparts, proba, counterpart_proba, *, phase, seed_ids, elapsed,
                limit: int | None = None, limit_convention: str = "eidig", info=None) -> int:
         """Add discriminatory inputs; keeps only full instances not seen before, at most ``limit`` new
-        ones counted in ``limit_convention``. Returns how many full instances were new. ``info``: None
+        ones counted in ``limit_convention``. Returns how many full instances were new. ``phase`` and
+        ``elapsed`` (the time found) are one value for all inputs or one per input; ``info``: None
         or one dict of details per input (kept for the inputs stored).
 
         Atomic with respect to Ctrl-C: everything is computed first and committed in one step (with
@@ -99,9 +100,9 @@ class Result:
             chunk = {
                 "X": X[idx], "C": np.asarray(counterparts, float)[idx],
                 "P": np.asarray(proba, float)[idx], "PC": np.asarray(counterpart_proba, float)[idx],
-                "phase": np.full(len(idx), phase, dtype=object),
-                "seed": np.broadcast_to(np.asarray(seed_ids, dtype=np.int64), (len(X),))[idx].copy(),
-                "time": np.full(len(idx), elapsed),
+                "phase": _per_input(phase, len(X), object)[idx],
+                "seed": _per_input(seed_ids, len(X), np.int64)[idx],
+                "time": _per_input(elapsed, len(X), float)[idx],
                 "info": _info_column(info, len(X))[idx],
             }
         with deferred_interrupts(), self._lock:
@@ -110,8 +111,23 @@ class Result:
                 self._chunks = self._chunks + [chunk]     # copy on write: a reader's list never changes
                 self._cache = None
                 self._seen.commit(fresh)
-                self._seen_adf.commit(adf_new, elapsed)
+                if np.ndim(elapsed):   # each ADF-unique input keeps the time of its first full instance
+                    for key, i in adf_new.items():
+                        self._seen_adf.commit((key,), float(chunk["time"][i]))
+                else:
+                    self._seen_adf.commit(adf_new, elapsed)
         return len(new)
+
+    def __getstate__(self):
+        """Pickled without its lock (a Result travels from a Dask worker to the client)."""
+        state = self.__dict__.copy()
+        del state["_lock"]
+        state["_cache"] = None
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
 
     def raise_for_status(self) -> "Result":
         """Re-raise the error of a ``"failed"`` search; returns the Result otherwise.
@@ -396,6 +412,15 @@ class Result:
 
 
 NEAR_THRESHOLD = 1e-6
+
+
+def _per_input(values, n: int, dtype) -> np.ndarray:
+    """``values`` (one for all ``n`` inputs, or one per input) as an ``(n,)`` array of ``dtype``.
+
+    >>> _per_input("global", 2, object).tolist(), _per_input([1, 2], 2, float).tolist()
+    (['global', 'global'], [1.0, 2.0])
+    """
+    return np.broadcast_to(np.asarray(values, dtype=dtype), (n,)).copy()
 
 
 def near_threshold(P: np.ndarray, PC: np.ndarray, tol: float = NEAR_THRESHOLD) -> np.ndarray:

@@ -18,6 +18,9 @@ __all__ = ["Batch", "Engine", "Event", "Search", "SearchContext", "RandomSearch"
            "cluster_seeds", "run_search"]
 
 
-def run_search(model, domain, method: str = "random", seeds=None, *, listeners=(), **params):
-    """Run ``method`` (a name from ``METHODS``) with hyperparameters ``params``; returns the Result."""
-    return get_method(method)(**params).run(model, domain, seeds, listeners=listeners)
+def run_search(model, domain, method: str = "random", seeds=None, *, listeners=(), client=None,
+               n_shards: int | None = None, **params):
+    """Run ``method`` (a name from ``METHODS``) with hyperparameters ``params``; returns the Result.
+    ``client`` (a ``dask.distributed.Client``) shards it on a cluster (see ``fairnb.distributed``)."""
+    return get_method(method)(**params).run(model, domain, seeds, listeners=listeners, client=client,
+                                            n_shards=n_shards)

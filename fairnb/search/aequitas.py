@@ -126,6 +126,7 @@ class Aequitas(Search):
     name = "aequitas"
     domain_needs = ("sample", "bounded")
     default_variant = "fully"
+    shard_budgets = ("n_seeds",)
 
     def __init__(self, variant: str | None = None, n_seeds: int = 1000, n_local: int = 1000, step_size: int = 1,
                  attribute_change: float = 0.001, direction_change: float = 0.001, temperature: float = 1.0,
@@ -153,15 +154,21 @@ class Aequitas(Search):
                                   learn_direction=learn_direction, attribute_change=self.attribute_change,
                                   direction_change=self.direction_change)
 
-    def _global_inputs(self, ctx) -> np.ndarray:
+    def select_seeds(self, seeds, should_stop=None) -> np.ndarray | None:
+        """The global phase's inputs taken from ``seeds`` (the first ``n_seeds``), or None when the
+        search draws random inputs (``global_from``)."""
         if self.global_from not in (None, "random", "seeds"):
             raise ValueError(f"global_from must be None, 'random' or 'seeds', got {self.global_from!r}")
-        if self.global_from == "random" or (self.global_from is None and ctx.seeds is None):
-            return ctx.domain.sample(self.n_seeds, ctx.rng)
-        if ctx.seeds is None:
+        if self.global_from == "random" or (self.global_from is None and seeds is None):
+            return None
+        if seeds is None:
             raise ValueError("Aequitas(global_from='seeds') needs seeds: pass seeds=X_train to run()")
-        warn_if_few_seeds(self.name, self.n_seeds, len(ctx.seeds))
-        return ctx.seeds[: self.n_seeds]
+        warn_if_few_seeds(self.name, self.n_seeds, len(seeds))
+        return seeds[: self.n_seeds]
+
+    def _global_inputs(self, ctx) -> np.ndarray:
+        chosen = self._selected_seeds(ctx)
+        return ctx.domain.sample(self.n_seeds, ctx.rng) if chosen is None else chosen
 
     def _generate(self, ctx):
         if self.temperature < 0 or self.step_size <= 0 or self.n_local < 0:

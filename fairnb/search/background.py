@@ -33,7 +33,8 @@ class BackgroundSearch:
     panel : its ``ProgressPanel`` in a notebook, else None.
     """
 
-    def __init__(self, search, model, domain, seeds=None, *, listeners=(), limit_threads: bool = False):
+    def __init__(self, search, model, domain, seeds=None, *, listeners=(), limit_threads: bool = False,
+                 client=None, n_shards: int | None = None):
         from .progress import make_listener
 
         self.search = search
@@ -45,13 +46,14 @@ class BackgroundSearch:
         listeners = tuple(listeners) + ((progress,) if progress is not None else ()) + (self._forward_stop,)
         search.engine_ = None
         self._thread = threading.Thread(target=self._work, args=(model, domain, seeds, listeners, limit_threads),
+                                        kwargs={"client": client, "n_shards": n_shards},
                                         name=f"fairnb-{search.name}", daemon=True)
         self._thread.start()
 
-    def _work(self, model, domain, seeds, listeners, limit_threads):
+    def _work(self, model, domain, seeds, listeners, limit_threads, client=None, n_shards=None):
         try:
             self._result = self.search._run_claimed(model, domain, seeds, listeners=listeners, progress=False,
-                                                    limit_threads=limit_threads)
+                                                    limit_threads=limit_threads, client=client, n_shards=n_shards)
         except BaseException as e:  # noqa: BLE001 - re-raised by wait()
             self._error = e
             self._result = getattr(e, "result", None)   # the partial Result of a failed search

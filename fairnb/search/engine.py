@@ -278,6 +278,9 @@ class Search:
     needs_gradients = False
     needs_activations = False
     feature_kinds = ("categorical", "ordinal", "continuous")
+    # count parameters that ``fairnb.distributed`` divides among a sharded run's shards (besides max_tried)
+    shard_budgets: tuple = ()
+    _preselected = None      # a shard's start inputs, chosen on the client (see ``_selected_seeds``)
 
     def __new__(cls, *args, **params):
         # Explicit ``__init__`` signatures (scikit-learn's convention); a misspelt parameter gets the
@@ -344,7 +347,25 @@ class Search:
         """End a running search (safe to call from another thread); the Result keeps what was found."""
         self._stop_event.set()
 
-    def run(self, model, domain, seeds=None, *, listeners=(), progress: bool | None = None, oracle=None) -> Result:
+    def select_seeds(self, seeds, should_stop=None):
+        """The inputs this strategy starts from, chosen from the given ``seeds`` (e.g. K-Means seeds), or
+        None when it draws its own. ``fairnb.distributed`` chooses them once and gives each shard a slice;
+        ``should_stop`` is polled while a long choice runs (returns None when it says True)."""
+        return None
+
+    def ratio_extras(self, result) -> dict:
+        """The extras that are ratios of the Result's counts, from ``result`` (``fairnb.distributed``
+        recomputes them for a merged Result, whose counts it sums)."""
+        return {}
+
+    def _selected_seeds(self, ctx):
+        """``select_seeds`` of the run's seeds, or the slice a shard of a sharded run was given."""
+        if self._preselected is not None:
+            return self._preselected
+        return self.select_seeds(ctx.seeds, ctx.engine.stop_event.is_set)
+
+    def run(self, model, domain, seeds=None, *, listeners=(), progress: bool | None = None, oracle=None,
+            client=None, n_shards: int | None = None) -> Result:
         """Search ``model`` for discrimination over ``domain``; returns the Result.
 
         ``seeds`` are inputs the search starts from (e.g. the training data): an array in the domain's
@@ -359,10 +380,13 @@ class Search:
 
         ``oracle`` sets what counts as discriminatory: a ``decide(P, P_all)`` callable (e.g.
         ``fairnb.oracle.ProbabilityGap(0.2)``) or an ``Oracle`` subclass; default a label flip.
+
+        ``client`` (a ``dask.distributed.Client``) runs the search in ``n_shards`` shards on the cluster's
+        workers and merges their Results (``fairnb.distributed``; default one shard per worker thread).
         """
         self._claim()
         return self._run_claimed(model, domain, seeds, listeners=listeners, progress=progress, oracle=oracle,
-                                 limit_threads=True)
+                                 limit_threads=True, client=client, n_shards=n_shards)
 
     def _claim(self):
         if not self._busy.acquire(blocking=False):
@@ -370,11 +394,17 @@ class Search:
                                f"first, or run a copy: sklearn.base.clone(search)")
 
     def _run_claimed(self, model, domain, seeds=None, *, listeners=(), progress=None, oracle=None,
-                     limit_threads: bool) -> Result:
+                     limit_threads: bool, client=None, n_shards: int | None = None) -> Result:
         """``run`` for a caller that holds ``_busy``; releases it when the search ends."""
         try:
-            result = self._run(model, domain, seeds, listeners=listeners, progress=progress, oracle=oracle,
-                               limit_threads=limit_threads)
+            if client is not None:
+                from ..distributed import run_sharded
+
+                result = run_sharded(self, model, domain, seeds, client=client, n_shards=n_shards,
+                                     listeners=listeners, progress=progress, oracle=oracle)
+            else:
+                result = self._run(model, domain, seeds, listeners=listeners, progress=progress, oracle=oracle,
+                                   limit_threads=limit_threads)
         except KeyboardInterrupt:      # a Ctrl-C just before or after the engine's loop
             if getattr(self, "engine_", None) is None:   # nothing was searched yet
                 raise
@@ -409,11 +439,11 @@ class Search:
                 allowed = f"an integer >= {low}" + (" or None" if defaults[name] is None or name == "limit" else "")
                 raise ValueError(f"{type(self).__name__}: {name} must be {allowed}, got {v!r}")
 
-    def _run(self, model, domain, seeds, *, listeners, progress, limit_threads, oracle=None) -> Result:
+    def _checked(self, model, domain, seeds):
+        """``(model, seeds)`` ready to search: the model wrapped, the seeds validated; raises for a budget,
+        a model or a domain this search cannot use."""
         from ..models import supports_activations, supports_gradients, wrap
-        from .progress import make_listener
 
-        self.engine_ = None
         self._check_budget()
         model = wrap(model)
         require_capabilities(self.name, domain, self.domain_needs)
@@ -428,6 +458,13 @@ class Search:
                             "recode them (fairnb.datasets.from_frame: bins=...) or choose another method")
         if seeds is not None:
             seeds = domain_seeds(seeds, domain)
+        return model, seeds
+
+    def _run(self, model, domain, seeds, *, listeners, progress, limit_threads, oracle=None) -> Result:
+        from .progress import make_listener
+
+        self.engine_ = None
+        model, seeds = self._checked(model, domain, seeds)
         oracle = make_oracle(oracle, model, domain)
         self._stop_event = threading.Event()
         result = Result(domain, self.name, self.get_params())
@@ -441,7 +478,8 @@ class Search:
         ctx = SearchContext(model, domain, oracle, np.random.default_rng(self.random_state), seeds, self.engine_)
         return self.engine_.run(self._generate(ctx), limit_threads=limit_threads)
 
-    def start(self, model, domain, seeds=None, *, listeners=(), limit_threads: bool = False):
+    def start(self, model, domain, seeds=None, *, listeners=(), limit_threads: bool = False, client=None,
+              n_shards: int | None = None):
         """Like ``run``, but on a background thread: returns at once a ``fairnb.search.background.BackgroundSearch``
         (``.stop()``, ``.wait()``, ``.result``, ``.done``). In a notebook its live panel's Stop button
         works, because no cell is blocked while the search runs.
@@ -449,10 +487,12 @@ class Search:
         ``limit_threads=True`` runs BLAS and OpenMP single-threaded while the search runs, as ``run``
         does (often faster for small networks); it is off by default because the limit is process-wide:
         the rest of the kernel (your other cells) would also run on one BLAS thread meanwhile. (Set from
-        the worker thread, the limit may not take with OpenBLAS once the main thread has set one.)"""
+        the worker thread, the limit may not take with OpenBLAS once the main thread has set one.)
+        ``client`` and ``n_shards`` shard the search on a Dask cluster, as in ``run``."""
         self._claim()
         try:
-            return BackgroundSearch(self, model, domain, seeds, listeners=listeners, limit_threads=limit_threads)
+            return BackgroundSearch(self, model, domain, seeds, listeners=listeners, limit_threads=limit_threads,
+                                    client=client, n_shards=n_shards)
         except BaseException:
             self._busy.release()
             raise

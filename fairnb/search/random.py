@@ -44,6 +44,7 @@ class RandomSearch(Search):
 
     name = "random"
     domain_needs = ("sample",)
+    shard_budgets = ("n_samples",)
     DEFAULT_SAMPLES = 10_000
 
     def __init__(self, n_samples: int | None = None, batch_size: int = 2_000, *, max_time: float | None = None,
@@ -71,7 +72,10 @@ class RandomSearch(Search):
                 yield Batch(X, phase="random", seed_ids=-1)
                 drawn += len(X)
         finally:
-            r = ctx.result
-            lo, hi = wilson_interval(r.hits, r.tried)
-            r.extras.update(discriminatory_share=round(r.hits / r.tried, 6) if r.tried else 0.0,
-                            share_ci_low=round(lo, 6), share_ci_high=round(hi, 6))
+            ctx.result.extras.update(self.ratio_extras(ctx.result))
+
+    def ratio_extras(self, result) -> dict:
+        """The discriminatory share of the domain with its 95% Wilson interval."""
+        lo, hi = wilson_interval(result.hits, result.tried)
+        return {"discriminatory_share": round(result.hits / result.tried, 6) if result.tried else 0.0,
+                "share_ci_low": round(lo, 6), "share_ci_high": round(hi, 6)}

@@ -81,6 +81,7 @@ class SymbolicGeneration(Search):
     """
 
     name = "sg"
+    shard_budgets = ("limit", "n_seeds")
     domain_needs = ("bounded",)
 
     def __init__(self, limit: int | None = 1000, n_seeds: int | None = None, c_num: int = 4,
@@ -115,7 +116,11 @@ class SymbolicGeneration(Search):
         return params if max_time is None else {**params, "max_time": max_time}
 
     # ------------------------------------------------------------------ seeds
-    def _seeds(self, data: np.ndarray, should_stop=None) -> np.ndarray | None:
+    def select_seeds(self, data, should_stop=None) -> np.ndarray | None:
+        """The seeds SG enqueues: ``n_seeds`` rows of ``data`` (``seed_order``); None when ``should_stop()``
+        said True while K-Means ran."""
+        if data is None:
+            raise ValueError("SG needs seed data (the training data): pass seeds=X_train to run()")
         n = self.n_seeds or (min(self.limit, len(data)) if self.limit else len(data))
         warn_if_few_seeds(self.name, n, len(data))
         if self.seed_order == "round-robin":
@@ -133,11 +138,9 @@ class SymbolicGeneration(Search):
 
     # ------------------------------------------------------------------ the loop
     def _generate(self, ctx):
-        if ctx.seeds is None:
-            raise ValueError("SG needs seed data (the training data): pass seeds=X_train to run()")
         self._check_params()
         domain = ctx.domain
-        seeds = self._seeds(ctx.seeds, ctx.engine.stop_event.is_set)
+        seeds = self._selected_seeds(ctx)
         if seeds is None:            # stopped while K-Means chose the seeds
             return
         seeds = ctx.use_seeds(seeds)

@@ -136,6 +136,7 @@ class TwoPhaseSearch(Search):
     """
 
     domain_needs = ("bounded",)
+    shard_budgets = ("n_seeds",)
     perturbation = UnitStep      # turns directions into inputs (fairnb.search.perturbations)
     needs_gradients = True
     seed_order = "ascending"     # cluster_seeds order (ADF/NeuronFair); EIDIG/MAFT use "random"
@@ -224,15 +225,17 @@ class TwoPhaseSearch(Search):
         if self._on_failure() not in FAILURE_POLICIES:
             raise ValueError(f"{self.name}: unknown failure policy {self._on_failure()!r}; choose from {FAILURE_POLICIES}")
 
-    def _select_seeds(self, ctx) -> np.ndarray:
-        if ctx.seeds is None or not len(ctx.seeds):
+    def select_seeds(self, seeds, should_stop=None) -> np.ndarray | None:
+        """The ``n_seeds`` global seeds chosen from ``seeds`` (``seed_selection``); None when
+        ``should_stop()`` said True while K-Means ran."""
+        if seeds is None or not len(seeds):
             raise ValueError(f"{self.name} starts from seed inputs: pass seeds=... (e.g. the training inputs)")
-        warn_if_few_seeds(self.name, self.n_seeds, len(ctx.seeds))
+        warn_if_few_seeds(self.name, self.n_seeds, len(seeds))
         if self.seed_selection == "as_given":
-            return np.array(ctx.seeds[: self.n_seeds], dtype=float)
+            return np.array(seeds[: self.n_seeds], dtype=float)
         state = 2019 if self.seed_order == "ascending" else self.random_state
-        return cluster_seeds(ctx.seeds, self.n_seeds, c_num=self.c_num, order=self.seed_order, random_state=state,
-                             should_stop=ctx.engine.stop_event.is_set)
+        return cluster_seeds(seeds, self.n_seeds, c_num=self.c_num, order=self.seed_order, random_state=state,
+                             should_stop=should_stop)
 
     def _generate(self, ctx):
         self._check_params(ctx.domain)
@@ -240,7 +243,7 @@ class TwoPhaseSearch(Search):
         generated = GeneratedInputs(ctx.domain)
         extras = ctx.result.extras
         try:
-            seeds = self._select_seeds(ctx)
+            seeds = self._selected_seeds(ctx)
             if seeds is None:        # stopped while K-Means chose the seeds
                 return
             seeds = ctx.use_seeds(seeds)
@@ -252,11 +255,14 @@ class TwoPhaseSearch(Search):
                 yield from self._walk(ctx, walkers.take(np.arange(start, min(start + self.batch_size, len(walkers)))),
                                       generated)
         finally:
-            n_gen = generated.count("eidig")
-            extras.update(generated=n_gen, generated_adf=generated.count("adf"),
-                          gsr=round(ctx.result.count("eidig") / n_gen, 6) if n_gen else 0.0,
-                          local_steps=self._stats["local_steps"], gradient_rows=self._stats["gradient_rows"],
-                          model_rows=ctx.oracle.rows_queried)
+            extras.update(generated=generated.count("eidig"), generated_adf=generated.count("adf"))
+            extras.update(self.ratio_extras(ctx.result), local_steps=self._stats["local_steps"],
+                          gradient_rows=self._stats["gradient_rows"], model_rows=ctx.oracle.rows_queried)
+
+    def ratio_extras(self, result) -> dict:
+        """GSR: unique IDIs per distinct generated input (``extras["generated"]``)."""
+        n_gen = result.extras.get("generated", 0)
+        return {"gsr": round(result.count("eidig") / n_gen, 6) if n_gen else 0.0}
 
     def _check(self, generated: GeneratedInputs, X, phase: str, seed_ids):
         verdict = yield Batch(X, phase=phase, seed_ids=seed_ids)

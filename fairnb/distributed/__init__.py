@@ -1,0 +1,66 @@
+"""Searches sharded on a Dask cluster (``pip install fairnb[dask]``; Dask is imported only here).
+
+``search.run(model, domain, seeds, client=client)`` (or ``fairnb.run_search(..., client=client)``)
+cuts the search into shards (``n_shards``, default one per worker thread), runs the same strategy on
+each shard on the workers and merges their Results, de-duplicated under both counting conventions:
+
+* strategies that start from seeds (ADF, EIDIG, MAFT, NeuronFair, SG, AEQUITAS given seeds) choose
+  them once on the client and give each shard a slice; random sampling and AEQUITAS without seeds
+  divide their budget (``n_samples``, ``n_seeds``); ``max_tried`` is divided, ``max_time`` is wall-clock
+  for the whole run (see ``fairnb.distributed.plan``);
+* every shard draws from its own stream, ``numpy.random.SeedSequence(random_state).spawn(n_shards)``;
+  a one-shard run is the local run, pair for pair;
+* the model is shipped once per worker: a Keras model as its ``.keras`` file, loaded by a
+  ``WorkerPlugin``; numpy and scikit-learn models and callables pickled;
+* the progress panel and tqdm show the cluster's totals; Stop (``search.stop()``, the panel of
+  ``search.start(..., client=client)``, Ctrl-C, the time budget) ends every shard after its current
+  batch and keeps what each returned; a worker that dies loses at most its current shard, which Dask
+  runs again elsewhere (or, past ``distributed.scheduler.allowed-failures``, is reported in
+  ``result.extras["lost_seeds"]``).
+
+A demo cluster on this machine: ``client = fairnb.distributed.local_cluster(n_workers=2)``. On
+Binder (2 GB), worker processes that load TensorFlow (~650 MB each) do not fit: use
+``local_cluster(processes=False)`` (threads in the kernel's process) or no client at all.
+
+Example
+-------
+>>> import fairnb, fairnb.distributed
+>>> client = fairnb.distributed.local_cluster(n_workers=2, processes=False)
+>>> data = fairnb.datasets.make_synthetic(n=500, random_state=0)
+>>> result = fairnb.run_search(data.info["true_model"], data.domain, method="random", n_samples=4000,
+...                            random_state=0, client=client)
+>>> result.tried, len(result.extras["shards"])
+(4000, 2)
+>>> fairnb.distributed.close(client)
+"""
+from __future__ import annotations
+
+from .merge import merge_results
+from .plan import Shard, plan_shards
+from .runner import run_sharded
+
+__all__ = ["local_cluster", "close", "run_sharded", "plan_shards", "Shard", "merge_results"]
+
+
+def local_cluster(n_workers: int = 2, threads_per_worker: int = 1, processes: bool = True, **kwargs):
+    """A ``dask.distributed.Client`` of a new ``LocalCluster`` on this machine, for ``client=``.
+
+    ``processes=False`` runs the workers as threads of this process (on Binder: no extra memory
+    for TensorFlow per worker); other arguments go to ``LocalCluster`` (``memory_limit``, ...). The
+    dashboard is off unless ``dashboard_address`` is given. ``close(client)`` ends both.
+    """
+    from distributed import Client, LocalCluster
+
+    if isinstance(n_workers, bool) or not isinstance(n_workers, int) or n_workers < 1:
+        raise ValueError(f"n_workers must be a positive integer, got {n_workers!r}")
+    kwargs.setdefault("dashboard_address", None)
+    cluster = LocalCluster(n_workers=n_workers, threads_per_worker=threads_per_worker, processes=processes, **kwargs)
+    return Client(cluster)
+
+
+def close(client) -> None:
+    """Close ``client`` and the cluster it started (``local_cluster``)."""
+    cluster = client.cluster
+    client.close()
+    if cluster is not None:
+        cluster.close()

@@ -1,0 +1,278 @@
+"""A search run in shards on a Dask cluster: the client side (``run_sharded``) and a shard (``run_shard``).
+
+The client plans the shards (``plan.py``), ships the model once per worker (``shipping.py``), submits
+one task per shard and merges what they return (``merge.py``). While they run, each shard publishes
+its counters (``get_worker().log_event``) at most five times a second; the client receives them
+(``Client.subscribe_topic``) and tells the search's listeners (the progress panel, tqdm) the cluster's
+totals: candidates tried by all shards, unique IDIs of the finished shards (merged, de-duplicated)
+plus those the running shards reported so far.
+
+Stop (``search.stop()``, the panel's button for a background run, Ctrl-C, the time budget reached or
+``max_found`` reached) sets a cluster-wide ``distributed.Event``: every running shard ends after its
+current batch and returns its Result; shards that had not started are cancelled (their seeds are
+listed in ``extras["not_run_seeds"]``). A worker that dies takes its current shard with it: Dask runs
+the shard again on another worker (up to ``distributed.scheduler.allowed-failures`` times; a shard's
+stream is fixed, so it finds the same pairs), and a shard it gives up on is reported in
+``extras["lost_shards"]`` and ``extras["lost_seeds"]`` (with a warning); the other shards' pairs are kept.
+"""
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+import warnings
+
+import numpy as np
+
+from ..search.engine import Event
+from .merge import merge_results
+from .plan import plan_shards
+from .shipping import ModelPlugin, worker_model
+
+REPORT_INTERVAL = 0.2   # seconds between two progress messages of a shard
+STOP_TIMEOUT = 30.0     # seconds the client waits for running shards to return after a stop
+
+
+class ShardReporter:
+    """A shard's engine listener: publishes its counters to the client's topic and ends the shard when
+    the run's stop event is set (both at most every ``interval`` seconds, and at start and end)."""
+
+    def __init__(self, shard: int, topic: str, stop_name: str, search, interval: float = REPORT_INTERVAL):
+        from distributed import Event as StopEvent, get_worker
+
+        self.shard, self.topic, self.search, self.interval = shard, topic, search, interval
+        self.worker = get_worker()
+        self.stop_event = StopEvent(stop_name)
+        self.started = time.time()
+        self._last = float("-inf")
+
+    def __call__(self, event):
+        now = time.monotonic()
+        if event.kind not in ("start", "done") and now - self._last < self.interval:
+            return
+        self._last = now
+        r = event.result
+        self.worker.log_event(self.topic, {
+            "shard": self.shard, "kind": event.kind, "tried": int(event.tried), "hits": int(r.hits),
+            "found": r.count("eidig"), "found_adf": r.count("adf"), "elapsed": float(event.elapsed),
+            "phase": event.phase or "", "worker": self.worker.address, "started": self.started})
+        if event.kind != "done" and self.stop_event.is_set():
+            self.search.stop()
+
+
+def run_shard(plugin_name: str, cls, params: dict, domain, data, shard, topic: str, stop_name: str, oracle,
+              deadline: float | None):
+    """On a worker: run one shard of a search; returns its Result (also a failed one, with its error)."""
+    params = {**params, **shard.params, "random_state": shard.stream, "progress": False}
+    if deadline is not None:       # time budgets are wall-clock for the whole run
+        params["max_time"] = max(deadline - time.time(), 1e-3)
+    search = cls(**params)
+    search._preselected = shard.seeds
+    reporter = ShardReporter(shard.index, topic, stop_name, search)
+    try:
+        return search.run(worker_model(plugin_name), domain, data, listeners=[reporter], oracle=oracle)
+    except Exception as e:          # noqa: BLE001 - the model or the strategy failed: keep the partial Result
+        if getattr(e, "result", None) is None:
+            raise
+        return e.result
+
+
+class ClusterRun:
+    """The client's view of a sharded run while it goes on (``search.engine_``): ``result`` is the merged
+    Result of the shards finished so far, ``elapsed`` the seconds since the run started."""
+
+    def __init__(self, search, domain, shards, all_seeds, listeners):
+        self.search, self.domain, self.shards, self.all_seeds = search, domain, shards, all_seeds
+        self.listeners = tuple(listeners)
+        self.parts: list = [None] * len(shards)
+        self.state: list[str] = ["waiting"] * len(shards)   # waiting, running, done, failed, lost, not run
+        self.latest: dict[int, dict] = {}
+        self.offsets = [0.0] * len(shards)
+        self.errors: dict[int, BaseException] = {}
+        self.lock = threading.Lock()
+        self.t0_wall, self._t0 = time.time(), time.perf_counter()
+        self.result = self._merge()
+        self.phase = ""
+
+    @property
+    def elapsed(self) -> float:
+        return time.perf_counter() - self._t0
+
+    def on_message(self, event):
+        """A shard's progress message (called on the client's event loop)."""
+        _, msg = event
+        with self.lock:
+            i = msg["shard"]
+            self.latest[i] = msg
+            self.offsets[i] = max(msg["started"] - self.t0_wall, 0.0)
+            if self.state[i] == "waiting":
+                self.state[i] = "running"
+            self.phase = msg["phase"] or self.phase
+
+    def _merge(self, limit=None) -> "Result":  # noqa: F821 - fairnb.results.Result
+        s = self.search
+        first_ids = [sh.first_id for sh in self.shards] if self.all_seeds is not None else None
+        return merge_results(self.parts, self.domain, s.name, s.get_params(), offsets=self.offsets,
+                             first_ids=first_ids, seeds=self.all_seeds, limit=limit, convention=s.dedup)
+
+    def finish_shard(self, i: int, future) -> None:
+        if future.status == "finished":
+            part = future.result()
+            with self.lock:
+                self.parts[i], self.state[i] = part, "done"
+                self.result = self._merge()
+                self.result.elapsed = self.elapsed
+        elif future.status == "cancelled":
+            self.state[i] = "not run"
+        else:
+            self.errors[i] = future.exception()
+            self.state[i] = "lost"
+
+    def totals(self) -> tuple[int, int, int, int]:
+        """(tried, hits, found in the search's convention, found ADF-unique) over the cluster."""
+        with self.lock:
+            r = self.result
+            running = [m for i, m in self.latest.items() if self.state[i] == "running"]
+            key = "found" if self.search.dedup == "eidig" else "found_adf"
+            return (r.tried + sum(m["tried"] for m in running), r.hits + sum(m["hits"] for m in running),
+                    r.count(self.search.dedup) + sum(m[key] for m in running),
+                    r.count("adf") + sum(m["found_adf"] for m in running))
+
+    def emit(self, kind: str) -> None:
+        tried, hits, found, found_adf = self.totals()
+        r = self.result
+        if kind != "done":
+            r.tried, r.hits, r.elapsed = tried, hits, self.elapsed
+            r._timeline.append((r.elapsed, tried, found))
+        event = Event(kind, r.elapsed, tried, found, found_adf, self.phase, 0, r)
+        for listen in self.listeners:
+            listen(event)
+
+    def seeds_of(self, states) -> list[list[int]]:
+        """``[first, last + 1)`` seed-index ranges of the shards in ``states`` (seeded shards only)."""
+        return [[sh.first_id, sh.first_id + sh.n_seeds] for sh, st in zip(self.shards, self.state)
+                if st in states and sh.seeds is not None]
+
+
+def run_sharded(search, model, domain, seeds=None, *, client, n_shards=None, listeners=(), progress=None,
+                oracle=None):
+    """Run ``search`` in shards on ``client``'s cluster (see the module docstring); returns the merged Result."""
+    from distributed import Event as StopEvent
+
+    from ..oracle import make_oracle
+    from ..search.progress import make_listener
+
+    search.engine_ = None
+    model, seeds = search._checked(model, domain, seeds)
+    make_oracle(oracle, model, domain)             # a bad oracle argument fails here, not on every worker
+    search._stop_event = threading.Event()
+    threads = sum(client.nthreads().values())
+    if threads < 1:
+        raise ValueError("client: the Dask cluster has no workers; start some (fairnb.distributed.local_cluster)")
+    shards = plan_shards(search, seeds, threads if n_shards is None else n_shards, search._stop_event.is_set)
+    all_seeds = None if shards is None or shards[0].seeds is None else np.concatenate([s.seeds for s in shards])
+    bar = make_listener(search.progress if progress is None else progress, search)
+    run = ClusterRun(search, domain, shards or [], all_seeds, tuple(listeners) + ((bar,) if bar else ()))
+    search.engine_ = run
+    run.emit("start")
+    if shards is None:                              # stopped while the seeds were chosen
+        return _finish(run, search, "stopped", None)
+    run_id = uuid.uuid4().hex
+    topic, stop_name = f"fairnb-progress-{run_id}", f"fairnb-stop-{run_id}"
+    stop = StopEvent(stop_name, client=client)
+    plugin = ModelPlugin(model)
+    client.register_plugin(plugin)
+    client.subscribe_topic(topic, run.on_message)
+    futures = {}
+    try:
+        data = client.scatter(seeds, broadcast=True) if seeds is not None else None
+        deadline = None if search.max_time in (None, float("inf")) else run.t0_wall + search.max_time
+        params = search.get_params()
+        wake = threading.Event()
+        for sh in shards:
+            f = client.submit(run_shard, plugin.name, type(search), params, domain, data, sh, topic, stop_name,
+                              oracle, deadline, key=f"fairnb-shard-{sh.index}-{run_id}", pure=False)
+            f.add_done_callback(lambda _: wake.set())
+            futures[f] = sh.index
+        status = _drive(run, search, client, futures, stop, wake, deadline)
+    finally:
+        client.unsubscribe_topic(topic)
+        client.unregister_worker_plugin(plugin.name)
+        client.cancel(list(futures))
+    return _finish(run, search, status, deadline)
+
+
+def _drive(run: ClusterRun, search, client, futures: dict, stop, wake: threading.Event, deadline) -> str:
+    """Wait for the shards, relaying progress, until all returned; returns the run's status so far."""
+    pending, status, stopped_at = set(futures), "running", None
+    while pending:
+        try:
+            wake.wait(0.1)
+            wake.clear()
+            for f in [f for f in pending if f.done()]:
+                pending.discard(f)
+                run.finish_shard(futures[f], f)
+            if stopped_at is None:
+                reason = _reason_to_stop(run, search, deadline)
+                if reason:
+                    status, stopped_at = reason, time.monotonic()
+                    _stop_all(run, client, futures, pending, stop)
+            elif time.monotonic() - stopped_at > STOP_TIMEOUT:   # a shard that does not return: give it up
+                client.cancel(list(pending))
+            run.emit("progress")
+        except KeyboardInterrupt:
+            if stopped_at is not None:                # a second Ctrl-C: stop waiting for the shards
+                client.cancel(list(pending))
+            else:
+                status, stopped_at = "interrupted", time.monotonic()
+                _stop_all(run, client, futures, pending, stop)
+    return status
+
+
+def _reason_to_stop(run: ClusterRun, search, deadline) -> str | None:
+    if search._stop_event.is_set():
+        return "stopped"
+    if deadline is not None and time.time() > deadline + 1.0:   # shards end by themselves at the deadline
+        return "budget"
+    if search.max_found is not None and run.totals()[2] >= search.max_found:
+        return "budget"
+    return None
+
+
+def _stop_all(run: ClusterRun, client, futures: dict, pending: set, stop) -> None:
+    """Tell running shards to end (they return their Results) and cancel those not started."""
+    stop.set()
+    with run.lock:
+        waiting = [f for f in pending if run.state[futures[f]] == "waiting"]
+    client.cancel(waiting)
+
+
+def _finish(run: ClusterRun, search, status: str, deadline):
+    """The final merged Result: status, why it ended, what was lost."""
+    r = run._merge(limit=search.max_found)
+    parts = [p for p in run.parts if p is not None]
+    failed = [p for p in parts if p.status == "failed"]
+    if status == "running":
+        status = "failed" if failed else "budget" if any(p.status == "budget" for p in parts) else "completed"
+    elif failed and status == "budget":
+        status = "failed"
+    r.status, r.elapsed = status, run.elapsed
+    r.error = failed[0].error if failed else None
+    if status == "budget":
+        ended = [p.ended_by for p in parts if p.ended_by]
+        r.ended_by = ("max_found", search.max_found) if search.max_found is not None and \
+            r.count(search.dedup) >= search.max_found else (ended[0] if ended else
+                                                            ("max_time", search.max_time) if deadline else None)
+    r.extras.update(search.ratio_extras(r))
+    r._timeline = run.result._timeline + [(r.elapsed, r.tried, r.count())]
+    lost = [i for i, st in enumerate(run.state) if st == "lost"]
+    r.extras.update(workers=len(set(m["worker"] for m in run.latest.values())), n_shards=len(run.shards),
+                    lost_shards=lost, lost_seeds=run.seeds_of(("lost",)),
+                    not_run_seeds=run.seeds_of(("not run", "waiting")))
+    if lost:
+        warnings.warn(f"{search.name}: {len(lost)} shard(s) were lost with their workers ({run.errors[lost[0]]!r}); "
+                      f"their seeds {r.extras['lost_seeds']} were not searched: run them again with seeds=...",
+                      RuntimeWarning, stacklevel=4)
+    run.result = r
+    run.emit("done")
+    return r
