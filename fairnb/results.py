@@ -192,7 +192,7 @@ class Result:
 
     def time_to(self, n: int, convention: str = "eidig") -> float | None:
         """Seconds until the ``n``-th unique IDI was found (None if fewer were found)."""
-        times = self._arrays()["time"] if convention == "eidig" else np.sort(self._seen_adf.values())
+        times = np.sort(self._arrays()["time"] if convention == "eidig" else self._seen_adf.values())
         return float(times[n - 1]) if len(times) >= n else None
 
     @property

@@ -1,8 +1,9 @@
 """One Result from the Results of a sharded search's shards.
 
-The pairs of every shard are recorded into a new Result in the order they were found (each shard's
-times shifted by when it started), so the core's ``Result.record`` de-duplicates them under both
-counting conventions exactly as one search would: an input found by two shards counts once. Seed ids
+The pairs of every shard are recorded into a new Result, shard after shard (each shard's times
+shifted by when it started), so the core's ``Result.record`` de-duplicates them under both counting
+conventions as one search would: an input found by two shards counts once, with the pair of the
+first shard that found it (so a rerun with the same seed gives the same pairs, whatever the timing). Seed ids
 are shifted to index the merged ``extras["seeds"]`` (every shard's seeds, in shard order).
 
 Example
@@ -55,10 +56,8 @@ def merge_results(parts, domain, method: str = "", params: dict | None = None, *
     merged = Result(domain, method, params)
     if pieces:
         a = {k: np.concatenate([p[k] for p in pieces]) for k in pieces[0]}
-        order = np.argsort(a["time"], kind="stable")
-        merged.record(a["X"][order], a["C"][order], a["P"][order], a["PC"][order], phase=a["phase"][order],
-                      seed_ids=a["seed"][order], elapsed=a["time"][order], limit=limit, limit_convention=convention,
-                      info=a["info"][order] if "info" in a else None)
+        merged.record(a["X"], a["C"], a["P"], a["PC"], phase=a["phase"], seed_ids=a["seed"], elapsed=a["time"],
+                      limit=limit, limit_convention=convention, info=a["info"])
     done = [p for p in parts if p is not None]
     merged.tried = sum(p.tried for p in done)
     merged.hits = sum(p.hits for p in done)

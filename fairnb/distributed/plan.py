@@ -71,10 +71,10 @@ def plan_shards(search, seeds, n_shards: int, should_stop=None) -> list[Shard] |
                if getattr(search, name, None) is not None}
     if selected is not None:
         selected = np.asarray(selected, dtype=float)
-        n = max(1, min(n_shards, len(selected), *budgets.values()))
+        n = max(1, min([n_shards, len(selected), *budgets.values()]))
         parts = np.array_split(np.arange(len(selected)), n)
     else:
-        n = max(1, min(n_shards, *budgets.values()))
+        n = max(1, min([n_shards, *budgets.values()]))
         parts = [None] * n
     split = {name: split_count(value, n) for name, value in budgets.items()}
     root = np.random.SeedSequence(search.random_state)

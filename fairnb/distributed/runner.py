@@ -93,6 +93,7 @@ class ClusterRun:
         self.t0_wall, self._t0 = time.time(), time.perf_counter()
         self.result = self._merge()
         self.phase = ""
+        self.stopping = False      # set when the client stops the shards (cancelled ones were not run)
 
     @property
     def elapsed(self) -> float:
@@ -122,10 +123,10 @@ class ClusterRun:
                 self.parts[i], self.state[i] = part, "done"
                 self.result = self._merge()
                 self.result.elapsed = self.elapsed
-        elif future.status == "cancelled":
+        elif future.status == "cancelled" and self.stopping:
             self.state[i] = "not run"
-        else:
-            self.errors[i] = future.exception()
+        else:                      # its worker died (KilledWorker), or the cluster cancelled it
+            self.errors[i] = future.exception() if future.status == "error" else RuntimeError(future.status)
             self.state[i] = "lost"
 
     def totals(self) -> tuple[int, int, int, int]:
@@ -185,7 +186,7 @@ def run_sharded(search, model, domain, seeds=None, *, client, n_shards=None, lis
     client.subscribe_topic(topic, run.on_message)
     futures = {}
     try:
-        data = client.scatter(seeds, broadcast=True) if seeds is not None else None
+        data = client.scatter(seeds, broadcast=True, hash=False) if seeds is not None else None
         deadline = None if search.max_time in (None, float("inf")) else run.t0_wall + search.max_time
         params = search.get_params()
         wake = threading.Event()
@@ -241,6 +242,7 @@ def _reason_to_stop(run: ClusterRun, search, deadline) -> str | None:
 
 def _stop_all(run: ClusterRun, client, futures: dict, pending: set, stop) -> None:
     """Tell running shards to end (they return their Results) and cancel those not started."""
+    run.stopping = True
     stop.set()
     with run.lock:
         waiting = [f for f in pending if run.state[futures[f]] == "waiting"]

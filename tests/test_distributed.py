@@ -1,0 +1,198 @@
+"""Searches sharded on a Dask LocalCluster (fairnb.distributed): merging, reproducibility, one shard ==
+the local run, Stop, a killed worker, Keras and scikit-learn models on worker processes."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+import fairnb
+from fairnb import Oracle
+from fairnb.search import RandomSearch
+from fairnb.search.aequitas import Aequitas
+from fairnb.search.eidig import EIDIG
+
+distributed = pytest.importorskip("distributed")
+from fairnb.distributed import local_cluster, merge_results, plan_shards  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def client():
+    """Two worker processes of one thread; a worker that dies loses its shard at once (allowed-failures 0),
+    so the killed-worker test sees a lost shard instead of Dask's re-run."""
+    import dask
+
+    with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
+        c = local_cluster(n_workers=2, threads_per_worker=1, processes=True)
+    yield c
+    fairnb.distributed.close(c)
+
+
+def same_pairs(a, b) -> bool:
+    """The same pairs (inputs, counterparts, outputs, phases, seeds) in the same order; times may differ."""
+    return a.pairs.drop(columns="time").equals(b.pairs.drop(columns="time"))
+
+
+def confirmed(result, model) -> bool:
+    """Every reported pair is discriminatory when the oracle checks it again."""
+    return bool(Oracle(model, result.domain).check(result.inputs).discriminatory.all())
+
+
+def unique_keys(domain, X, convention) -> int:
+    return len(np.unique(domain.key(X, convention), axis=0)) if len(X) else 0
+
+
+def wait_until_running(run, shards: int, timeout: float = 60) -> None:
+    """Wait until ``shards`` shards of the background run ``run`` have reported progress twice."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and not run.done:
+        state = getattr(run.search.engine_, "state", [])
+        latest = getattr(run.search.engine_, "latest", {})
+        if sum(s == "running" and latest[i]["tried"] > 0 for i, s in enumerate(state)) >= shards:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"the shards did not start in {timeout} s: {run}")
+
+
+# ---------------------------------------------------------------------- without a cluster
+def test_merge_deduplicates_under_both_conventions(synthetic):
+    dom = synthetic.domain          # "sex" is the protected column 1
+    a, b = fairnb.Result(dom, "x"), fairnb.Result(dom, "x")
+    row = synthetic.X.to_numpy(float)[0]
+    other_sex = row.copy()
+    other_sex[1] = 1 - row[1]
+    other_row = row.copy()
+    other_row[0] = (row[0] + 1) % (dom.upper[0] + 1)
+    p = np.array([[0.2, 0.8]])
+    for r, X, t in ((a, [row, other_row], 1.0), (b, [row, other_sex], 0.5)):
+        X = np.array(X)
+        r.record(X, X, np.repeat(p, len(X), 0), np.repeat(p, len(X), 0), phase="local", seed_ids=[0, 1], elapsed=t)
+    merged = merge_results([a, b], dom, "x", offsets=[0.0, 0.0])
+    # full inputs: row (in both), other_row, other_sex; without the protected column: row = other_sex
+    assert (merged.count("eidig"), merged.count("adf")) == (3, 2)
+    np.testing.assert_array_equal(merged.inputs[:2], a.inputs)   # a duplicate keeps the first shard's pair
+    assert merged.time_to(1) == 0.5 and merged.time_to(3) == 1.0
+    assert merged.hits == a.hits + b.hits and list(merged.extras["shards"]["unique_idis"]) == [2, 2]
+
+
+def test_plan_splits_budgets_and_seeds():
+    shards = plan_shards(RandomSearch(n_samples=10, max_tried=9, random_state=0), None, 4)
+    assert [s.params for s in shards] == [{"n_samples": 3, "max_tried": 3}, {"n_samples": 3, "max_tried": 2},
+                                          {"n_samples": 2, "max_tried": 2}, {"n_samples": 2, "max_tried": 2}]
+    seeds = np.arange(20.0).reshape(10, 2)
+    shards = plan_shards(EIDIG(n_seeds=7, seed_selection="as_given", random_state=0), seeds, 3)
+    assert [(s.first_id, s.n_seeds, s.params["n_seeds"]) for s in shards] == [(0, 3, 3), (3, 2, 2), (5, 2, 2)]
+    np.testing.assert_array_equal(np.concatenate([s.seeds for s in shards]), seeds[:7])
+    draws = {tuple(np.random.default_rng(s.stream).integers(0, 10**9, 3)) for s in shards}
+    assert len(draws) == 3                        # independent streams
+    one = plan_shards(EIDIG(n_seeds=10, seed_selection="as_given", random_state=5), seeds, 1)[0]
+    assert np.random.default_rng(one.stream).random() == np.random.default_rng(5).random()
+    with pytest.raises(ValueError, match="n_shards"):
+        plan_shards(RandomSearch(), None, 0)
+
+
+def test_importing_fairnb_does_not_import_dask():
+    code = "import sys, fairnb; print(sorted(k for k in sys.modules if k.split('.')[0] in ('dask', 'distributed')))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+# ---------------------------------------------------------------------- on a LocalCluster
+def test_one_shard_is_the_local_run(client, synthetic, biased_model):
+    for search in (lambda: EIDIG(n_seeds=40, n_local=30, random_state=3, progress=False),
+                   lambda: RandomSearch(n_samples=3000, random_state=3, progress=False),
+                   lambda: Aequitas(n_seeds=50, n_local=20, random_state=3, progress=False)):
+        local = search().run(biased_model, synthetic.domain, synthetic.X)
+        sharded = search().run(biased_model, synthetic.domain, synthetic.X, client=client, n_shards=1)
+        assert local.count() > 0 and same_pairs(local, sharded), type(search()).__name__
+        assert (local.tried, local.count("adf")) == (sharded.tried, sharded.count("adf"))
+
+
+def test_sharded_runs_are_reproducible_and_merged_without_duplicates(client, synthetic, biased_model):
+    # two shards start from the same 30 seeds: their global phases find the same IDIs, counted once
+    seeds = np.vstack([synthetic.X[:30], synthetic.X[:30]])
+    run = lambda: EIDIG(n_seeds=60, n_local=20, seed_selection="as_given", random_state=7,  # noqa: E731
+                        progress=False).run(biased_model, synthetic.domain, seeds, client=client, n_shards=2)
+    first, again = run(), run()
+    assert same_pairs(first, again) and first.tried == again.tried
+    shards = first.extras["shards"]
+    assert first.count() < shards["unique_idis"].sum()
+    for convention in ("eidig", "adf"):
+        assert first.count(convention) == unique_keys(synthetic.domain, first.inputs, convention)
+    assert first.extras["seeds"].shape == (60, synthetic.X.shape[1]) and first.pairs["seed"].max() >= 30
+    assert confirmed(first, biased_model)
+
+
+def test_stop_ends_every_shard_and_keeps_what_each_found(client, synthetic, biased_model):
+    search = RandomSearch(n_samples=None, max_time=float("inf"), batch_size=200, random_state=0, progress=False)
+    events = []
+    run = search.start(biased_model, synthetic.domain, client=client, n_shards=2, listeners=[events.append])
+    wait_until_running(run, 2)
+    t = time.monotonic()
+    result = run.stop()
+    assert time.monotonic() - t < 10
+    assert result.status == "stopped" and result.count() > 0 and confirmed(result, biased_model)
+    assert list(result.extras["shards"]["status"]) == ["stopped", "stopped"]
+    assert result.tried == result.extras["shards"]["tried"].sum()
+    progress = [e for e in events if e.kind == "progress"]
+    assert progress and max(e.tried for e in progress) > 0 and events[-1].kind == "done"
+
+
+def test_sklearn_model_runs_on_workers(client, synthetic):
+    from sklearn.linear_model import LogisticRegression
+
+    model = LogisticRegression(max_iter=500).fit(synthetic.X, synthetic.y)
+    search = lambda: Aequitas(n_seeds=40, n_local=30, random_state=1, progress=False)  # noqa: E731
+    local = search().run(model, synthetic.domain, synthetic.X)
+    sharded = search().run(model, synthetic.domain, synthetic.X, client=client, n_shards=1)
+    assert local.count() > 0 and same_pairs(local, sharded)
+
+
+def test_failed_model_raises_with_the_partial_result(client, synthetic, biased_model):
+    def breaks_late(X, calls=[0]):  # noqa: B006 - a per-process call counter
+        calls[0] += 1
+        if calls[0] > 3:
+            raise RuntimeError("model went away")
+        return biased_model.predict_proba(X)
+
+    with pytest.raises(RuntimeError, match="model went away") as err:
+        RandomSearch(n_samples=20_000, batch_size=500, random_state=0, progress=False).run(
+            breaks_late, synthetic.domain, client=client, n_shards=2)
+    assert err.value.result.status == "failed" and err.value.result.tried > 0
+
+
+@pytest.mark.slow
+def test_killed_worker_loses_only_its_shard(client, synthetic, biased_model):
+    search = EIDIG(n_seeds=40, n_local=10**6, seed_selection="as_given", batch_size=8, random_state=0, progress=False)
+    run = search.start(biased_model, synthetic.domain, synthetic.X, client=client, n_shards=2)
+    wait_until_running(run, 2)
+    victim = search.engine_.latest[0]["worker"]
+    pid = client.run(os.getpid, workers=[victim])[victim]
+    with pytest.warns(RuntimeWarning, match="lost"):
+        os.kill(pid, signal.SIGKILL)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and search.engine_.state[0] != "lost":
+            time.sleep(0.05)
+        result = run.stop()
+    assert result.extras["lost_shards"] == [0] and result.extras["lost_seeds"] == [[0, 20]]
+    assert result.count() > 0 and confirmed(result, biased_model)
+    assert result.pairs["seed"].min() >= 20              # what shard 1 found is kept
+    client.wait_for_workers(2, timeout=60)               # the nanny restarts the worker
+
+
+@pytest.mark.slow
+@pytest.mark.tf
+@pytest.mark.shared
+def test_keras_model_is_loaded_on_worker_processes(client, data_dir, models_dir):
+    model = fairnb.models.load_model(models_dir / "adult_model.h5", backend="keras")
+    model.numpy_below = 0                                 # every batch through TensorFlow, also on the workers
+    census = fairnb.datasets.load("census", data_dir=data_dir).with_protected("gender")
+    search = lambda: EIDIG(n_seeds=10, n_local=20, random_state=0, progress=False)  # noqa: E731
+    local = search().run(model, census.domain, census.X[:2000])
+    sharded = search().run(model, census.domain, census.X[:2000], client=client, n_shards=1)
+    assert local.count() > 0 and same_pairs(local, sharded)
