@@ -1,0 +1,318 @@
+"""Searches sharded on Dask (``fairnb.distributed``) against local runs, on the published models.
+
+Reproduce (about 15 minutes on a busy 2-core machine)::
+
+    PYTHONPATH=. .venv/bin/python benchmarks/distributed.py --data-dir ../shared/data --models-dir ../shared/models
+
+``--only`` picks experiments (comma-separated), ``--quick`` shrinks every budget (a smoke run).
+Results: ``benchmarks/results/distributed.json`` and ``distributed.md`` with the machine and its load
+average before and after each experiment (the machine is shared: compare numbers within one
+experiment, where the runs are interleaved, rather than across experiments).
+
+Experiments
+-----------
+``identical``   the six EIDIG/MAFT benchmarks (C-a, C-r, C-g, G-g, G-a, B-a), EIDIG and MAFT at
+                1,000 seeds x 1,000 local steps (the numpy backend of the published Keras models):
+                the local run, one shard on a 2-worker LocalCluster (the same pairs?), two shards on
+                two workers (IDIs and the speed-up over the local run).
+``speedup``     the target: C-a EIDIG 1,000 x 1,000 on LocalCluster(1 worker, 1 shard) and
+                LocalCluster(2 workers, 2 shards), interleaved rounds, median times; 2 workers should
+                be >= 1.6x faster with the same IDI count within the seed-draw noise.
+``budget``      SG and AEQUITAS with a wall-clock budget (``--budget`` s) on C-a and C-g: local vs two
+                shards on two workers (budget-split strategies: AEQUITAS divides ``n_seeds``, SG its
+                seed queue and ``limit``; each shard runs for the whole budget).
+``scaling``     C-a EIDIG 1,000 x 1,000 over (workers, shards), and 16 workers of one thread each on
+                this machine (a simulated larger cluster): seconds, IDIs/s and the overhead per shard
+                (cluster time not spent inside a shard's search: ``(wall x workers - sum of shard
+                times) / shards``), plus the fixed cost of a shard (1 sample per shard).
+``stop``        Stop on a 4-worker LocalCluster: an endless random search in 4 shards, ``stop()`` after
+                all four report, seconds until the merged Result is back (target <= 2 s), every pair
+                re-checked by the oracle.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+# this file's folder first on sys.path would shadow the ``distributed`` package with this script
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+
+import numpy as np  # noqa: E402
+
+import fairnb  # noqa: E402
+from fairnb.bench import BENCHMARKS, load_benchmark, machine  # noqa: E402
+from fairnb.search import RandomSearch, cluster_seeds, get_method  # noqa: E402
+
+OUT = Path(__file__).resolve().parent / "results"
+EXPERIMENTS = ("identical", "speedup", "budget", "scaling", "stop")
+
+
+def log(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+def cluster(n_workers: int):
+    from fairnb.distributed import local_cluster
+
+    return local_cluster(n_workers=n_workers, threads_per_worker=1, processes=True)
+
+
+def bench_inputs(name: str, args, seeds: int):
+    bench, data, model, X_train = load_benchmark(name, data_dir=args.data_dir, models_dir=args.models_dir)
+    seed_array = cluster_seeds(X_train, seeds, order="random", random_state=0)
+    return data.domain, model, X_train, seed_array
+
+
+def timed(search, model, domain, seeds, **kw):
+    t = time.perf_counter()
+    r = search.run(model, domain, seeds, **kw)
+    return r, time.perf_counter() - t
+
+
+def same_pairs(a, b) -> bool:
+    return a.pairs.drop(columns="time").equals(b.pairs.drop(columns="time"))
+
+
+def shard_overhead(result, wall: float, workers: int) -> float:
+    """Seconds per shard that the cluster spent outside the shards' searches."""
+    shards = result.extras["shards"]
+    return round(float(wall * min(workers, len(shards)) - shards["elapsed_s"].sum()) / len(shards), 4)
+
+
+def warm_up(client, model, domain, seeds, methods=("eidig",)) -> None:
+    """A tiny run of each method on every worker, so that imports (z3, scikit-learn's trees) are not timed."""
+    workers = len(client.nthreads())
+    for method in methods:
+        params = {"sg": {"limit": 2 * workers, "n_seeds": 2 * workers, "seed_order": "data", "n_samples": 100},
+                  "aequitas": {"n_seeds": 2 * workers, "n_local": 2}}.get(method, {"n_seeds": 20, "n_local": 20,
+                                                                                 "seed_selection": "as_given"})
+        get_method(method)(**params, random_state=0, progress=False).run(model, domain, seeds, client=client,
+                                                                          n_shards=workers)
+
+
+def two_phase(method: str, seeds: int, local: int):
+    return get_method(method)(n_seeds=seeds, n_local=local, seed_selection="as_given", random_state=0, progress=False)
+
+
+# ---------------------------------------------------------------------- experiments
+def identical(args) -> list[dict]:
+    rows = []
+    client = cluster(2)
+    try:
+        for name in sorted(BENCHMARKS):
+            domain, model, _, seeds = bench_inputs(name, args, args.seeds)
+            warm_up(client, model, domain, seeds, ("eidig", "maft"))
+            for method in ("eidig", "maft"):
+                n = min(args.seeds, len(seeds))
+                local, t_local = timed(two_phase(method, n, args.local), model, domain, seeds)
+                one, t_one = timed(two_phase(method, n, args.local), model, domain, seeds, client=client, n_shards=1)
+                two, t_two = timed(two_phase(method, n, args.local), model, domain, seeds, client=client, n_shards=2)
+                rows.append({"benchmark": name, "method": method, "seeds": n, "local": args.local,
+                             "local_idis": local.count(), "local_s": round(t_local, 2),
+                             "one_shard_idis": one.count(), "one_shard_same_pairs": same_pairs(local, one),
+                             "one_shard_s": round(t_one, 2), "two_shards_idis": two.count(),
+                             "two_shards_idis_adf": two.count("adf"), "two_shards_s": round(t_two, 2),
+                             "speedup_vs_local": round(t_local / t_two, 2)})
+                log(f"identical {rows[-1]}")
+    finally:
+        fairnb.distributed.close(client)
+    return rows
+
+
+def speedup(args) -> dict:
+    domain, model, _, seeds = bench_inputs("C-a", args, args.seeds)
+    clients = {1: cluster(1), 2: cluster(2)}
+    times, idis = {1: [], 2: []}, {1: [], 2: []}
+    try:
+        for k in clients:
+            warm_up(clients[k], model, domain, seeds)
+        for _ in range(args.rounds):
+            for k in (1, 2):
+                r, t = timed(two_phase("eidig", args.seeds, args.local), model, domain, seeds, client=clients[k],
+                             n_shards=k)
+                times[k].append(round(t, 3))
+                idis[k].append(r.count())
+                log(f"speedup workers={k}: {r.count()} IDIs in {t:.2f} s")
+    finally:
+        for c in clients.values():
+            fairnb.distributed.close(c)
+    med = {k: statistics.median(v) for k, v in times.items()}
+    return {"benchmark": "C-a", "method": "eidig", "seeds": args.seeds, "local": args.local, "rounds": args.rounds,
+            "seconds_1_worker": times[1], "seconds_2_workers": times[2], "idis_1_worker": idis[1],
+            "idis_2_workers": idis[2], "median_speedup": round(med[1] / med[2], 2), "target": 1.6}
+
+
+def budget(args) -> list[dict]:
+    rows = []
+    client = cluster(2)
+    try:
+        for name in ("C-a", "C-g"):
+            domain, model, X_train, seeds = bench_inputs(name, args, args.seeds)
+            warm_up(client, model, domain, seeds, ("aequitas", "sg"))
+            searches = {"aequitas": lambda: get_method("aequitas")(n_seeds=args.seeds, n_local=args.local,
+                                                                   max_time=args.budget, random_state=0,
+                                                                   progress=False),
+                        "sg": lambda: get_method("sg")(n_seeds=args.seeds, seed_order="data", limit=None,
+                                                       max_time=args.budget, random_state=0, progress=False)}
+            for method, make in searches.items():
+                local, t_local = timed(make(), model, domain, seeds)
+                two, t_two = timed(make(), model, domain, seeds, client=client, n_shards=2)
+                rows.append({"benchmark": name, "method": method, "budget_s": args.budget,
+                             "local_idis": local.count(), "local_tried": local.tried, "local_s": round(t_local, 2),
+                             "two_shards_idis": two.count(), "two_shards_tried": two.tried,
+                             "two_shards_s": round(t_two, 2), "ratio": round(two.count() / max(local.count(), 1), 2)})
+                log(f"budget {rows[-1]}")
+    finally:
+        fairnb.distributed.close(client)
+    return rows
+
+
+def scaling(args) -> list[dict]:
+    domain, model, _, seeds = bench_inputs("C-a", args, args.seeds)
+    rows = []
+    plan = [(1, [1, 2, 4, 8]), (2, [2, 4, 8, 16]), (16, [16])]
+    for workers, shard_counts in plan:
+        t = time.perf_counter()
+        client = cluster(workers)
+        started = time.perf_counter() - t
+        try:
+            warm_up(client, model, domain, seeds)
+            fixed, t_fixed = timed(RandomSearch(n_samples=4 * workers, batch_size=1, random_state=0, progress=False),
+                                   model, domain, None, client=client, n_shards=4 * workers)
+            for shards in shard_counts:
+                r, wall = timed(two_phase("eidig", args.seeds, args.local), model, domain, seeds, client=client,
+                                n_shards=shards)
+                rows.append({"workers": workers, "shards": shards, "seconds": round(wall, 2), "unique_idis": r.count(),
+                             "idis_per_s": round(r.count() / wall), "overhead_per_shard_s": shard_overhead(r, wall, workers),
+                             "empty_shard_s": round(t_fixed * workers / (4 * workers), 4),
+                             "cluster_start_s": round(started, 1)})
+                log(f"scaling {rows[-1]}")
+        finally:
+            fairnb.distributed.close(client)
+    return rows
+
+
+def stop(args) -> dict:
+    data = fairnb.datasets.make_synthetic(n=2000, random_state=0)
+    model = fairnb.train_demo_model(data, random_state=0)
+    client = cluster(4)
+    latencies, found, confirmed = [], [], []
+    try:
+        for _ in range(args.rounds):
+            search = RandomSearch(n_samples=None, max_time=float("inf"), random_state=0, progress=False)
+            run = search.start(model, data.domain, client=client, n_shards=4)
+            deadline = time.monotonic() + 120
+            while time.monotonic() < deadline and sum(
+                    st == "running" for st in getattr(search.engine_, "state", [])) < 4:
+                time.sleep(0.05)
+            time.sleep(1.0)
+            t = time.perf_counter()
+            result = run.stop()
+            latencies.append(round(time.perf_counter() - t, 3))
+            found.append(result.count())
+            confirmed.append(bool(fairnb.Oracle(model, data.domain).check(result.inputs).discriminatory.all()))
+            log(f"stop: {latencies[-1]} s, {found[-1]} IDIs, status {result.status}")
+    finally:
+        fairnb.distributed.close(client)
+    return {"workers": 4, "shards": 4, "stop_seconds": latencies, "max_stop_s": max(latencies), "target_s": 2.0,
+            "unique_idis_kept": found, "all_confirmed_by_oracle": all(confirmed)}
+
+
+# ---------------------------------------------------------------------- report
+def markdown(out: dict) -> str:
+    lines = ["# Searches sharded on Dask (fairnb.distributed)", "",
+             f"Command: `{out['command']}`",
+             f"Machine: {out['machine']['platform']}, {out['machine']['cpus']} CPUs, Python {out['machine']['python']}, "
+             f"numpy {out['machine']['numpy']}, dask {out['dask']}; measured {out['machine']['date']}.",
+             "The machine is shared with other work (load average before/after each experiment below): timings are "
+             "contended. Compare numbers within an experiment (its runs are interleaved), not across experiments.",
+             "Counts are unique full instances (EIDIG/MAFT convention); models: the numpy backend of the published "
+             "Keras models. LocalCluster workers are processes of one thread.", ""]
+    res = out["results"]
+    if "identical" in res:
+        lines += ["## One shard reproduces the local run; two shards on two workers", "",
+                  f"load {out['load']['identical']}", "",
+                  "| benchmark | method | seeds x local | local IDIs | local s | 1 shard IDIs | same pairs | 1 shard s | "
+                  "2 shards IDIs | 2 shards s | speed-up vs local |", "|" + "---|" * 11]
+        for r in res["identical"]:
+            lines.append(f"| {r['benchmark']} | {r['method']} | {r['seeds']} x {r['local']} | {r['local_idis']:,} | "
+                         f"{r['local_s']} | {r['one_shard_idis']:,} | {r['one_shard_same_pairs']} | {r['one_shard_s']} | "
+                         f"{r['two_shards_idis']:,} | {r['two_shards_s']} | {r['speedup_vs_local']} |")
+        lines += ["", "Two shards find a different number of IDIs than one: each shard draws from its own stream "
+                  "(SeedSequence.spawn) and the walks of the two halves of the seeds are de-duplicated together.", ""]
+    if "speedup" in res:
+        s = res["speedup"]
+        lines += ["## Target: 2 workers vs 1 worker, C-a EIDIG 1,000 x 1,000", "", f"load {out['load']['speedup']}", "",
+                  f"Seconds, 1 worker (1 shard): {s['seconds_1_worker']}; 2 workers (2 shards): {s['seconds_2_workers']}.",
+                  f"IDIs, 1 worker: {s['idis_1_worker']}; 2 workers: {s['idis_2_workers']}.",
+                  f"**Median speed-up {s['median_speedup']}x** (target >= {s['target']}x).", ""]
+    if "budget" in res:
+        lines += ["## Time budgets: AEQUITAS and SG, local vs 2 shards on 2 workers", "", f"load {out['load']['budget']}",
+                  "", "| benchmark | method | budget s | local IDIs | local tried | 2 shards IDIs | 2 shards tried | "
+                  "2 shards wall s | ratio |", "|" + "---|" * 9]
+        for r in res["budget"]:
+            lines.append(f"| {r['benchmark']} | {r['method']} | {r['budget_s']} | {r['local_idis']:,} | "
+                         f"{r['local_tried']:,} | {r['two_shards_idis']:,} | {r['two_shards_tried']:,} | "
+                         f"{r['two_shards_s']} | {r['ratio']} |")
+        lines += ["", "AEQUITAS shards divide `n_seeds` (the seeds given, in slices); SG shards divide its seed queue "
+                  "(and `limit` when set). Each shard runs for the whole wall-clock budget.", ""]
+    if "scaling" in res:
+        lines += ["## Scaling: C-a EIDIG 1,000 x 1,000 over workers and shards", "", f"load {out['load']['scaling']}", "",
+                  "| workers | shards | seconds | unique IDIs | IDIs/s | overhead per shard (s) | fixed cost of a shard (s) | "
+                  "cluster start (s) |", "|" + "---|" * 8]
+        for r in res["scaling"]:
+            lines.append(f"| {r['workers']} | {r['shards']} | {r['seconds']} | {r['unique_idis']:,} | {r['idis_per_s']:,} | "
+                         f"{r['overhead_per_shard_s']} | {r['empty_shard_s']} | {r['cluster_start_s']} |")
+        lines += ["", "Overhead per shard: `(wall x workers - sum of the shards' search times) / shards` (dispatch, "
+                  "result transfer, merge, idle workers at the end). Fixed cost: a run of 4 x workers shards of one "
+                  "sample each, wall time x workers / shards. 16 workers on 2 CPUs simulate a larger cluster: the "
+                  "work cannot go faster than 2 CPUs, so the rows show what the extra workers and shards cost.", ""]
+    if "stop" in res:
+        s = res["stop"]
+        lines += ["## Stop on a 4-worker LocalCluster", "", f"load {out['load']['stop']}", "",
+                  f"Seconds from `stop()` to the merged Result: {s['stop_seconds']} (max {s['max_stop_s']}, target "
+                  f"<= {s['target_s']}); unique IDIs kept: {s['unique_idis_kept']}; every pair confirmed by the "
+                  f"oracle: {s['all_confirmed_by_oracle']}.", ""]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None) -> dict:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--data-dir")
+    p.add_argument("--models-dir")
+    p.add_argument("--only", default=",".join(EXPERIMENTS))
+    p.add_argument("--seeds", type=int, default=1000)
+    p.add_argument("--local", type=int, default=1000)
+    p.add_argument("--budget", type=float, default=20.0, help="seconds for the SG / AEQUITAS runs")
+    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--quick", action="store_true", help="tiny budgets: a smoke run")
+    p.add_argument("--out", default=str(OUT))
+    args = p.parse_args(argv)
+    if args.quick:
+        args.seeds, args.local, args.budget, args.rounds = 40, 40, 2.0, 1
+    only = [e.strip() for e in args.only.split(",") if e.strip()]
+    unknown = sorted(set(only) - set(EXPERIMENTS))
+    if unknown:
+        p.error(f"unknown experiments {unknown}; choose from {EXPERIMENTS}")
+    import dask
+
+    out = {"command": "benchmarks/distributed.py " + " ".join(argv if argv is not None else sys.argv[1:]),
+           "machine": machine(), "dask": dask.__version__, "results": {}, "load": {}}
+    for name in only:
+        before = machine()["load_average"]
+        out["results"][name] = globals()[name](args)
+        out["load"][name] = {"before": before, "after": machine()["load_average"]}
+    folder = Path(args.out)
+    folder.mkdir(parents=True, exist_ok=True)
+    stem = "distributed_quick" if args.quick else "distributed"
+    (folder / f"{stem}.json").write_text(json.dumps(out, indent=1, default=str))
+    (folder / f"{stem}.md").write_text(markdown(out))
+    return out
+
+
+if __name__ == "__main__":
+    main()
