@@ -143,6 +143,26 @@ def test_stop_ends_every_shard_and_keeps_what_each_found(client, synthetic, bias
     assert progress and max(e.tried for e in progress) > 0 and events[-1].kind == "done"
 
 
+def test_a_non_tabular_domain_shards_through_the_domain_protocol(client):
+    import cloudpickle
+    import test_toy_domain
+    from test_toy_domain import ToyStrings, more_x_than_y
+
+    cloudpickle.register_pickle_by_value(test_toy_domain)     # the workers cannot import this test module
+    try:
+        dom, model = ToyStrings(), fairnb.models.FunctionModel(more_x_than_y)
+        local = RandomSearch(n_samples=600, random_state=0, progress=False).run(model, dom)
+        one = RandomSearch(n_samples=600, random_state=0, progress=False).run(model, dom, client=client, n_shards=1)
+        three = RandomSearch(n_samples=600, random_state=0, progress=False).run(model, dom, client=client, n_shards=3)
+    finally:
+        cloudpickle.unregister_pickle_by_value(test_toy_domain)
+    assert same_pairs(local, one)
+    texts = [dom.text(x) for x in three.inputs]
+    assert three.tried == 600 and three.count("eidig") == len(set(texts)) == len(texts)
+    assert three.count("adf") == len({t.replace("X", "_").replace("Y", "_") for t in texts}) < len(texts)
+    assert confirmed(three, model)
+
+
 def test_sklearn_model_runs_on_workers(client, synthetic):
     from sklearn.linear_model import LogisticRegression
 

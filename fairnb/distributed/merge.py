@@ -25,7 +25,7 @@ import pandas as pd
 
 from ..results import Result
 
-_SHARD_OWN = ("seeds", "seeds_used")    # extras merged by position, not summed or listed
+_SHARD_OWN = ("seeds", "seeds_used")    # extras merged by position, not summed
 
 
 def merge_results(parts, domain, method: str = "", params: dict | None = None, *, offsets=None,
@@ -77,7 +77,7 @@ def _merged_seeds(parts):
     for s in own:
         ids.append(None if s is None else start)
         start += 0 if s is None else len(s)
-    return np.concatenate([np.asarray(s, float) for s in own if s is not None]), ids
+    return np.concatenate([np.asarray(s) for s in own if s is not None]), ids
 
 
 def _summed_extras(parts) -> dict:
@@ -96,6 +96,7 @@ def _is_count(v) -> bool:
 def _shard_row(index: int, part, offset: float) -> dict:
     if part is None:
         return {"shard": index, "status": "lost", "tried": 0, "unique_idis": 0, "unique_idis_adf": 0,
-                "started_s": round(offset, 3), "elapsed_s": None}
+                "started_s": round(offset, 3), "elapsed_s": None, "cpu_s": None}
     return {"shard": index, "status": part.status, "tried": part.tried, "unique_idis": part.count("eidig"),
-            "unique_idis_adf": part.count("adf"), "started_s": round(offset, 3), "elapsed_s": round(part.elapsed, 3)}
+            "unique_idis_adf": part.count("adf"), "started_s": round(offset, 3), "elapsed_s": round(part.elapsed, 3),
+            "cpu_s": part.extras.get("shard_cpu_s")}

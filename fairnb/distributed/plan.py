@@ -70,7 +70,7 @@ def plan_shards(search, seeds, n_shards: int, should_stop=None) -> list[Shard] |
     budgets = {name: getattr(search, name) for name in (*search.shard_budgets, "max_tried")
                if getattr(search, name, None) is not None}
     if selected is not None:
-        selected = np.asarray(selected, dtype=float)
+        selected = np.asarray(selected)
         n = max(1, min([n_shards, len(selected), *budgets.values()]))
         parts = np.array_split(np.arange(len(selected)), n)
     else:

@@ -69,12 +69,15 @@ def run_shard(plugin_name: str, cls, params: dict, domain, data, shard, topic: s
     search = cls(**params)
     search._preselected = shard.seeds
     reporter = ShardReporter(shard.index, topic, stop_name, search)
+    cpu = time.thread_time()
     try:
-        return search.run(worker_model(plugin_name), domain, data, listeners=[reporter], oracle=oracle)
+        result = search.run(worker_model(plugin_name), domain, data, listeners=[reporter], oracle=oracle)
     except Exception as e:          # noqa: BLE001 - the model or the strategy failed: keep the partial Result
         if getattr(e, "result", None) is None:
             raise
-        return e.result
+        result = e.result
+    result.extras["shard_cpu_s"] = round(time.thread_time() - cpu, 3)   # CPU seconds of this shard's thread
+    return result
 
 
 class ClusterRun:
