@@ -242,6 +242,17 @@ def stop(args) -> dict:
 
 
 # ---------------------------------------------------------------------- report
+def md_table(headers: list[str], rows: list[tuple]) -> list[str]:
+    """A markdown table; numbers with thousands separators.
+
+    >>> md_table(["a", "b"], [(1000, "x")])
+    ['| a | b |', '|---|---|', '| 1,000 | x |']
+    """
+    cell = lambda v: f"{v:,}" if isinstance(v, int) and not isinstance(v, bool) else str(v)  # noqa: E731
+    return (["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+            + ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows])
+
+
 def markdown(out: dict) -> str:
     lines = ["# Searches sharded on Dask (fairnb.distributed)", "",
              f"Command: `{out['command']}`",
@@ -254,16 +265,15 @@ def markdown(out: dict) -> str:
     res = out["results"]
     if "identical" in res:
         lines += ["## One shard reproduces the local run; two shards on two workers", "",
-                  f"load {out['load']['identical']}", "",
-                  "| benchmark | method | seeds x local | local IDIs | local s (CPU s) | 1 shard IDIs | same pairs | "
-                  "1 shard s (CPU s) | 2 shards IDIs | 2 shards s (CPU s, slowest shard) | wall speed-up | CPU speed-up |",
-                  "|" + "---|" * 12]
-        for r in res["identical"]:
-            lines.append(f"| {r['benchmark']} | {r['method']} | {r['seeds']} x {r['local']} | {r['local_idis']:,} | "
-                         f"{r['local_s']} ({r['local_cpu_s']}) | {r['one_shard_idis']:,} | {r['one_shard_same_pairs']} | "
-                         f"{r['one_shard_s']} ({r['one_shard_cpu_s']}) | {r['two_shards_idis']:,} | {r['two_shards_s']} "
-                         f"({r['two_shards_cpu_s']}, {r['two_shards_slowest_cpu_s']}) | {r['speedup_vs_local']} | "
-                         f"{r['cpu_speedup_vs_local']} |")
+                  f"load {out['load']['identical']}", ""]
+        lines += md_table(["benchmark", "method", "seeds x local", "local IDIs", "local s (CPU s)", "1 shard IDIs",
+                           "same pairs", "1 shard s (CPU s)", "2 shards IDIs", "2 shards s (CPU s, slowest shard)",
+                           "wall speed-up", "CPU speed-up"],
+                          [(r["benchmark"], r["method"], f"{r['seeds']} x {r['local']}", r["local_idis"],
+                            f"{r['local_s']} ({r['local_cpu_s']})", r["one_shard_idis"], r["one_shard_same_pairs"],
+                            f"{r['one_shard_s']} ({r['one_shard_cpu_s']})", r["two_shards_idis"],
+                            f"{r['two_shards_s']} ({r['two_shards_cpu_s']}, {r['two_shards_slowest_cpu_s']})",
+                            r["speedup_vs_local"], r["cpu_speedup_vs_local"]) for r in res["identical"]])
         lines += ["", "CPU s: CPU seconds of the search's thread (local) or of the shards' threads (summed; and the "
                   "slowest shard, the critical path on free CPUs). CPU speed-up = local CPU s / slowest shard's CPU s: "
                   "what two free cores would give, not counting the client's merge.",
@@ -280,22 +290,20 @@ def markdown(out: dict) -> str:
                   "free cores give; the wall-clock number depends on how much of the two shared cores the run got).", ""]
     if "budget" in res:
         lines += ["## Time budgets: AEQUITAS and SG, local vs 2 shards on 2 workers", "", f"load {out['load']['budget']}",
-                  "", "| benchmark | method | budget s | local IDIs | local tried | 2 shards IDIs | 2 shards tried | "
-                  "2 shards wall s | ratio |", "|" + "---|" * 9]
-        for r in res["budget"]:
-            lines.append(f"| {r['benchmark']} | {r['method']} | {r['budget_s']} | {r['local_idis']:,} | "
-                         f"{r['local_tried']:,} | {r['two_shards_idis']:,} | {r['two_shards_tried']:,} | "
-                         f"{r['two_shards_s']} | {r['ratio']} |")
+                  ""]
+        keys = ["benchmark", "method", "budget_s", "local_idis", "local_tried", "two_shards_idis", "two_shards_tried",
+                "two_shards_s", "ratio"]
+        lines += md_table(["benchmark", "method", "budget s", "local IDIs", "local tried", "2 shards IDIs",
+                           "2 shards tried", "2 shards wall s", "ratio"], [tuple(r[k] for k in keys) for r in res["budget"]])
         lines += ["", "AEQUITAS shards divide `n_seeds` (the seeds given, in slices); SG shards divide its seed queue "
                   "(and `limit` when set). Each shard runs for the whole wall-clock budget.", ""]
     if "scaling" in res:
-        lines += ["## Scaling: C-a EIDIG 1,000 x 1,000 over workers and shards", "", f"load {out['load']['scaling']}", "",
-                  "| workers | shards | seconds | CPU s (all shards) | CPU s (slowest shard) | unique IDIs | IDIs/s | "
-                  "overhead per shard (s) | fixed cost of a shard (s) | cluster start (s) |", "|" + "---|" * 10]
-        for r in res["scaling"]:
-            lines.append(f"| {r['workers']} | {r['shards']} | {r['seconds']} | {r['cpu_s']} | {r['slowest_shard_cpu_s']} | "
-                         f"{r['unique_idis']:,} | {r['idis_per_s']:,} | {r['overhead_per_shard_s']} | {r['empty_shard_s']} | "
-                         f"{r['cluster_start_s']} |")
+        lines += ["## Scaling: C-a EIDIG 1,000 x 1,000 over workers and shards", "", f"load {out['load']['scaling']}", ""]
+        keys = ["workers", "shards", "seconds", "cpu_s", "slowest_shard_cpu_s", "unique_idis", "idis_per_s",
+                "overhead_per_shard_s", "empty_shard_s", "cluster_start_s"]
+        lines += md_table(["workers", "shards", "seconds", "CPU s (all shards)", "CPU s (slowest shard)", "unique IDIs",
+                           "IDIs/s", "overhead per shard (s)", "fixed cost of a shard (s)", "cluster start (s)"],
+                          [tuple(r[k] for k in keys) for r in res["scaling"]])
         lines += ["", "Overhead per shard: `(wall x workers - sum of the shards' search times) / shards` (dispatch, "
                   "result transfer, merge, idle workers at the end). Fixed cost: a run of 4 x workers shards of one "
                   "sample each, wall time x workers / shards. 16 workers on 2 CPUs simulate a larger cluster: the "
