@@ -192,7 +192,7 @@ def budget(args) -> list[dict]:
 def scaling(args) -> list[dict]:
     domain, model, _, seeds = bench_inputs("C-a", args, args.seeds)
     rows = []
-    plan = [(1, [1, 2, 4, 8]), (2, [2, 4, 8]), (16, [16])]
+    plan = [(1, [1, 2, 4]), (2, [2, 4, 8]), (16, [16])]
     for workers, shard_counts in plan:
         t = time.perf_counter()
         client = cluster(workers)

@@ -39,6 +39,8 @@ from .merge import merge_results
 from .plan import Shard, plan_shards
 from .runner import run_sharded
 
+WORKER_MALLOC_TRIM = 128 * 2**20   # bytes; see local_cluster
+
 __all__ = ["local_cluster", "close", "run_sharded", "plan_shards", "Shard", "merge_results"]
 
 
@@ -48,13 +50,22 @@ def local_cluster(n_workers: int = 2, threads_per_worker: int = 1, processes: bo
     ``processes=False`` runs the workers as threads of this process (on Binder: no extra memory
     for TensorFlow per worker); other arguments go to ``LocalCluster`` (``memory_limit``, ...). The
     dashboard is off unless ``dashboard_address`` is given. ``close(client)`` ends both.
+
+    Worker processes get glibc's ``MALLOC_TRIM_THRESHOLD_`` = 128 MiB instead of Dask's 64 KiB: with
+    Dask's value the same search took about 40 % more CPU in a worker than in this process (C-a EIDIG
+    300 x 300: 0.74-0.87 CPU s against 0.51-0.53; with 128 MiB, 0.51 against 0.50). For clusters
+    started elsewhere set the same in the Dask config ``distributed.nanny.pre-spawn-environ``.
     """
+    import dask
     from distributed import Client, LocalCluster
 
     if isinstance(n_workers, bool) or not isinstance(n_workers, int) or n_workers < 1:
         raise ValueError(f"n_workers must be a positive integer, got {n_workers!r}")
     kwargs.setdefault("dashboard_address", None)
-    cluster = LocalCluster(n_workers=n_workers, threads_per_worker=threads_per_worker, processes=processes, **kwargs)
+    environ = {**dask.config.get("distributed.nanny.pre-spawn-environ", {}), "MALLOC_TRIM_THRESHOLD_": WORKER_MALLOC_TRIM}
+    with dask.config.set({"distributed.nanny.pre-spawn-environ": environ}):
+        cluster = LocalCluster(n_workers=n_workers, threads_per_worker=threads_per_worker, processes=processes,
+                               **kwargs)
     return Client(cluster)
 
 
