@@ -1,10 +1,11 @@
 """Searches sharded on Dask (``fairnb.distributed``) against local runs, on the published models.
 
-Reproduce (about 15 minutes on a busy 2-core machine)::
+Reproduce (about 15 minutes on a quiet 2-core machine, over an hour on one shared by other work)::
 
     PYTHONPATH=. .venv/bin/python benchmarks/distributed.py --data-dir ../shared/data --models-dir ../shared/models
 
-``--only`` picks experiments (comma-separated), ``--quick`` shrinks every budget (a smoke run).
+``--only`` picks experiments (comma-separated), ``--benchmarks`` the benchmarks of ``identical``,
+``--append`` keeps the other experiments of an earlier report, ``--quick`` shrinks every budget (a smoke run).
 Results: ``benchmarks/results/distributed.json`` and ``distributed.md`` with the machine and its load
 average before and after each experiment (the machine is shared: compare numbers within one
 experiment, where the runs are interleaved, rather than across experiments).
@@ -21,7 +22,7 @@ Experiments
 ``budget``      SG and AEQUITAS with a wall-clock budget (``--budget`` s) on C-a and C-g: local vs two
                 shards on two workers (budget-split strategies: AEQUITAS divides ``n_seeds``, SG its
                 seed queue and ``limit``; each shard runs for the whole budget).
-``scaling``     C-a EIDIG 1,000 x 1,000 over (workers, shards), and 16 workers of one thread each on
+``scaling``     C-a EIDIG (``--seeds`` x ``--local``) over (workers, shards), and 16 workers of one thread each on
                 this machine (a simulated larger cluster): seconds, IDIs/s and the overhead per shard
                 (cluster time not spent inside a shard's search: ``(wall x workers - sum of shard
                 times) / shards``), plus the fixed cost of a shard (1 sample per shard).
@@ -115,7 +116,7 @@ def identical(args) -> list[dict]:
     rows = []
     client = cluster(2)
     try:
-        for name in sorted(BENCHMARKS):
+        for name in args.benchmarks.split(","):
             domain, model, _, seeds = bench_inputs(name, args, args.seeds)
             warm_up(client, model, domain, seeds, ("eidig", "maft"))
             for method in ("eidig", "maft"):
@@ -204,7 +205,8 @@ def scaling(args) -> list[dict]:
             for shards in shard_counts:
                 r, wall = timed(two_phase("eidig", args.seeds, args.local), model, domain, seeds, client=client,
                                 n_shards=shards)
-                rows.append({"workers": workers, "shards": shards, "seconds": round(wall, 2), "cpu_s": cpu(r)[0],
+                rows.append({"seeds x local": f"{args.seeds} x {args.local}", "workers": workers, "shards": shards,
+                             "seconds": round(wall, 2), "cpu_s": cpu(r)[0],
                              "slowest_shard_cpu_s": cpu(r)[1], "unique_idis": r.count(),
                              "idis_per_s": round(r.count() / wall), "overhead_per_shard_s": shard_overhead(r, wall, workers),
                              "empty_shard_s": round(t_fixed * workers / (4 * workers), 4),
@@ -298,10 +300,10 @@ def markdown(out: dict) -> str:
         lines += ["", "AEQUITAS shards divide `n_seeds` (the seeds given, in slices); SG shards divide its seed queue "
                   "(and `limit` when set). Each shard runs for the whole wall-clock budget.", ""]
     if "scaling" in res:
-        lines += ["## Scaling: C-a EIDIG 1,000 x 1,000 over workers and shards", "", f"load {out['load']['scaling']}", ""]
-        keys = ["workers", "shards", "seconds", "cpu_s", "slowest_shard_cpu_s", "unique_idis", "idis_per_s",
+        lines += ["## Scaling: C-a EIDIG over workers and shards", "", f"load {out['load']['scaling']}", ""]
+        keys = ["seeds x local", "workers", "shards", "seconds", "cpu_s", "slowest_shard_cpu_s", "unique_idis", "idis_per_s",
                 "overhead_per_shard_s", "empty_shard_s", "cluster_start_s"]
-        lines += md_table(["workers", "shards", "seconds", "CPU s (all shards)", "CPU s (slowest shard)", "unique IDIs",
+        lines += md_table(["seeds x local", "workers", "shards", "seconds", "CPU s (all shards)", "CPU s (slowest shard)", "unique IDIs",
                            "IDIs/s", "overhead per shard (s)", "fixed cost of a shard (s)", "cluster start (s)"],
                           [tuple(r[k] for k in keys) for r in res["scaling"]])
         lines += ["", "Overhead per shard: `(wall x workers - sum of the shards' search times) / shards` (dispatch, "
@@ -327,6 +329,8 @@ def main(argv=None) -> dict:
     p.add_argument("--budget", type=float, default=10.0, help="seconds for the SG / AEQUITAS runs")
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--quick", action="store_true", help="tiny budgets: a smoke run")
+    p.add_argument("--benchmarks", default=",".join(sorted(BENCHMARKS)), help="benchmarks of 'identical'")
+    p.add_argument("--append", action="store_true", help="keep the other experiments of an earlier report")
     p.add_argument("--out", default=str(OUT))
     args = p.parse_args(argv)
     if args.quick:
@@ -342,6 +346,10 @@ def main(argv=None) -> dict:
     folder = Path(args.out)
     folder.mkdir(parents=True, exist_ok=True)
     stem = "distributed_quick" if args.quick else "distributed"
+    if args.append and (folder / f"{stem}.json").exists():
+        earlier = json.loads((folder / f"{stem}.json").read_text())
+        out["results"], out["load"] = earlier["results"], earlier["load"]
+        out["command"] = earlier["command"] + "; then " + out["command"]
     for name in only:                  # the reports are rewritten after each experiment
         before = machine()["load_average"]
         out["results"][name] = globals()[name](args)
