@@ -5,7 +5,8 @@ Reproduce (about 15 minutes on a quiet 2-core machine, over an hour on one share
     PYTHONPATH=. .venv/bin/python benchmarks/distributed.py --data-dir ../shared/data --models-dir ../shared/models
 
 ``--only`` picks experiments (comma-separated), ``--benchmarks`` the benchmarks of ``identical``,
-``--append`` keeps the other experiments of an earlier report, ``--quick`` shrinks every budget (a smoke run).
+``--append`` adds to an earlier report (rows of the same experiment are added), ``--quick`` shrinks
+every budget (a smoke run).
 Results: ``benchmarks/results/distributed.json`` and ``distributed.md`` with the machine and its load
 average before and after each experiment (the machine is shared: compare numbers within one
 experiment, where the runs are interleaved, rather than across experiments).
@@ -160,7 +161,8 @@ def speedup(args) -> dict:
     med = {k: statistics.median(v) for k, v in times.items()}
     med_cpu = {k: statistics.median(v) for k, v in cpus.items()}
     return {"slowest_shard_cpu_1_worker": cpus[1], "slowest_shard_cpu_2_workers": cpus[2],
-            "cpu_speedup": round(med_cpu[1] / med_cpu[2], 2), "benchmark": "C-a", "method": "eidig", "seeds": args.seeds, "local": args.local, "rounds": args.rounds,
+            "cpu_speedup": round(med_cpu[1] / med_cpu[2], 2), "benchmark": "C-a", "method": "eidig",
+            "seeds": args.seeds, "local": args.local, "rounds": args.rounds,
             "seconds_1_worker": times[1], "seconds_2_workers": times[2], "idis_1_worker": idis[1],
             "idis_2_workers": idis[2], "median_speedup": round(med[1] / med[2], 2), "target": 1.6}
 
@@ -208,7 +210,8 @@ def scaling(args) -> list[dict]:
                 rows.append({"seeds x local": f"{args.seeds} x {args.local}", "workers": workers, "shards": shards,
                              "seconds": round(wall, 2), "cpu_s": cpu(r)[0],
                              "slowest_shard_cpu_s": cpu(r)[1], "unique_idis": r.count(),
-                             "idis_per_s": round(r.count() / wall), "overhead_per_shard_s": shard_overhead(r, wall, workers),
+                             "idis_per_s": round(r.count() / wall),
+                             "overhead_per_shard_s": shard_overhead(r, wall, workers),
                              "empty_shard_s": round(t_fixed * workers / (4 * workers), 4),
                              "cluster_start_s": round(started, 1)})
                 log(f"scaling {rows[-1]}")
@@ -258,7 +261,8 @@ def md_table(headers: list[str], rows: list[tuple]) -> list[str]:
 def markdown(out: dict) -> str:
     lines = ["# Searches sharded on Dask (fairnb.distributed)", "",
              f"Command: `{out['command']}`",
-             f"Machine: {out['machine']['platform']}, {out['machine']['cpus']} CPUs, Python {out['machine']['python']}, "
+             f"Machine: {out['machine']['platform']}, {out['machine']['cpus']} CPUs, "
+             f"Python {out['machine']['python']}, "
              f"numpy {out['machine']['numpy']}, dask {out['dask']}; measured {out['machine']['date']}.",
              "The machine is shared with other work (load average before/after each experiment below): timings are "
              "contended. Compare numbers within an experiment (its runs are interleaved), not across experiments.",
@@ -284,27 +288,31 @@ def markdown(out: dict) -> str:
     if "speedup" in res:
         s = res["speedup"]
         lines += ["## Target: 2 workers vs 1 worker, C-a EIDIG 1,000 x 1,000", "", f"load {out['load']['speedup']}", "",
-                  f"Seconds, 1 worker (1 shard): {s['seconds_1_worker']}; 2 workers (2 shards): {s['seconds_2_workers']}.",
+                  f"Seconds, 1 worker (1 shard): {s['seconds_1_worker']}; "
+                  f"2 workers (2 shards): {s['seconds_2_workers']}.",
                   f"IDIs, 1 worker: {s['idis_1_worker']}; 2 workers: {s['idis_2_workers']}.",
                   f"**Median wall-clock speed-up {s['median_speedup']}x** (target >= {s['target']}x).",
                   f"CPU seconds of the slowest shard, 1 worker: {s['slowest_shard_cpu_1_worker']}; 2 workers: "
                   f"{s['slowest_shard_cpu_2_workers']}: **CPU critical-path speed-up {s['cpu_speedup']}x** (what two "
-                  "free cores give; the wall-clock number depends on how much of the two shared cores the run got).", ""]
-    if "budget" in res:
-        lines += ["## Time budgets: AEQUITAS and SG, local vs 2 shards on 2 workers", "", f"load {out['load']['budget']}",
+                  "free cores give; the wall-clock number depends on how much of the two shared cores the run got).",
                   ""]
+    if "budget" in res:
+        lines += ["## Time budgets: AEQUITAS and SG, local vs 2 shards on 2 workers", "",
+                  f"load {out['load']['budget']}", ""]
         keys = ["benchmark", "method", "budget_s", "local_idis", "local_tried", "two_shards_idis", "two_shards_tried",
                 "two_shards_s", "ratio"]
         lines += md_table(["benchmark", "method", "budget s", "local IDIs", "local tried", "2 shards IDIs",
-                           "2 shards tried", "2 shards wall s", "ratio"], [tuple(r[k] for k in keys) for r in res["budget"]])
+                           "2 shards tried", "2 shards wall s", "ratio"],
+                          [tuple(r[k] for k in keys) for r in res["budget"]])
         lines += ["", "AEQUITAS shards divide `n_seeds` (the seeds given, in slices); SG shards divide its seed queue "
                   "(and `limit` when set). Each shard runs for the whole wall-clock budget.", ""]
     if "scaling" in res:
         lines += ["## Scaling: C-a EIDIG over workers and shards", "", f"load {out['load']['scaling']}", ""]
-        keys = ["seeds x local", "workers", "shards", "seconds", "cpu_s", "slowest_shard_cpu_s", "unique_idis", "idis_per_s",
-                "overhead_per_shard_s", "empty_shard_s", "cluster_start_s"]
-        lines += md_table(["seeds x local", "workers", "shards", "seconds", "CPU s (all shards)", "CPU s (slowest shard)", "unique IDIs",
-                           "IDIs/s", "overhead per shard (s)", "fixed cost of a shard (s)", "cluster start (s)"],
+        keys = ["seeds x local", "workers", "shards", "seconds", "cpu_s", "slowest_shard_cpu_s", "unique_idis",
+                "idis_per_s", "overhead_per_shard_s", "empty_shard_s", "cluster_start_s"]
+        lines += md_table(["seeds x local", "workers", "shards", "seconds", "CPU s (all shards)",
+                           "CPU s (slowest shard)", "unique IDIs", "IDIs/s", "overhead per shard (s)",
+                           "fixed cost of a shard (s)", "cluster start (s)"],
                           [tuple(r[k] for k in keys) for r in res["scaling"]])
         lines += ["", "Overhead per shard: `(wall x workers - sum of the shards' search times) / shards` (dispatch, "
                   "result transfer, merge, idle workers at the end). Fixed cost: a run of 4 x workers shards of one "
@@ -330,7 +338,8 @@ def main(argv=None) -> dict:
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--quick", action="store_true", help="tiny budgets: a smoke run")
     p.add_argument("--benchmarks", default=",".join(sorted(BENCHMARKS)), help="benchmarks of 'identical'")
-    p.add_argument("--append", action="store_true", help="keep the other experiments of an earlier report")
+    p.add_argument("--append", action="store_true",
+                   help="add to an earlier report: its other experiments are kept, table rows are added")
     p.add_argument("--out", default=str(OUT))
     args = p.parse_args(argv)
     if args.quick:
@@ -352,7 +361,9 @@ def main(argv=None) -> dict:
         out["command"] = earlier["command"] + "; then " + out["command"]
     for name in only:                  # the reports are rewritten after each experiment
         before = machine()["load_average"]
-        out["results"][name] = globals()[name](args)
+        found = globals()[name](args)
+        earlier = out["results"].get(name)          # --append: rows of other benchmarks are kept beside the new
+        out["results"][name] = earlier + found if args.append and isinstance(earlier, list) else found
         out["load"][name] = {"before": before, "after": machine()["load_average"]}
         (folder / f"{stem}.json").write_text(json.dumps(out, indent=1, default=str))
         (folder / f"{stem}.md").write_text(markdown(out))

@@ -62,7 +62,8 @@ def local_cluster(n_workers: int = 2, threads_per_worker: int = 1, processes: bo
     if isinstance(n_workers, bool) or not isinstance(n_workers, int) or n_workers < 1:
         raise ValueError(f"n_workers must be a positive integer, got {n_workers!r}")
     kwargs.setdefault("dashboard_address", None)
-    environ = {**dask.config.get("distributed.nanny.pre-spawn-environ", {}), "MALLOC_TRIM_THRESHOLD_": WORKER_MALLOC_TRIM}
+    environ = {**dask.config.get("distributed.nanny.pre-spawn-environ", {}),
+               "MALLOC_TRIM_THRESHOLD_": WORKER_MALLOC_TRIM}
     with dask.config.set({"distributed.nanny.pre-spawn-environ": environ}):
         cluster = LocalCluster(n_workers=n_workers, threads_per_worker=threads_per_worker, processes=processes,
                                **kwargs)

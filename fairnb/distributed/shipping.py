@@ -2,9 +2,9 @@
 
 Live Keras models (their ``tf.function`` graphs) cannot be pickled, so a Keras model travels as the
 bytes of its ``.keras`` file and each worker loads it once; numpy networks, scikit-learn models and
-callables are pickled (cloudpickle: lambdas too). Either way the model rides in a ``WorkerPlugin``: ``setup`` runs once on every
-worker (also on workers that join later), and the shards of a run find the loaded model under the
-plugin's name.
+callables are pickled (cloudpickle: lambdas too). Either way the model rides in a ``WorkerPlugin``:
+``setup`` runs once on every worker (also on workers that join later), and the shards of a run find
+the loaded model under the plugin's name.
 
 Example
 -------
