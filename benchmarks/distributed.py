@@ -258,6 +258,24 @@ def md_table(headers: list[str], rows: list[tuple]) -> list[str]:
             + ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows])
 
 
+def summary(res: dict) -> list[str]:
+    """The targets, met or not, in a few lines."""
+    out = ["## Summary", ""]
+    if "identical" in res:
+        same = [r["one_shard_same_pairs"] for r in res["identical"]]
+        out.append(f"* One shard == local run (same pairs): {sum(same)} of {len(same)} benchmark x method runs.")
+    if "speedup" in res:
+        s = res["speedup"]
+        out.append(f"* 2 workers vs 1, C-a EIDIG: {s['median_speedup']}x wall clock on the shared machine, "
+                   f"{s['cpu_speedup']}x on the CPU critical path (target {s['target']}x); IDIs "
+                   f"{s['idis_1_worker'][0]:,} vs {s['idis_2_workers'][0]:,}.")
+    if "stop" in res:
+        s = res["stop"]
+        out.append(f"* Stop on 4 workers: {s['max_stop_s']} s at most (target {s['target_s']} s); pairs confirmed: "
+                   f"{s['all_confirmed_by_oracle']}.")
+    return out + [""]
+
+
 def markdown(out: dict) -> str:
     lines = ["# Searches sharded on Dask (fairnb.distributed)", "",
              f"Command: `{out['command']}`",
@@ -269,6 +287,7 @@ def markdown(out: dict) -> str:
              "Counts are unique full instances (EIDIG/MAFT convention); models: the numpy backend of the published "
              "Keras models. LocalCluster workers are processes of one thread.", ""]
     res = out["results"]
+    lines += summary(res)
     if "identical" in res:
         lines += ["## One shard reproduces the local run; two shards on two workers", "",
                   f"load {out['load']['identical']}", ""]

@@ -2,7 +2,7 @@
 
 The client plans the shards (``plan.py``), ships the model once per worker (``shipping.py``), submits
 one task per shard and merges what they return (``merge.py``). While they run, each shard publishes
-its counters (``get_worker().log_event``) at most five times a second; the client receives them
+its counters (``get_worker().log_event``) at most ten times a second; the client receives them
 (``Client.subscribe_topic``) and tells the search's listeners (the progress panel, tqdm) the cluster's
 totals: candidates tried by all shards, unique IDIs of the finished shards (merged, de-duplicated)
 plus those the running shards reported so far.
@@ -29,7 +29,7 @@ from .merge import merge_results
 from .plan import plan_shards
 from .shipping import ModelPlugin, worker_model
 
-REPORT_INTERVAL = 0.2   # seconds between two progress messages of a shard
+REPORT_INTERVAL = 0.1   # seconds between two progress messages (and stop checks) of a shard
 STOP_TIMEOUT = 30.0     # seconds the client waits for running shards to return after a stop
 
 
@@ -97,6 +97,7 @@ class ClusterRun:
         self.result = self._merge()
         self.phase = ""
         self.stopping = False      # set when the client stops the shards (cancelled ones were not run)
+        self.merged: set[int] = set()   # the shards whose Results are in ``result``
 
     @property
     def elapsed(self) -> float:
@@ -124,8 +125,10 @@ class ClusterRun:
             part = future.result()
             with self.lock:
                 self.parts[i], self.state[i] = part, "done"
-                self.result = self._merge()
-                self.result.elapsed = self.elapsed
+                if not self.stopping:      # after a stop, _finish merges once for all (Stop returns sooner)
+                    self.result = self._merge()
+                    self.result.elapsed = self.elapsed
+                    self.merged = {j for j, p in enumerate(self.parts) if p is not None}
         elif future.status == "cancelled" and self.stopping:
             self.state[i] = "not run"
         else:                      # its worker died (KilledWorker), or the cluster cancelled it
@@ -136,7 +139,7 @@ class ClusterRun:
         """(tried, hits, found in the search's convention, found ADF-unique) over the cluster."""
         with self.lock:
             r = self.result
-            running = [m for i, m in self.latest.items() if self.state[i] == "running"]
+            running = [m for i, m in self.latest.items() if i not in self.merged]
             key = "found" if self.search.dedup == "eidig" else "found_adf"
             return (r.tried + sum(m["tried"] for m in running), r.hits + sum(m["hits"] for m in running),
                     r.count(self.search.dedup) + sum(m[key] for m in running),
