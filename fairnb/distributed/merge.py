@@ -28,15 +28,31 @@ from ..results import Result
 _SHARD_OWN = ("seeds", "seeds_used")    # extras merged by position, not summed
 
 
+def record_part(merged: Result, part: Result, offset: float = 0.0, first_id: int | None = 0, *,
+                limit: int | None = None, convention: str = "eidig") -> None:
+    """Record the pairs of the shard Result ``part`` into ``merged``: times shifted by ``offset`` seconds, seed
+    ids by ``first_id`` (None: the shard's seeds are unknown, its pairs get seed -1)."""
+    if part is None or not len(part):
+        return
+    a = part._arrays()
+    seed = np.where(a["seed"] >= 0, a["seed"] + (first_id or 0), -1) if first_id is not None else \
+        np.full(len(a["seed"]), -1)
+    room = None if limit is None else max(limit - merged.count(convention), 0)
+    merged.record(a["X"], a["C"], a["P"], a["PC"], phase=a["phase"], seed_ids=seed, elapsed=a["time"] + offset,
+                  limit=room, limit_convention=convention, info=a["info"])
+
+
 def merge_results(parts, domain, method: str = "", params: dict | None = None, *, offsets=None,
-                  first_ids=None, seeds=None, limit: int | None = None, convention: str = "eidig") -> Result:
+                  first_ids=None, seeds=None, limit: int | None = None, convention: str = "eidig",
+                  into: Result | None = None) -> Result:
     """Merge shard Results ``parts`` (None for a shard that returned nothing) into one Result.
 
     ``offsets``: seconds from the start of the whole run to each shard's start (default 0);
     ``first_ids``: the index of each shard's first seed among all ``seeds`` (default: the shards' own seeds
     one after another). ``limit``: keep at most that many unique IDIs in ``convention`` (the search's ``max_found``).
     Counters (``tried``, ``hits``) and whole-number extras are summed; every shard's own numbers are kept in
-    ``extras["shards"]`` (a DataFrame).
+    ``extras["shards"]`` (a DataFrame). ``into``: a Result that already holds the parts' pairs, recorded in
+    shard order by ``record_part`` (a live run's): only its counters and extras are set.
     """
     parts = list(parts)
     offsets = [0.0] * len(parts) if offsets is None else list(offsets)
@@ -44,20 +60,11 @@ def merge_results(parts, domain, method: str = "", params: dict | None = None, *
         seeds, ids = _merged_seeds(parts)
     else:
         ids = list(first_ids)
-    pieces = []
-    for part, offset, first in zip(parts, offsets, ids):
-        if part is None or not len(part):
-            continue
-        a = part._arrays()
-        seed = np.where(a["seed"] >= 0, a["seed"] + (first if first is not None else 0), -1)
-        if first is None:
-            seed[:] = -1                           # the shard's seeds were lost with it
-        pieces.append({**a, "seed": seed, "time": a["time"] + offset})
-    merged = Result(domain, method, params)
-    if pieces:
-        a = {k: np.concatenate([p[k] for p in pieces]) for k in pieces[0]}
-        merged.record(a["X"], a["C"], a["P"], a["PC"], phase=a["phase"], seed_ids=a["seed"], elapsed=a["time"],
-                      limit=limit, limit_convention=convention, info=a["info"])
+    merged = into
+    if merged is None:
+        merged = Result(domain, method, params)
+        for part, offset, first in zip(parts, offsets, ids):
+            record_part(merged, part, offset, first, limit=limit, convention=convention)
     done = [p for p in parts if p is not None]
     merged.tried = sum(p.tried for p in done)
     merged.hits = sum(p.hits for p in done)

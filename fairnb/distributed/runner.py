@@ -25,7 +25,7 @@ import warnings
 import numpy as np
 
 from ..search.engine import Event
-from .merge import merge_results
+from .merge import merge_results, record_part
 from .plan import plan_shards
 from .shipping import ModelPlugin, worker_model
 
@@ -98,6 +98,7 @@ class ClusterRun:
         self.phase = ""
         self.stopping = False      # set when the client stops the shards (cancelled ones were not run)
         self.merged: set[int] = set()   # the shards whose Results are in ``result``
+        self.order: list[int] = []      # ... in the order they were recorded
 
     @property
     def elapsed(self) -> float:
@@ -114,11 +115,23 @@ class ClusterRun:
                 self.state[i] = "running"
             self.phase = msg["phase"] or self.phase
 
-    def _merge(self, limit=None) -> "Result":  # noqa: F821 - fairnb.results.Result
+    def _merge(self, limit=None, into=None) -> "Result":  # noqa: F821 - fairnb.results.Result
         s = self.search
-        first_ids = [sh.first_id for sh in self.shards] if self.all_seeds is not None else None
         return merge_results(self.parts, self.domain, s.name, s.get_params(), offsets=self.offsets,
-                             first_ids=first_ids, seeds=self.all_seeds, limit=limit, convention=s.dedup)
+                             first_ids=self._first_ids(), seeds=self.all_seeds, limit=limit, convention=s.dedup,
+                             into=into)
+
+    def _first_ids(self):
+        return [sh.first_id for sh in self.shards] if self.all_seeds is not None else None
+
+    def final(self, limit=None) -> "Result":  # noqa: F821
+        """The merged Result of every shard that returned: the live one when it holds them all in shard
+        order (no second merge of many pairs), else a merge in shard order (the same pairs on a rerun)."""
+        returned = [i for i, p in enumerate(self.parts) if p is not None]
+        own_seeds = self._first_ids() is None and any("seeds" in self.parts[i].extras for i in returned)
+        if limit is None and self.order == returned and not own_seeds:   # own seeds: ids offset by all parts
+            return self._merge(into=self.result)
+        return self._merge(limit=limit)
 
     def finish_shard(self, i: int, future) -> None:
         if future.status == "finished":
@@ -126,9 +139,11 @@ class ClusterRun:
             with self.lock:
                 self.parts[i], self.state[i] = part, "done"
                 if not self.stopping:      # after a stop, _finish merges once for all (Stop returns sooner)
-                    self.result = self._merge()
-                    self.result.elapsed = self.elapsed
-                    self.merged = {j for j, p in enumerate(self.parts) if p is not None}
+                    first = self._first_ids()
+                    record_part(self.result, part, self.offsets[i], 0 if first is None else first[i],
+                                convention=self.search.dedup)
+                    self.merged.add(i)
+                    self.order.append(i)
         elif future.status == "cancelled" and self.stopping:
             self.state[i] = "not run"
         else:                      # its worker died (KilledWorker), or the cluster cancelled it
@@ -257,7 +272,7 @@ def _stop_all(run: ClusterRun, client, futures: dict, pending: set, stop) -> Non
 
 def _finish(run: ClusterRun, search, status: str, deadline):
     """The final merged Result: status, why it ended, what was lost."""
-    r = run._merge(limit=search.max_found)
+    r = run.final(limit=search.max_found)
     parts = [p for p in run.parts if p is not None]
     failed = [p for p in parts if p.status == "failed"]
     if status == "running":
