@@ -96,6 +96,14 @@ def test_plan_splits_budgets_and_seeds():
         plan_shards(RandomSearch(), None, 0)
 
 
+@pytest.mark.parametrize("method", ["adf_asc", "eidig_image"])
+def test_text_and_image_searches_refuse_a_client_clearly(method):
+    from fairnb.search import get_method
+
+    with pytest.raises(TypeError, match="cannot run sharded yet"):
+        get_method(method)().run(lambda X: X, None, client=object())
+
+
 def test_importing_fairnb_does_not_import_dask():
     code = "import sys, fairnb; print(sorted(k for k in sys.modules if k.split('.')[0] in ('dask', 'distributed')))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

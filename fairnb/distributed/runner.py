@@ -185,6 +185,9 @@ def run_sharded(search, model, domain, seeds=None, *, client, n_shards=None, lis
     from ..search.progress import make_listener
 
     search.engine_ = None
+    if not search.shardable:
+        raise TypeError(f"{search.name} cannot run sharded yet (client=): its seeds are not divided among shards; "
+                        "run it without client=")
     model, seeds = search._checked(model, domain, seeds)
     make_oracle(oracle, model, domain)             # a bad oracle argument fails here, not on every worker
     search._stop_event = threading.Event()

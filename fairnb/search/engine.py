@@ -281,6 +281,7 @@ class Search:
     # count parameters that ``fairnb.distributed`` divides among a sharded run's shards (besides max_tried)
     shard_budgets: tuple = ()
     _preselected = None      # a shard's start inputs, chosen on the client (see ``_selected_seeds``)
+    shardable = True         # False: fairnb.distributed refuses it (its seeds are not yet divided among shards)
 
     def __new__(cls, *args, **params):
         # Explicit ``__init__`` signatures (scikit-learn's convention); a misspelt parameter gets the

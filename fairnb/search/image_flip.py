@@ -72,6 +72,8 @@ class ImageFlipSearch:
     method supplies the gradients (``_pair_gradients``), the direction rule (``_global_direction``), the
     momentum (``_decays``) and the number of checks (``_global_checks``); see the module docstring."""
 
+    shardable = False        # its seed images are not yet divided among shards (fairnb.distributed)
+
     domain_needs = ()
     dedup = "eidig"
 

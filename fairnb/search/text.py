@@ -99,6 +99,7 @@ class TextSubstitutionSearch(Search):
     """
 
     name = "text"
+    shardable = False        # its seed texts are not yet divided among shards (fairnb.distributed)
     domain_needs = ("substitutions",)
     dedup = "adf"
     uses_gradients = True
