@@ -46,19 +46,19 @@ test-python: $(VENV)/.all fairnb/static/.built
 	FAIRNB_DATA=$${FAIRNB_DATA:-$(SHARED)/data} FAIRNB_MODELS=$${FAIRNB_MODELS:-$(SHARED)/models} \
 	  $(PY) -m pytest -n 2 --timeout 900 -q -m "not browser"
 
-# the Python suite again under two OpenBLAS kernels (float rounding differs between CPUs: no test may
-# depend on it); .ci/run calls this after `make test`
+# the Python suite (its slow tests aside: model training, which `make test` runs) again under two OpenBLAS
+# kernels (float rounding differs between CPUs: no test may depend on it); .ci/run calls this after `make test`
 test-cpus: $(VENV)/.all fairnb/static/.built
 	for core in Haswell Prescott; do \
 	  echo "== OPENBLAS_CORETYPE=$$core"; \
 	  OPENBLAS_CORETYPE=$$core FAIRNB_DATA=$${FAIRNB_DATA:-$(SHARED)/data} FAIRNB_MODELS=$${FAIRNB_MODELS:-$(SHARED)/models} \
-	    $(PY) -m pytest -p no:cacheprovider -n 2 --timeout 900 -q -m "not browser" || exit 1; \
+	    $(PY) -m pytest -p no:cacheprovider -n 2 --timeout 900 -q -m "not browser and not slow" || exit 1; \
 	done
 
 # every notebook (tutorials and solutions) in smoke mode; never downloading (FAIRNB_DOWNLOAD=0)
 test-notebooks: $(VENV)/.all fairnb/static/.built
 	FAIRNB_SMOKE=1 FAIRNB_DOWNLOAD=0 FAIRNB_DATA=$${FAIRNB_DATA:-$(SHARED)/data} FAIRNB_MODELS=$${FAIRNB_MODELS:-$(SHARED)/models} \
-	  $(PY) -m pytest -p no:cacheprovider --nbmake --nbmake-timeout=300 -q notebooks/
+	  $(PY) -m pytest -p no:cacheprovider -n 2 --nbmake --nbmake-timeout=300 -q notebooks/
 
 # Binder: a fresh venv from binder/ alone (requirements installed from the repository root, as repo2docker does, plus
 # the Jupyter packages of repo2docker's base environment; postBuild), no ../shared, no data folder, no downloads;

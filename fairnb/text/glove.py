@@ -23,6 +23,7 @@ Example
 """
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
@@ -182,7 +183,7 @@ def neighbour_table(vocab: Vocabulary, k: int = 10, *, cache_dir=None, use_cache
         table[candidates, :top.shape[1]] = candidates[top]
     if use_cache:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp.npy")
+        tmp = path.with_suffix(f".{os.getpid()}.tmp.npy")   # processes filling the cache at once do not mix
         np.save(tmp, table)
         tmp.replace(path)
     return table
