@@ -1,7 +1,9 @@
-"""The text inspector in a real JupyterLab, in chromium: a text pair selected shows its highlighted view."""
+"""The text inspector in a real JupyterLab and Notebook 7, in chromium: a text pair selected shows its highlighted view."""
 from __future__ import annotations
 
-from .conftest import ROOT
+import pytest
+
+from .conftest import APPS, ROOT
 from .test_widgets_browser import CONTRAST
 
 SETUP = f"""
@@ -14,13 +16,14 @@ ins
 """
 
 
-def test_selecting_a_text_pair_shows_the_highlighted_view(page, run_notebook):
-    run_notebook("text_inspector.ipynb", [
+@pytest.mark.parametrize("app", APPS)
+def test_selecting_a_text_pair_shows_the_highlighted_view(page, run_notebook, app):
+    run_notebook(f"text_inspector-{app}.ipynb", [
         SETUP,
         "probe = ipywidgets.HTML('kernel: nothing selected')\n"
         "traitlets.dlink((ins, 'selected_ids'), (probe, 'value'), lambda ids: f'kernel selected: {ids}')\n"
         "probe",
-    ])
+    ], app)
     widget = page.locator(".fairnb-text-inspector")
     rows = widget.locator("tbody tr.fairnb-row")
     rows.first.wait_for()
