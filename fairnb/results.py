@@ -180,7 +180,8 @@ class Result:
 
     def details(self, i: int) -> dict:
         """The details the search recorded with pair ``i`` (``Batch(info=...)``); ``{}`` when none."""
-        return dict(self._arrays()["info"][i] or {})
+        kept = self._arrays()["info"][i]
+        return json.loads(kept) if kept else {}
 
     def __len__(self):
         return len(self._seen)
@@ -353,7 +354,7 @@ class Result:
         try:
             items = {g: np.asarray(dom.from_columns(frame[columns[g]].set_axis(stored, axis=1)), dtype=float)
                      for g in ("X", "C")}
-            info = (frame[columns["info"]].map(lambda v: json.loads(v) if isinstance(v, str) and v else None)
+            info = (frame[columns["info"]].map(lambda v: v if isinstance(v, str) and v else None)
                     .to_numpy(object) if "info" in columns
                     else _info_column(None, len(frame)))
             chunk = {"X": items["X"], "C": items["C"],
@@ -463,18 +464,23 @@ def _encoded_frame(a: dict, domain) -> tuple[pd.DataFrame, dict, list]:
     data[columns["phase"]] = a["phase"].astype(str)
     data[columns["seed"]] = a["seed"]
     data[columns["time"]] = a["time"]
-    data[columns["info"]] = ["" if d is None else json.dumps(_jsonable(d)) for d in a["info"]]
+    data[columns["info"]] = ["" if d is None else d for d in a["info"]]
     return pd.DataFrame(data), columns, names
 
 
 def _info_column(info, n: int) -> np.ndarray:
-    """``(n,)`` object array of the per-input detail dicts (None everywhere when ``info`` is None)."""
+    """``(n,)`` object array of the per-input details as compact JSON text (None where there are none).
+
+    Kept as text, not dicts: a text search's details (substitution chain, candidates, saliency) take a
+    few hundred bytes as JSON and ten times that as Python objects, which is the difference between
+    100,000 pairs fitting in Binder's 2 GB or not. ``Result.details(i)`` parses one on demand."""
     out = np.empty(n, dtype=object)
     if info is None:
         return out
     if len(info) != n:
         raise ValueError(f"info has {len(info)} entries for {n} inputs; give one dict per input")
-    out[:] = [None if d is None else dict(d) for d in info]
+    out[:] = [d if d is None or isinstance(d, str) else json.dumps(_jsonable(d), separators=(",", ":"))
+              for d in info]
     return out
 
 
