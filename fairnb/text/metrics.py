@@ -106,6 +106,9 @@ def sentence_similarity(seeds, found, encoder: Callable[[np.ndarray], np.ndarray
     return np.where(norms > 0, (a * b).sum(axis=1) / np.where(norms > 0, norms, 1.0), 0.0)
 
 
+CHUNK = 1024     # pairs per step: L2 and the encoder hold (chunk, max_len, embedding size) arrays, not (n, ...)
+
+
 def validity_metrics(seeds, found, embedding_matrix, *, encoder=None) -> pd.DataFrame:
     """One row per (seed, found text) pair, columns ``L0, L2, JSC, BLEU, SS``.
 
@@ -115,9 +118,10 @@ def validity_metrics(seeds, found, embedding_matrix, *, encoder=None) -> pd.Data
     encoder = mean_embedding_encoder(embedding_matrix) if encoder is None else encoder
     if not callable(encoder):
         raise TypeError(f"encoder must be a callable (id batch -> (n, d) vectors), got {type(encoder).__name__}")
-    return pd.DataFrame({"L0": l0(seeds, found).astype(float), "L2": l2(seeds, found, embedding_matrix),
-                         "JSC": jaccard(seeds, found), "BLEU": bleu(seeds, found),
-                         "SS": sentence_similarity(seeds, found, encoder)})
+    parts = [pd.DataFrame({"L0": l0(s, f).astype(float), "L2": l2(s, f, embedding_matrix), "JSC": jaccard(s, f),
+                           "BLEU": bleu(s, f), "SS": sentence_similarity(s, f, encoder)})
+             for s, f in ((seeds[i:i + CHUNK], found[i:i + CHUNK]) for i in range(0, max(len(seeds), 1), CHUNK))]
+    return pd.concat(parts, ignore_index=True)
 
 
 def validity_table(pairs: Mapping[str, tuple], embedding_matrix, *, encoder=None) -> pd.DataFrame:
