@@ -82,7 +82,8 @@ def test_ctrl_c_at_random_moments(method, synthetic, biased_model, monkeypatch):
     rng = np.random.default_rng(sum(map(ord, method)))
     threads = blas_threads()
     for delay in rng.uniform(0.0, 0.3, size=4):
-        search = fast_search(method, max_time=5, **({"n_samples": None} if method == "random" else {}))
+        # a budget far beyond the SIGINTs' delay: even on a loaded machine the Ctrl-C, not the budget, ends it
+        search = fast_search(method, max_time=60, **({"n_samples": None} if method == "random" else {}))
         gap = rng.uniform(0.0005, 0.01)
         timers = []
 
@@ -104,7 +105,7 @@ def test_ctrl_c_at_random_moments(method, synthetic, biased_model, monkeypatch):
             if not started:   # before the search began nothing can be lost: KeyboardInterrupt is right
                 continue
             pytest.fail("KeyboardInterrupt escaped run() after the search had started")
-        assert result.status in ("interrupted", "completed", "budget")   # a loaded machine may deliver it late
+        assert result.status in ("interrupted", "completed")
         assert_sound(result, biased_model, synthetic.domain)
         assert blas_threads() == threads     # the search's one-thread limit is given back, Ctrl-C or not
 
