@@ -61,3 +61,26 @@ export function formatPercent(share) {
   const p = 100 * (Number(share) || 0);
   return `${p < 10 ? p.toFixed(2) : p.toFixed(1)}%`;
 }
+
+/**
+ * The "N per page" menu of a pager.
+ * @param {number[]} sizes
+ * @returns {HTMLSelectElement}
+ */
+export function pageSizeMenu(sizes) {
+  return /** @type {HTMLSelectElement} */ (h("select", { className: "fairnb-page-size", title: "pairs per page" },
+    sizes.map((n) => h("option", { text: `${n} per page`, attrs: { value: String(n) } }))));
+}
+
+/**
+ * Show `pageSize` in the menu; a size set from Python that the menu lacks joins it, so the menu is never blank.
+ * @param {HTMLSelectElement} menu
+ * @param {number} pageSize
+ */
+export function showPageSize(menu, pageSize) {
+  const value = String(pageSize);
+  if (![...menu.options].some((o) => o.value === value)) {
+    menu.appendChild(h("option", { text: `${value} per page`, attrs: { value } }));
+  }
+  menu.value = value;
+}

@@ -3,7 +3,7 @@
 // side by side. The kernel owns the images and sends one page of PNG thumbnails at a time (base64 text);
 // the front end only sets `page`, `page_size`, `sort_by`, `sort_descending` and `selected_ids`. Keyboard:
 // arrows move between pairs (and across pages), Enter or Space selects, PageUp/PageDown change page.
-import { formatCount, h } from "./dom.js";
+import { formatCount, h, pageSizeMenu, showPageSize } from "./dom.js";
 import { nextSelection, pageCount } from "./pair_inspector.js";
 
 /**
@@ -88,8 +88,7 @@ function render({ model, el }) {
   const next = h("button", { className: "fairnb-button", text: "›", title: "next page", attrs: { type: "button", "data-page": "next" } });
   const last = h("button", { className: "fairnb-button", text: "»", title: "last page", attrs: { type: "button", "data-page": "last" } });
   const pageLabel = h("span", { className: "fairnb-page-label" });
-  const size = /** @type {HTMLSelectElement} */ (h("select", { className: "fairnb-page-size", title: "pairs per page" },
-    PAGE_SIZES.map((n) => h("option", { text: `${n} per page`, attrs: { value: String(n) } }))));
+  const size = pageSizeMenu(PAGE_SIZES);
   const detail = h("div", { className: "fairnb-detail fairnb-image-detail" });
   grid.style.gridTemplateColumns = `repeat(${COLUMNS}, max-content)`;
 
@@ -183,11 +182,7 @@ function render({ model, el }) {
     pageLabel.textContent = `page ${formatCount(page + 1)} of ${formatCount(pages())}`;
     first.disabled = prev.disabled = page <= 0;
     next.disabled = last.disabled = page >= pages() - 1;
-    const perPage = String(model.get("page_size"));
-    if (![...size.options].some((o) => o.value === perPage)) {   // a size set from Python joins the menu
-      size.appendChild(h("option", { text: `${perPage} per page`, attrs: { value: perPage } }));
-    }
-    size.value = perPage;
+    showPageSize(size, model.get("page_size"));
     const cells = cellNodes();
     if (pendingFocus !== null && cells.length) {
       cells[pendingFocus < 0 ? cells.length - 1 : Math.min(pendingFocus, cells.length - 1)].focus();

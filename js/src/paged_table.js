@@ -2,7 +2,7 @@
 // it filters, sorts and sends one page at a time; this table only sets `page`, `page_size`, `sort_by`,
 // `sort_descending`, `filters` and `selected_ids`, and is marked aria-busy from such a request until the
 // kernel's answer (a new `version`) arrives. Cells are written with textContent unless a widget draws them.
-import { formatCount, h } from "./dom.js";
+import { formatCount, h, pageSizeMenu, showPageSize } from "./dom.js";
 
 /**
  * @typedef {{name: string, kind: string}} Column
@@ -72,8 +72,7 @@ export function pagedTable(model, options = {}) {
   const next = pageButton("next", "›", "next page");
   const last = pageButton("last", "»", "last page");
   const pageLabel = h("span", { className: "fairnb-page-label" });
-  const size = /** @type {HTMLSelectElement} */ (h("select", { className: "fairnb-page-size", title: "pairs per page" },
-    PAGE_SIZES.map((n) => h("option", { text: `${n} per page`, attrs: { value: String(n) } }))));
+  const size = pageSizeMenu(PAGE_SIZES);
   const pager = h("div", { className: "fairnb-pager" }, [first, prev, pageLabel, next, last, size]);
   const clear = h("button", { className: "fairnb-button", text: "Clear filters", attrs: { type: "button" } });
 
@@ -175,7 +174,7 @@ export function pagedTable(model, options = {}) {
     pageLabel.textContent = `page ${formatCount(page + 1)} of ${formatCount(pages())}`;
     first.disabled = prev.disabled = page <= 0;
     next.disabled = last.disabled = page >= pages() - 1;
-    size.value = String(model.get("page_size"));
+    showPageSize(size, model.get("page_size"));
     title.textContent = model.get("title") ?? "";
   }
 

@@ -80,6 +80,13 @@ describe("pair inspector table", () => {
     expect(model.sent.at(-1)).toEqual({ page_size: 100, page: 0 });
   });
 
+  it("shows a page size set from Python that the menu lacks", () => {
+    widget.render({ model: fakeModel(state({ page_size: 7, rows: rows(0, 7, 100000) })), el });
+    const size = el.querySelector("select.fairnb-page-size");
+    expect(size.value).toBe("7");
+    expect(size.selectedOptions[0].textContent).toBe("7 per page");
+  });
+
   it("sends a filter after the user stops typing", () => {
     vi.useFakeTimers();
     const model = fakeModel(state());
