@@ -118,6 +118,20 @@ def test_planted_bias_drops_the_share_of_biased_faces_from_training_only():
     assert len(X_train) == len(train_b) and len(y_test) == len(test_b)
 
 
+def test_label_bias_relabels_a_share_of_biased_training_faces_and_keeps_test_labels_true():
+    data = make_faces(n=2000, size=8, noise=0, mislabelled_in_training=0.6, random_state=0)
+    train, test = data.split_indices()
+    X_train, _, y_train, y_test = data.split()
+    assert np.array_equal(y_test, data.y[test]) and len(X_train) == len(train)
+    dark_faces = (data.y[train] == 1) & (data.attribute[train] == 1)
+    light_faces = (data.y[train] == 1) & (data.attribute[train] == 0)
+    assert 0.5 < (y_train[dark_faces] == 0).mean() < 0.7          # about 60 % of the dark faces say "non-face"
+    assert (y_train[light_faces] == 1).all() and (y_train[data.y[train] == 0] == 0).all()
+    assert np.array_equal(data.training_labels(), y_train)        # the same faces on every call
+    with pytest.raises(ValueError, match="mislabelled_in_training"):
+        make_faces(n=10, mislabelled_in_training=1.5)
+
+
 # ---------------------------------------------------------------------------------------------- tinted LFW
 
 

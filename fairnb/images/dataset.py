@@ -7,8 +7,13 @@ fairness test is about. ``params`` and ``render`` are set for generated data (``
 ``load_tinted_lfw``): ``render(params)`` returns the images of the rows of ``params``, so
 ``data.rerender(index, skin_tone=1)`` is the exact counterfactual of images ``index``.
 
-Planted bias: ``kept_in_training`` < 1 keeps only that share of the faces whose protected attribute is
-``biased_value`` in the *training* split (the test split stays complete), as NeuronFair's biased detectors.
+Planted bias, in the *training* split only (the test split stays complete and correctly labelled):
+``kept_in_training`` < 1 keeps only that share of the faces whose protected attribute is ``biased_value``
+(under-representation), and ``mislabelled_in_training`` > 0 labels that share of them "non-face" (label
+bias, as when annotators miss darker faces). Under-representation alone leaves little to measure when the
+faces' structure tells them apart anyway (tinted LFW: every crop is also seen with the other tone, and the
+detector finds dark faces as well as light ones); label bias makes the detector use the attribute, so a
+biased detector shows a tone gap in its detection rate (``benchmarks/images.py`` reports it per seed).
 
 Example
 -------
@@ -48,6 +53,7 @@ class ImageDataset:
     render: Callable[[pd.DataFrame], np.ndarray] | None = None
     kept_in_training: float = 1.0
     biased_value: int = 1
+    mislabelled_in_training: float = 0.0
     test_size: float = 0.2
     random_state: int = 0
     info: dict = field(default_factory=dict)
@@ -69,6 +75,9 @@ class ImageDataset:
                              f"{list(self.attributes.columns)}")
         if not 0 < self.kept_in_training <= 1:
             raise ValueError(f"kept_in_training must be in (0, 1], got {self.kept_in_training}")
+        if not 0 <= self.mislabelled_in_training <= 1:
+            raise ValueError(f"mislabelled_in_training must be in [0, 1] (a share of the biased faces), got "
+                             f"{self.mislabelled_in_training}")
         if (self.params is None) != (self.render is None):
             raise ValueError("give both params and render (generated data) or neither")
 
@@ -101,10 +110,22 @@ class ImageDataset:
             train = train[~(target & drop)]
         return np.sort(train), np.sort(test)
 
+    def training_labels(self, train=None) -> np.ndarray:
+        """The labels the detector is trained with on the training images ``train`` (default: the training
+        split): the true labels, but ``mislabelled_in_training`` of the faces with the biased value are "non-face"
+        (the same faces for every call: drawn per image from ``random_state``)."""
+        train = self.split_indices()[0] if train is None else np.asarray(train, dtype=np.int64)
+        y = self.y[train].copy()
+        if self.mislabelled_in_training > 0:
+            draw = np.random.default_rng([self.random_state, 1]).random(len(self))[train]
+            y[(y == 1) & (self.attribute[train] == self.biased_value) & (draw < self.mislabelled_in_training)] = 0
+        return y
+
     def split(self):
-        """``X_train, X_test, y_train, y_test`` (see ``split_indices``)."""
+        """``X_train, X_test, y_train, y_test`` (see ``split_indices``; ``y_train`` carries the planted label bias,
+        ``y_test`` the true labels)."""
         train, test = self.split_indices()
-        return self.X[train], self.X[test], self.y[train], self.y[test]
+        return self.X[train], self.X[test], self.training_labels(train), self.y[test]
 
     def subset(self, index) -> "ImageDataset":
         """The images ``index`` (their parameter records too), as a new data set."""

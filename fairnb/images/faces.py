@@ -144,11 +144,12 @@ def _checked(params) -> pd.DataFrame:
 
 def make_faces(n: int = 1000, size: int = 32, *, face_fraction: float = 0.5, protected: str = "skin_tone",
                noise: float = 0.03, kept_in_training: float = 1.0, biased_value: int = 1,
-               random_state=0) -> ImageDataset:
+               mislabelled_in_training: float = 0.0, random_state=0) -> ImageDataset:
     """``n`` rendered faces and non-faces (label 1 = face), deterministic from ``random_state``.
 
     ``protected`` is ``"skin_tone"`` or ``"hair"``; ``kept_in_training`` < 1 plants bias against faces with
-    ``protected == biased_value`` in the training split (see :class:`ImageDataset`).
+    ``protected == biased_value`` in the training split and ``mislabelled_in_training`` > 0 labels that share of
+    them "non-face" there (see :class:`ImageDataset`).
 
     >>> data = make_faces(n=20, size=16, random_state=1)
     >>> data.attributes.columns.tolist(), data.label_names
@@ -163,6 +164,7 @@ def make_faces(n: int = 1000, size: int = 32, *, face_fraction: float = 0.5, pro
 
     return ImageDataset("faces", render(params), params["face"].to_numpy(), params[list(ATTRIBUTES)], protected,
                         params=params, render=render, kept_in_training=kept_in_training,
-                        biased_value=biased_value, random_state=0 if random_state is None else int(random_state),
+                        mislabelled_in_training=mislabelled_in_training, biased_value=biased_value,
+                        random_state=0 if random_state is None else int(random_state),
                         info={"attributes": ATTRIBUTES, "size": int(size), "noise": noise,
                               "note": "synthetic images; the attributes carry no demographic claim"})

@@ -79,11 +79,12 @@ def render_lfw(params: pd.DataFrame, base: np.ndarray) -> np.ndarray:
 
 
 def load_tinted_lfw(size: int = 32, augment: int = 8, *, kept_in_training: float = 1.0, biased_value: int = 1,
-                    random_state=0) -> ImageDataset:
+                    mislabelled_in_training: float = 0.0, random_state=0) -> ImageDataset:
     """The tinted LFW data set (label 1 = face), ``200 * augment`` images of ``size`` x ``size`` x 3.
 
     ``kept_in_training`` < 1 keeps only that share of the faces with ``skin_tone == biased_value`` in the
-    training split: the detector trained on it learns that dark-tinted crops are rarely faces.
+    training split; ``mislabelled_in_training`` > 0 labels that share of them "non-face" there (label bias: the
+    planted bias a detector shows as a tone gap; see :class:`ImageDataset`).
     """
     try:
         from skimage.data import lfw_subset
@@ -99,6 +100,7 @@ def load_tinted_lfw(size: int = 32, augment: int = 8, *, kept_in_training: float
 
     return ImageDataset("tinted-lfw", render(params), params["face"].to_numpy(), params[["skin_tone"]], "skin_tone",
                         params=params, render=render, kept_in_training=kept_in_training, biased_value=biased_value,
+                        mislabelled_in_training=mislabelled_in_training,
                         random_state=0 if random_state is None else int(random_state),
                         info={"attributes": {"skin_tone": ("light", "dark")}, "size": int(size), "augment": int(augment),
                               "source": "skimage.data.lfw_subset(): 100 LFW faces + 100 non-faces, 25x25 grey",
