@@ -9,14 +9,14 @@ import numpy as np
 import pytest
 
 from fairnb.domains import ImageDomain
-from fairnb.images import ExactFlip, face_regions, make_faces
+from fairnb.images import ExactFlip, FGSMFlip, face_regions, make_faces
 from fairnb.models import NumpyMLP
 from fairnb.results import Result
 from fairnb.search import get_method
 from fairnb.search.neuronfair import LOG_FLOOR
 
 from faults import InterruptAt
-from image_checks import assert_image_pairs_rechecked, detector, domain, f_sa, seed_images
+from image_checks import SHAPE, assert_image_pairs_rechecked, detector, domain, f_sa, seed_images
 
 METHODS = ("neuronfair_image", "adf_image", "eidig_image")
 
@@ -57,6 +57,21 @@ def test_the_planted_bias_yields_many_idis_and_every_pair_rechecks(method, seeds
     assert np.allclose([d["bias_l2"] for d in details], np.sqrt(((X - seeds[ids]) ** 2).reshape(len(X), -1).sum(1)))
     assert max(d["iteration"] for d in details) <= 40
     assert 0 < r.extras["gsr"] <= 1
+
+
+def test_f_sa_sees_only_the_discriminatory_pairs(seeds):
+    """The details' f_sa view is computed for the pairs a step finds, not for every candidate."""
+    seen = []
+
+    class Counting:
+        def predict_proba(self, X):
+            seen.append(len(X))
+            return f_sa().predict_proba(X)
+
+    dom = ImageDomain(SHAPE, FGSMFlip(step=0.05, attribute_model=f_sa()), attribute="tint", attribute_model=Counting())
+    r = get_method("adf_image")(random_state=0).run(detector(red=1.0), dom, seeds=seeds)
+    assert 0 < r.count() < r.tried and sum(seen) == 2 * r.count()       # each pair: its input and counterpart
+    assert all(r.details(i)["sa_disagrees"] is not None for i in range(len(r)))
 
 
 def test_unsigned_steps_follow_the_paper_for_adf_and_neuronfair(seeds):

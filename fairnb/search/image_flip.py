@@ -138,10 +138,9 @@ class ImageFlipSearch:
         self._begin_population(ctx, "global", len(S))
         for t in range(checks):
             C = _pixels(X + D[rows])
-            info = self._pair_info(X, C, S[rows], ids[rows], flip, t)
-            self._attribute_view(ctx, X, C, info)
             with dom.pinned(X, C):
-                v = yield Batch(X, phase="global", seed_ids=ids[rows], info=info)
+                v = yield Batch(X, phase="global", seed_ids=ids[rows],
+                                info=self._details(ctx, X, C, S[rows], ids[rows], flip, t))
             generated.add(X)
             live = ~v.discriminatory
             if t == checks - 1 or not live.any():
@@ -151,6 +150,17 @@ class ImageFlipSearch:
                                          phase="global")
             G1, G2 = decay * G1 + g, decay * G2 + gc
             X = _pixels(X + self.global_step * self._global_direction(G1, G2))
+
+    @classmethod
+    def _details(cls, ctx, X, C, S, ids, flip, t):
+        """``Batch.info`` for one step: the engine asks for the discriminatory rows only, so f_sa runs on
+        just those pairs."""
+        def info(_verdict, rows):
+            found = cls._pair_info(X[rows], C[rows], S[rows], ids[rows], flip, t)
+            cls._attribute_view(ctx, X[rows], C[rows], found)
+            return found
+
+        return info
 
     @staticmethod
     def _pair_info(X, C, S, ids, flip, t) -> list[dict]:
