@@ -4,6 +4,7 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import fairnb
@@ -282,3 +283,14 @@ def test_fresh_search_count_is_a_report_measure(synthetic, biased_model, found):
     before, after = report.value("random", "idis")
     assert "idis" in report.measures and before == len(found)      # the same search on the same model
     assert after == idi_count(report.models["random"][0], found)
+
+
+def test_the_report_of_an_image_detector_prints_its_attribute_auc():
+    """An image report has no 'discrimination' measure: its text form (what a notebook's display() also
+    computes) shows the attribute-effect AUC instead of failing."""
+    runs = pd.DataFrame([{"method": m, "stage": stage, "repeat": 0, "added": added, "accuracy": acc,
+                          "attribute_auc": auc, "detection_rate": 1.0}
+                         for m in ("neuronfair_image", "control")
+                         for stage, added, acc, auc in (("before", 0, 0.9, 0.2), ("after", 40, 0.92, 0.1))])
+    text = repr(MitigationReport(runs))
+    assert "neuronfair_image: attribute_auc 0.2000 -> 0.1000, accuracy 0.900 -> 0.920" in text and "control:" in text

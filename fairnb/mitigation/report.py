@@ -86,10 +86,14 @@ class MitigationReport:
     # ------------------------------------------------------------------ display
     def __repr__(self):
         parts = []
+        headline = next((m for m in ("discrimination", "group_score", "attribute_auc") if m in self.measures), None)
         for method in self.methods:
-            b, a = self.value(method, "discrimination")
-            ab, aa = self.value(method, "accuracy")
-            parts.append(f"{method}: discrimination {b:.2%} -> {a:.2%}, accuracy {ab:.3f} -> {aa:.3f}")
+            said = []
+            for measure, fmt in ((headline, ".2%" if headline != "attribute_auc" else ".4f"), ("accuracy", ".3f")):
+                if measure is not None and ((self.frame["method"] == method) & (self.frame["measure"] == measure)).any():
+                    b, a = self.value(method, measure)
+                    said.append(f"{measure} {b:{fmt}} -> {a:{fmt}}")
+            parts.append(f"{method}: {', '.join(said)}")
         return "MitigationReport(" + "; ".join(parts) + ")"
 
     def _repr_html_(self) -> str:
