@@ -42,8 +42,9 @@ repeated to 1,000), wall clock, with the machine's load average.
 
 Usage::
 
-    .venv/bin/python benchmarks/images.py                  # about 30 minutes on the 2 shared cores
-    .venv/bin/python benchmarks/images.py --time-only      # the timing target only
+    .venv/bin/python benchmarks/images.py --exact          # about 40 minutes on the loaded 2-core machine
+    .venv/bin/python benchmarks/images.py --trace-only     # NeuronFair's step trace, added to images.json
+    .venv/bin/python benchmarks/images.py --time-only      # the timing target only (run it on a quiet machine)
     .venv/bin/python benchmarks/images.py --markdown-only  # rewrite images.md from images.json
 
 Writes ``benchmarks/results/images.json`` and ``images.md``. TensorFlow runs with op determinism.
@@ -317,7 +318,7 @@ def markdown(out) -> str:
                          f"{rel('auc_exact'):+.1%} | {_mean([100 * (dr(r) - dr(before[r['seed']])) for r in rs]):+.1f} | "
                          f"{pts('dr_dark'):+.1f} | {_mean([r['changed_exact'] for r in rs]):.3f} (before "
                          f"{_mean([b['changed_exact'] for b in before.values()]):.3f}) |")
-    lines += ["", "## Targets of issue #14", "", *targets(out), ""]
+    lines += ["", "## Targets of issue #14", "", *targets(out), "", *reading(out), ""]
     if "flip_agreement" in out:
         lines += ["## FGSM flips versus exact flips (synthetic faces, biased detector, first seed)", "",
                   *[f"- {k}: {v}" for k, v in out["flip_agreement"].items()], ""]
@@ -333,6 +334,51 @@ def markdown(out) -> str:
     if "timing" in out:
         lines += ["## Timing", "", *[f"- {k}: {v}" for k, v in out["timing"].items()], ""]
     return "\n".join(lines)
+
+
+def reading(out) -> list[str]:
+    """How to read the numbers: the measured mechanisms behind the targets."""
+    n = out["settings"]["n_seeds"]
+    share = {m: _mean([r["idis"] / n for r in out["searches"] if r["biased"] and r["flip"] == "fgsm" and r["method"] == m])
+             for m in METHODS}
+    trace = out.get("neuronfair_trace") or []
+    first = trace[0] if trace else {}
+    later = [r for r in trace if r["t"] >= 1]
+    return [
+        "Reading the numbers:", "",
+        "- **The planted bias shows now.** Every biased detector misses most dark faces and the exact tone flip "
+        "changes its decision on most held-out dark faces; the unbiased ones show no gap. The earlier knob "
+        "(`kept_in_training=0.15`, under-representation) left tinted LFW's dark-face detection rate at 0.94-1.0 over "
+        "seeds 0-1 (exploratory run, same trainer): nothing to find. The attribute-effect AUC (Section 5.9, max layer) "
+        "is higher on the biased detector of every seed but moves little: its maximum sits on convolution outputs "
+        "that react to any tint, biased or not.",
+        f"- **One IDI per seed caps the count, and the baselines reach the cap.** On the biased detectors ADF and EIDIG "
+        f"find an IDI from {share['adf_image']:.0%} and {share['eidig_image']:.0%} of the seeds (NeuronFair "
+        f"{share['neuronfair_image']:.0%}); Algorithm 2 stops a seed at its first IDI, so no method can exceed the seed "
+        "count, and NeuronFair cannot find more than baselines that saturate. The paper's baselines did not saturate "
+        "(GSR 11-62 %).",
+        "- **NeuronFair is slower to reach the boundary.** Its dynamic loss (Eq. 4) pushes the biased neurons of x "
+        "away from those of x'; ascent drives many of them to 0 (ReLU), where their gradient vanishes (digest 7.1)"
+        + (f": in the step trace below {later[0]['biased_neurons_at_zero']:.0%} are 0 after one step "
+           f"({first['biased_neurons_at_zero']:.0%} at t=0), and the median P(face) of the seeds still searching falls "
+           f"only from {later[0]['p_face']:.2f} to {later[-1]['p_face']:.2f} over the 40 steps; of the "
+           f"{later[0]['live']} seeds still searching after the first step, {later[0]['live'] - later[-1]['live']} "
+           "found an IDI later (the trace's detector is retrained in its own process, not bit-identical to the "
+           "table's). " if later else ". ")
+        + "ADF and EIDIG follow the output's loss / probability gradients, which point at the boundary, and need 1-5 "
+        "steps. The variant was checked against the digest step by step (the t=0 check is the same for all three "
+        "methods: 18 of 30 seeds on one detector for each; the biased layer from <x, x + delta_senatt>; Eq. 4's "
+        "weights; momentum 0.1; random neurons re-drawn at t = 0, 10, ...; step 0.15 (g + g') unsigned; clip; 41 "
+        "checks) and the baselines were not tuned down.",
+        "- **On detectors without the bias NeuronFair finds more than the baselines**: its first unsigned step is large "
+        + (f"(median L-inf {first['step_linf']} per pixel) " if first else "")
+        + "and moves faces off the data, where decisions are fragile; this is why 'far fewer on the unbiased detector' "
+        "holds on tinted LFW but not on the synthetic faces, and with exact flips NeuronFair finds IDIs for most seeds "
+        "of the unbiased synthetic-face detectors.",
+        "- **Retraining**: the IDIs are labelled face (all seeds are faces; their training label may carry the label "
+        "bias). Adding as many *ordinary* training faces corrects the label bias directly and is the strongest control; "
+        "the table shows whether a method's pairs beat it and the no-addition control.",
+    ]
 
 
 def targets(out) -> list[str]:
@@ -361,12 +407,14 @@ def targets(out) -> list[str]:
         nf_rows = [r for r in rows if r["method"] == "neuronfair_image"]
         dr = _mean([50 * (r["dr_light"] + r["dr_dark"] - before[r["seed"]]["dr_light"] - before[r["seed"]]["dr_dark"])
                     for r in nf_rows])
-        best_control = min(v for k, v in change.items() if k.startswith("control"))
+        nf = change["neuronfair_image"]
         lines.append(f"- {data}: retraining with NeuronFair's IDIs lowers the attribute-effect AUC (FGSM pairs; paper "
-                     f"-54 %; here {change['neuronfair_image']:+.1%}, controls "
-                     f"{', '.join(f'{k} {v:+.1%}' for k, v in change.items() if k.startswith('control'))}) beyond the "
-                     f"best control, with the detection rate not more than 2 points lower ({dr:+.1f} points): "
-                     f"{said(change['neuronfair_image'] < best_control and dr >= -2)}")
+                     f"-54 %; here {nf:+.1%}) with the detection rate not more than 2 points lower ({dr:+.1f} points) "
+                     f"beyond the same fine-tuning without additions (control {change['control']:+.1%}): "
+                     f"{said(nf < change['control'] and dr >= -2)}; beyond adding as many ordinary training faces "
+                     f"(control_faces {change['control_faces']:+.1%}): {said(nf < change['control_faces'] and dr >= -2)}; "
+                     f"beyond the flip pairs without delta_bias (control_flips {change['control_flips']:+.1%}): "
+                     f"{said(nf < change['control_flips'] and dr >= -2)}")
     if "timing" in out:
         t = out["timing"]
         lines.append(f"- global phase over {t['seeds']} seeds < 60 s on 2 cores ({t['seconds']} s, load average "
