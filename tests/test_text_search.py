@@ -43,12 +43,30 @@ def test_hotflip_takes_the_single_argmax_over_positions_and_candidates():
     E, X, cand, G, GC = _toy()
     D = G - GC
     expect = {(p, j): abs(D[0, p] @ (E[X[0, p]] - E[cand[0, p, j]])) for p in (0, 2) for j in (0, 1)}
-    pos, choice, scores = hotflip_step(X, G, GC, cand, E)
+    pos, choice, scores = hotflip_step(X, G, GC, cand, E, score="absolute")
     assert (pos[0], choice[0]) == max(expect, key=expect.get)
     assert np.allclose(scores[0], [expect[(pos[0], 0)], expect[(pos[0], 1)]])
     plain = {(p, j): G[0, p] @ (E[cand[0, p, j]] - E[X[0, p]]) for p in (0, 2) for j in (0, 1)}
     pos, choice, _ = hotflip_step(X, G, None, cand, E)
     assert (pos[0], choice[0]) == max(plain, key=plain.get) == (0, 1)    # the signed loss increase, not |.|
+
+
+def test_adf_hotflip_widens_the_gap_between_the_pair_where_the_printed_absolute_value_may_close_it():
+    E, X, cand, G, GC = _toy()
+    E[4] = [-2.0, 1.0]          # candidate 0 of position 0: change of J(x) - J(x') = (2, 0) . (-2, 1) = -4
+    change = {(p, j): (G - GC)[0, p] @ (E[cand[0, p, j]] - E[X[0, p]]) for p in (0, 2) for j in (0, 1)}
+    assert change[(0, 0)] == -4 and change[(0, 1)] == 2
+    # J(x) > J(x') (gap > 0): widening raises J(x) - J(x'): +2, where |.| takes the -4 that closes the gap
+    pos, choice, scores = hotflip_step(X, G, GC, cand, E, gap=np.array([0.3]))
+    assert (pos[0], choice[0]) == (0, 1) and np.allclose(scores[0], [-4, 2])
+    assert hotflip_step(X, G, GC, cand, E, score="absolute")[1].tolist() == [0]
+    # J(x) < J(x'): widening lowers J(x) - J(x'): the -4 move
+    pos, choice, scores = hotflip_step(X, G, GC, cand, E, gap=np.array([-0.3]))
+    assert (pos[0], choice[0]) == (0, 0) and np.allclose(scores[0], [4, -2])
+    with pytest.raises(ValueError, match="gap"):
+        hotflip_step(X, G, GC, cand, E)
+    with pytest.raises(ValueError, match="hf_score"):
+        hotflip_step(X, G, GC, cand, E, gap=np.array([0.3]), score="abs")
 
 
 def test_local_positions_follow_reciprocal_saliency_and_skip_sensitive_ones():
@@ -63,7 +81,7 @@ def test_local_positions_follow_reciprocal_saliency_and_skip_sensitive_ones():
     assert set(rp_pos.tolist()) == {0, 2}
     none = np.full_like(cand, -1)
     assert local_step(G, GC, none, np.random.default_rng(0))[0].tolist() == [-1]
-    assert hotflip_step(X, G, GC, none, E)[0].tolist() == [-1] and asc_step(X, G, GC, none, E)[0].tolist() == [-1]
+    assert hotflip_step(X, G, GC, none, E, gap=np.ones(1))[0].tolist() == [-1] and asc_step(X, G, GC, none, E)[0].tolist() == [-1]
 
 
 # ---------------------------------------------------------------------------------------------- searches

@@ -60,7 +60,7 @@ class Batch:
     """Candidates for the oracle. ``seed_ids`` tells which seed each row descends from; ``info``, if
     given, holds one JSON-able dict of details per row, kept with the pairs the Result stores
     (``result.details(i)``: e.g. a text search's substitution chain), or is a callable
-    ``info(verdict, rows) -> list of dicts`` that the engine calls for the discriminatory rows only
+    ``info(verdict, rows) -> list of dicts`` (or of their compact JSON text) that the engine calls for the discriminatory rows only
     (details that depend on the oracle's counterparts, built once per batch for just those rows)."""
 
     X: np.ndarray

@@ -61,11 +61,14 @@ Example
 """
 from __future__ import annotations
 
+import json
+
 import numpy as np
 
 from ..domains.base import require_capabilities
 from .engine import Batch, Search
-from .text_steps import SIGN_CONVENTIONS, asc_step, hotflip_step, local_step, random_step, token_saliency
+from .text_steps import (EPSILON, HF_SCORES, SIGN_CONVENTIONS, asc_step, hotflip_step, local_step, random_step,
+                         token_saliency)
 
 
 ACCEPTANCE = ("all", "metropolis", "reset")
@@ -117,8 +120,9 @@ class TextSubstitutionSearch(Search):
         self.batch_size = batch_size
 
     # ------------------------------------------------------------------ the part a method chooses
-    def _global_step(self, X, G, GC, cand, E, rng):
-        """``(position, choice, scores)`` of one global substitution per text (``fairnb.search.text_steps``)."""
+    def _global_step(self, X, G, GC, cand, E, rng, gap):
+        """``(position, choice, scores)`` of one global substitution per text (``fairnb.search.text_steps``);
+        ``gap`` is ``J(x) - J(x')`` per text (the loss w.r.t. ``x``'s decision)."""
         raise NotImplementedError
 
     # ------------------------------------------------------------------ running
@@ -203,7 +207,8 @@ class TextSubstitutionSearch(Search):
 
         return (yield Batch(X.astype(float), phase=phase, seed_ids=seed_ids, info=details))
 
-    def _details(self, ctx, X, C, seed_ids, chains, saliency) -> list[dict]:
+    def _details(self, ctx, X, C, seed_ids, chains, saliency) -> list[str]:
+        """The per-pair details, as the compact JSON text ``Result`` keeps (plain Python values only)."""
         from ..text import metrics
 
         dom = ctx.domain
@@ -223,12 +228,13 @@ class TextSubstitutionSearch(Search):
                       "candidates": [tokens[c] for c in cs if c >= 0],
                       "scores": [float(s) for s, c in zip(sc, cs) if c >= 0 and np.isfinite(s)]}
                      for ph, it, p, o, n_, cs, sc in chains[i]]
-            out.append({"term": old[i], "term_counterpart": new[i], "group": dom.term_group(old[i]) or "",
-                        "position": int(pos[i]),
-                        "saliency": [float(s) for s in saliency[i]] if np.isfinite(saliency[i]).all() else [],
-                        "chain": chain,
-                        "validity": {"l0": int(l0[i]), "l2": float(l2[i]), "jaccard": float(jsc[i]),
-                                     "bleu": float(bleu[i]), "similarity": float(ss[i])}})
+            out.append(json.dumps({
+                "term": old[i], "term_counterpart": new[i], "group": dom.term_group(old[i]) or "",
+                "position": int(pos[i]),
+                "saliency": [float(s) for s in saliency[i]] if np.isfinite(saliency[i]).all() else [],
+                "chain": chain,
+                "validity": {"l0": int(l0[i]), "l2": float(l2[i]), "jaccard": float(jsc[i]), "bleu": float(bleu[i]),
+                             "similarity": float(ss[i])}}, separators=(",", ":")))
         return out
 
     def _substitute(self, X, pos, choice, scores, cand, phase, t, chains):
@@ -274,9 +280,13 @@ class TextSubstitutionSearch(Search):
             PX, VP = v.proba[live], v.variant_proba[live]
             j = self._counterpart(PX, VP, np.array([len(items) for items in v.variant_items])[live])
             XC = dom.ids(np.array([v.variant_items[r][k] for r, k in zip(live, j)]))
-            G, GC = self._gradients(ctx, X, XC, PX, VP[np.arange(len(X)), j])
+            PC = VP[np.arange(len(X)), j]
+            G, GC = self._gradients(ctx, X, XC, PX, PC)
             cand = dom.candidates(X)
-            pos, choice, scores = self._global_step(X, G, GC, cand, self._E, ctx.rng)
+            y = PX.argmax(axis=1)
+            gap = np.log(np.maximum(PC[np.arange(len(y)), y], EPSILON)) - np.log(np.maximum(PX[np.arange(len(y)), y],
+                                                                                              EPSILON))
+            pos, choice, scores = self._global_step(X, G, GC, cand, self._E, ctx.rng, gap)
             self._origin = seeds[ids]
             chains = self._substitute(X, pos, choice, scores, cand, "global", t, chains)
             if G is not None:
@@ -349,8 +359,9 @@ class TextSubstitutionSearch(Search):
 
 
 class TextASCBase(TextSubstitutionSearch):
-    """An ASC search; ``sign_convention``: ``"toward-boundary"`` (default: candidates whose direction agrees
-    with the loss gradient, up the loss) or ``"papernot-literal"`` (the printed ``sign(x_a - c)``)."""
+    """An ASC search (``adf``: ADF's counterpart-guided position, else the plain attack's);
+    ``sign_convention``: ``"toward-boundary"`` (default: candidates whose direction agrees with the loss
+    gradient, up the loss) or ``"papernot-literal"`` (the printed ``sign(x_a - c)``)."""
 
     adf = True
 
@@ -368,7 +379,7 @@ class TextASCBase(TextSubstitutionSearch):
                              f"{self.sign_convention!r}")
         return (yield from super()._generate(ctx))
 
-    def _global_step(self, X, G, GC, cand, E, rng):
+    def _global_step(self, X, G, GC, cand, E, rng, gap):
         return asc_step(X, G, GC if self.adf else None, cand, E, convention=self.sign_convention)
 
 
@@ -385,17 +396,37 @@ class TextASC(TextASCBase):
     adf = False
 
 
-class ADFTextHotFlip(TextSubstitutionSearch):
+class TextHotFlipBase(TextSubstitutionSearch):
+    """A HotFlip search (``adf``: ADF's pair score, else the plain attack's); ``hf_score`` (ADF only):
+    ``"widen"`` (default: the substitution that widens the first-order gap ``J(x) - J(x')`` most, Eq. 4's
+    intent) or ``"absolute"`` (the printed ``|(g_a - g'_a) . (x_a - c)|``, which may close the gap)."""
+
+    adf = True
+
+    def __init__(self, n_seeds: int = 1000, max_iter: int = 10, n_local: int = 1000, n_walkers: int = 1,
+                 acceptance: str = "all", batch_size: int = 2048, hf_score: str = "widen", *,
+                 max_time: float | None = None,
+                 max_tried: int | None = None, max_found: int | None = None, random_state: int | None = None,
+                 progress: bool | None = None):
+        self._init_parent(TextHotFlipBase, locals())
+        self.hf_score = hf_score
+
+    def _generate(self, ctx):
+        if self.hf_score not in HF_SCORES:
+            raise ValueError(f"{self.name}: hf_score must be one of {HF_SCORES}, got {self.hf_score!r}")
+        return (yield from super()._generate(ctx))
+
+    def _global_step(self, X, G, GC, cand, E, rng, gap):
+        return hotflip_step(X, G, GC if self.adf else None, cand, E, gap=gap, score=self.hf_score)
+
+
+class ADFTextHotFlip(TextHotFlipBase):
     """ADF_HF: ADF's global text search with HotFlip substitutions (Alg 6, bugs fixed) and its local phase."""
 
     name = "adf_hf"
-    adf = True
-
-    def _global_step(self, X, G, GC, cand, E, rng):
-        return hotflip_step(X, G, GC if self.adf else None, cand, E)
 
 
-class TextHotFlip(ADFTextHotFlip):
+class TextHotFlip(TextHotFlipBase):
     """HF: the plain HotFlip attack on ``x`` alone (largest first-order loss increase), then ADF's local phase."""
 
     name = "hf"
@@ -408,5 +439,5 @@ class TextRandom(TextSubstitutionSearch):
     name = "rp"
     uses_gradients = False
 
-    def _global_step(self, X, G, GC, cand, E, rng):
+    def _global_step(self, X, G, GC, cand, E, rng, gap):
         return random_step(cand, rng)

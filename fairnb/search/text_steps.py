@@ -12,8 +12,9 @@ none). The same substitution is applied to ``x`` and, through it, to ``x'``.
   dimensions: ``sign(c - x_a) = sign(g_a)`` ("toward-boundary": up the loss, the default) or the printed
   ``sign(x_a - c) = sign(g_a)`` ("papernot-literal").
 * HotFlip (Ebrahimi et al.; ADF Alg 6 with its printed bugs fixed: a running maximum, one substitution per
-  iteration): the (position, candidate) with the largest ``|(g_a - g'_a) . (x_a - c)|`` (ADF) or the
-  largest first-order loss increase ``g_a . (c - x_a)`` (plain HotFlip).
+  iteration): the (position, candidate) with the largest first-order widening of the gap ``J(x) - J(x')``,
+  ``sign(gap) (g_a - g'_a) . (c - x_a)`` (ADF; ``score="absolute"``: the printed ``|(g_a - g'_a) . (x_a - c)|``)
+  or the largest first-order loss increase ``g_a . (c - x_a)`` (plain HotFlip).
 * random (RP, ADF's baseline): a uniform position, a uniform candidate.
 * local (ADF Alg 7, 8, 10): a position drawn with probability proportional to
   ``1 / (||g_a||_inf + ||g'_a||_inf)`` (low-impact tokens first), a uniform candidate.
@@ -72,11 +73,26 @@ def asc_step(X, G, GC, cand, E, *, convention: str = "toward-boundary"):
     return pos, choice, scores
 
 
-def hotflip_step(X, G, GC, cand, E):
-    """HotFlip: ADF's ``|(g - g') . (x_a - c)|`` (``GC`` given) or the plain ``g . (c - x_a)``, maximised over
-    every position and candidate at once (one substitution)."""
+HF_SCORES = ("widen", "absolute")
+
+
+def hotflip_step(X, G, GC, cand, E, *, gap=None, score: str = "widen"):
+    """HotFlip, maximised over every position and candidate at once (one substitution).
+
+    Plain (``GC=None``): the first-order loss increase ``g_a . (c - x_a)``. ADF (``GC`` given): the first-order
+    change of ``J(x) - J(x')``, ``(g_a - g'_a) . (c - x_a)``, scored ``"widen"`` (the default: times the sign
+    of the current ``gap = J(x) - J(x')``, so the substitution widens the gap between the pair, Eq. 4's
+    intent; a zero gap counts as positive) or ``"absolute"`` (the printed ``|(g - g') . (x_a - c)|``, which
+    also rewards closing the gap).
+    """
+    if score not in HF_SCORES:
+        raise ValueError(f"hf_score must be one of {HF_SCORES}, got {score!r}")
     n, L, k = cand.shape
     D = G if GC is None else G - GC
+    if GC is not None and score == "widen":
+        if gap is None:
+            raise ValueError("hotflip_step: score='widen' needs gap = J(x) - J(x') per text")
+        D = D * np.where(np.asarray(gap) < 0, -1.0, 1.0)[:, None, None]
     best = np.full((n, L, k), -np.inf)
     rows = max(1, CHUNK_BYTES // max(L * k * E.shape[1] * 4, 1))
     for s in range(0, n, rows):
@@ -84,8 +100,8 @@ def hotflip_step(X, G, GC, cand, E):
         c = cand[sl]
         delta = E[np.maximum(c, 0)] - E[X[sl]][:, :, None, :]                 # c - x_a, (r, L, k, d)
         first_order = np.einsum("rld,rlkd->rlk", D[sl].astype(np.float32), delta.astype(np.float32))
-        score = first_order if GC is None else np.abs(first_order)
-        best[sl] = np.where(c >= 0, score, -np.inf)
+        value = np.abs(first_order) if GC is not None and score == "absolute" else first_order
+        best[sl] = np.where(c >= 0, value, -np.inf)
     flat = best.reshape(n, L * k)
     top = flat.argmax(axis=1)
     has = np.isfinite(flat[np.arange(n), top])
