@@ -46,9 +46,8 @@ MAX_LEN = 40
 EPOCHS = 6
 GROUPS = ("race", "religion")
 GLOBAL_METHODS = ("rp", "asc", "adf_asc", "hf", "adf_hf")
-# local walks of 5 steps that go back to their local seed when a step loses the pair (the same budget per seed)
-TUNED = {"n_walkers": 20, "acceptance": "reset"}           # with N_LOCAL = 100
-TUNED_5000 = {"n_walkers": 200, "acceptance": "reset"}     # with n_local = 1000
+PRINTED_WALK = {"acceptance": "all"}      # Alg 7 as printed: one cumulative walk (the default goes back on a loss)
+WALKERS_5000 = {"n_walkers": 200}          # time to 5,000: the default walk, 200 walkers of 5 steps per local seed
 # Table VIII means over its 16 rows (Wiki/Jigsaw x LSTM/GRU x 4 groups) and its race/religion rows
 PAPER = {
     "accuracy": {"lstm": 0.707, "majority": 0.544, "source": "3x10 LSTM on RedditBias, shared/data/redditbias/README"},
@@ -93,13 +92,30 @@ def train(ids_train, y_train, ids_test, y_test, E, cell, epochs):
 
 
 def validity(result, phase: str) -> dict:
-    """Mean validity of the pairs of ``phase`` that the search changed (raw seeds left out)."""
-    phases = result.to_frame(decoded=False)["phase"].to_numpy()
+    """Mean validity of the pairs of ``phase`` that the search changed (raw seeds left out).
+
+    Local phase: also ``l0_first``, the mean L0 of the first local IDI of each global IDI's walk, next to
+    ``l0_global``, the mean L0 of those global IDIs: ADF's RQ2 protocol ("the same number of discriminatory
+    samples [as] identified on the global generation phase", digest A14) read as one local IDI per global one.
+    """
+    frame = result.to_frame(decoded=False)
+    phases, seeds = frame["phase"].to_numpy(), frame["seed"].to_numpy()
     rows = [result.details(i) for i in np.flatnonzero(phases == phase)]
     rows = [d["validity"] for d in rows if d["chain"]]
     if not rows:
         return {}
-    return {k: round(float(np.mean([r[k] for r in rows])), 4) for k in rows[0]} | {"pairs": len(rows)}
+    out = {k: round(float(np.mean([r[k] for r in rows])), 4) for k in rows[0]} | {"pairs": len(rows)}
+    if phase == "local":
+        changed = {seeds[i]: result.details(i)["validity"]["l0"] for i in np.flatnonzero(phases == "global")}
+        changed = {s: v for s, v in changed.items() if v > 0}                   # global IDIs, not raw seeds
+        first = {}
+        for i in np.flatnonzero(phases == "local"):
+            if seeds[i] in changed and seeds[i] not in first:
+                first[seeds[i]] = result.details(i)["validity"]["l0"]
+        if first:
+            out["l0_first"] = round(float(np.mean(list(first.values()))), 4)
+            out["l0_global"] = round(float(np.mean([changed[s] for s in first])), 4)
+    return out
 
 
 def local_run(model, dom, seeds, method, n_local, **params) -> dict:
@@ -120,39 +136,81 @@ def search_row(model, dom, seeds, n_local, time_budget) -> dict:
         row[method] = {"raw": r.extras["raw_idis"], "global": r.extras["global_idis"],
                        "validity_global_mean": validity(r, "global"), "seconds": round(time.perf_counter() - t0, 2)}
     row["raw"] = row["adf_asc"]["raw"]
-    for method in ("adf_asc", "rp"):                      # the paper's walk: one per seed, every step kept
+    for method in ("adf_asc", "rp"):                      # the default walk: back to the local seed on a loss
         row[f"local_{method}"] = local_run(model, dom, seeds, method, n_local)
-    row["local_adf_asc_tuned"] = local_run(model, dom, seeds, "adf_asc", n_local, **TUNED)
+    row["local_adf_asc_printed"] = local_run(model, dom, seeds, "adf_asc", n_local, **PRINTED_WALK)
     row["time_to_5000"] = time_to_5000(model, dom, seeds, time_budget)
     return row
 
 
 def time_to_5000(model, dom, seeds, budget) -> dict:
     r = fairnb.run_search(model, dom, method="adf_asc", seeds=seeds, n_local=1000, max_found=5000,
-                          max_time=budget, random_state=SEED, **TUNED_5000)
-    return {"params": {"n_local": 1000, **TUNED_5000}, "eidig_s": r.time_to(5000), "adf_s": r.time_to(5000, "adf"),
+                          max_time=budget, random_state=SEED, **WALKERS_5000)
+    return {"params": {"n_local": 1000, **WALKERS_5000}, "eidig_s": r.time_to(5000), "adf_s": r.time_to(5000, "adf"),
             "found_eidig": r.count("eidig"), "found_adf": r.count("adf"), "elapsed_s": round(r.elapsed, 2),
             "status": r.status, "loadavg_1min": round(os.getloadavg()[0], 2)}
 
 
 def time_only() -> dict:
-    """The LSTM of the full run (same seed and epochs), then the time to 5,000 IDIs per group."""
+    """The LSTM and GRU of the full run (same seed and epochs), then the time to 5,000 IDIs per group."""
     import nltk.translate.bleu_score  # noqa: F401
 
     data, vocab, E, table, _ = build_corpus()
     X_train, X_test, y_train, y_test = data.split(test_size=0.2, random_state=42)
     base = TextDomain(vocab, "race", MAX_LEN, neighbours=table)
     ids_train, ids_test = base.encode_texts(X_train), base.encode_texts(X_test)
-    model, acc, _ = train(ids_train, y_train, ids_test, y_test, E, "lstm", EPOCHS)
-    out = {"machine": machine(), "lstm_accuracy": round(acc, 4), "rows": {}}
-    for group in GROUPS:
-        dom = TextDomain(vocab, group, MAX_LEN, neighbours=table)
-        seeds = ids_test[dom.sensitive_mask(ids_test).any(axis=1)][:1000]
-        model.predict_proba(seeds[:8])
-        model.embedding_gradient(seeds[:4], [0] * 4)              # graphs traced before timing
-        out["rows"][f"lstm {group}"] = time_to_5000(model, dom, seeds, 60.0)
-        print(group, out["rows"][f"lstm {group}"], flush=True)
+    out = {"machine": machine(), "accuracy": {}, "rows": {}}
+    for cell in ("lstm", "gru"):
+        model, acc, _ = train(ids_train, y_train, ids_test, y_test, E, cell, EPOCHS)
+        out["accuracy"][cell] = round(acc, 4)
+        for group in GROUPS:
+            dom = TextDomain(vocab, group, MAX_LEN, neighbours=table)
+            seeds = ids_test[dom.sensitive_mask(ids_test).any(axis=1)][:1000]
+            model.predict_proba(seeds[:8])
+            model.embedding_gradient(seeds[:4], [0] * 4)              # graphs traced before timing
+            t = out["rows"][f"{cell} {group}"] = time_to_5000(model, dom, seeds, 60.0)
+            secs = None if t["adf_s"] is None else round(t["adf_s"], 2)
+            print(f"{cell} {group}: {secs} s to 5,000 IDIs ({t['found_adf']} found), load average "
+                  f"{t['loadavg_1min']} (1 min) at the end", flush=True)
     return out
+
+
+def local_only(n_local: int) -> dict:
+    """The default local walk of ADF and RP at ``n_local`` steps per local seed (the paper: 1,000), all rows."""
+    import nltk.translate.bleu_score  # noqa: F401
+
+    data, vocab, E, table, _ = build_corpus()
+    X_train, X_test, y_train, y_test = data.split(test_size=0.2, random_state=42)
+    base = TextDomain(vocab, "race", MAX_LEN, neighbours=table)
+    ids_train, ids_test = base.encode_texts(X_train), base.encode_texts(X_test)
+    out = {"machine": machine(), "n_local": n_local, "rows": {}}
+    for cell in ("lstm", "gru"):
+        model, acc, _ = train(ids_train, y_train, ids_test, y_test, E, cell, EPOCHS)
+        for group in GROUPS:
+            dom = TextDomain(vocab, group, MAX_LEN, neighbours=table)
+            seeds = ids_test[dom.sensitive_mask(ids_test).any(axis=1)][:1000]
+            row = out["rows"][f"{cell} {group}"] = {"accuracy": round(acc, 4)}
+            for method in ("adf_asc", "rp"):
+                row[method] = local_run(model, dom, seeds, method, n_local)
+            print(cell, group, json.dumps(row), flush=True)
+    return out
+
+
+def _paper_budget_section() -> list[str]:
+    path = ROOT / "benchmarks" / "results" / "text_local.json"
+    if not path.exists():
+        return []
+    rep = json.loads(path.read_text())
+    lines = [f"\nAt the paper's budget, {rep['n_local']} steps per local seed, default walk (`--local-only`, load "
+             f"average {rep['machine']['loadavg_1min']} at the start):\n",
+             "| model group | local seeds | RP | ADF | ADF distinct per seed | ADF L0 first (global) | ADF L0 all |",
+             "|---|---|---|---|---|---|---|"]
+    for name, row in rep["rows"].items():
+        a, v = row["adf_asc"], row["adf_asc"]["validity_local_mean"]
+        per_seed = round(a["local_generated"] / max(a["local_seeds"], 1) / rep["n_local"], 3)
+        lines.append(f"| {name} | {a['local_seeds']} | {_loc(row['rp'])} | {_loc(a)} | {per_seed} | "
+                     f"{v.get('l0_first')} ({v.get('l0_global')}) | {v.get('l0')} |")
+    return lines + ["\nPaper (Table VIII, XLSX): about 975 distinct texts per local seed, 87-95 % success."]
 
 
 def template_part(epochs, n_local, n=4000) -> dict:
@@ -182,25 +240,34 @@ def main(argv=None):
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--markdown", action="store_true", help="only rewrite text.md from text.json")
+    parser.add_argument("--n-local", type=int, default=None, help="local steps per local seed (default 100; "
+                        "--local-only: 1000, the paper's)")
+    parser.add_argument("--local-only", action="store_true",
+                        help="only the default local walk of ADF and RP, all rows, into text_local.json")
     parser.add_argument("--time-only", action="store_true",
-                        help="only re-measure the time to 5,000 IDIs (LSTM), into text_time.json")
+                        help="only re-measure the time to 5,000 IDIs (LSTM and GRU, race and religion), "
+                             "into text_time.json")
     args = parser.parse_args(argv)
     out = ROOT / "benchmarks" / "results"
     if args.markdown:
         (out / "text.md").write_text(markdown(json.loads((out / "text.json").read_text())))
+        return
+    if args.local_only:
+        (out / "text_local.json").write_text(json.dumps(local_only(args.n_local or 1000), indent=1, default=float))
         return
     if args.time_only:
         (out / "text_time.json").write_text(json.dumps(time_only(), indent=1))
         (out / "text.md").write_text(markdown(json.loads((out / "text.json").read_text())))
         return
     epochs, n_local, budget = (1, 20, 20.0) if args.quick else (EPOCHS, 100, 60.0)
+    n_local = args.n_local or n_local
     cells, groups, n_seeds = (("lstm",), ("religion",), 60) if args.quick else (("lstm", "gru"), GROUPS, 1000)
     import nltk.translate.bleu_score  # noqa: F401  (imported once before any timing)
 
     data, vocab, E, table, prep_s = build_corpus()
     X_train, X_test, y_train, y_test = data.split(test_size=0.2, random_state=42)
     report = {"machine": machine(), "seed": SEED, "max_len": MAX_LEN, "epochs": epochs, "n_local": n_local,
-              "tuned": TUNED,
+              "printed_walk": PRINTED_WALK,
               "max_iter": 10, "time_budget_5000_s": budget, "vocabulary": len(vocab),
               "vocabulary_seconds": round(prep_s, 1), "paper": PAPER, "models": {}, "rows": {}}
     base = TextDomain(vocab, "race", MAX_LEN, neighbours=table)
@@ -250,24 +317,31 @@ def markdown(rep) -> str:
     lines += ["\nPaper rows (Seed, Raw, RP, ASC, ADF_ASC, HF, ADF_HF, local ADF):\n"]
     lines += [f"- {k}: {v}" for k, v in PAPER["table_viii_rows"].items()]
     lines += [f"- means over all 16 rows: {PAPER['table_viii_means']}\n",
-              "## Local phase: IDIs / distinct texts (success rate)\n",
-              "Paper walk: one cumulative walk per local seed, every step kept (`n_walkers=1, acceptance='all'`). "
-              f"Tuned: `{rep['tuned']}` (the same budget per seed, in walks of 5 steps that go back to "
-              "their local seed when a step loses the pair, as EIDIG's and MAFT's ADF re-implementation does).\n",
-              "| model group | local seeds | RP (paper walk) | ADF (paper walk) | ADF (tuned) |", "|---|---|---|---|---|"]
+              f"## Local phase, {rep['n_local']} steps per local seed: IDIs / distinct texts (success rate)\n",
+              "Default walk: one walk per local seed that goes back to its local seed when a step loses the pair "
+              "(`acceptance='reset'`, as EIDIG's and MAFT's re-implementations of ADF). Printed walk: Alg 7 as "
+              f"printed, one cumulative walk, every step kept (`{rep['printed_walk']}`).\n",
+              "| model group | local seeds | RP (default walk) | ADF (default walk) | ADF (printed walk) |",
+              "|---|---|---|---|---|"]
     for name, row in rep["rows"].items():
         lines.append(f"| {name} | {row['local_adf_asc']['local_seeds']} | {_loc(row['local_rp'])} | "
-                     f"{_loc(row['local_adf_asc'])} | {_loc(row['local_adf_asc_tuned'])} |")
+                     f"{_loc(row['local_adf_asc'])} | {_loc(row['local_adf_asc_printed'])} |")
+    lines += _paper_budget_section()
     lines += ["\n## Validity (means; paper Table IX / Appendix: L0 of local ADF IDIs 3.13 on Wiki LSTM)\n",
-              "| model group | pairs | L0 | L2 | Jaccard | BLEU-4 | similarity |", "|---|---|---|---|---|---|---|"]
+              "L0 first: the mean L0 of the first local IDI of each global IDI, beside the mean L0 of those global "
+              "IDIs (ADF's RQ2 protocol: as many local IDIs as global ones; the paper's local L0 is 1.07 above its "
+              "ADF_ASC global L0 on average over its 16 rows).\n",
+              "| model group | pairs | L0 | L0 first (global) | L2 | Jaccard | BLEU-4 | similarity |",
+              "|---|---|---|---|---|---|---|---|"]
     for name, row in rep["rows"].items():
         entries = [(f"global {k}", row[k]["validity_global_mean"]) for k in GLOBAL_METHODS] + [
             ("local RP", row["local_rp"]["validity_local_mean"]), ("local ADF", row["local_adf_asc"]["validity_local_mean"]),
-            ("local ADF tuned", row["local_adf_asc_tuned"]["validity_local_mean"])]
+            ("local ADF printed walk", row["local_adf_asc_printed"]["validity_local_mean"])]
         for label, v in entries:
             if v:
-                lines.append(f"| {name}, {label} | {v['pairs']} | {v['l0']} | {v['l2']} | {v['jaccard']} | {v['bleu']} | "
-                             f"{v['similarity']} |")
+                first = f"{v['l0_first']} ({v['l0_global']})" if "l0_first" in v else ""
+                lines.append(f"| {name}, {label} | {v['pairs']} | {v['l0']} | {first} | {v['l2']} | {v['jaccard']} | "
+                             f"{v['bleu']} | {v['similarity']} |")
     lines += ["\n## Time to 5,000 IDIs (ADF_ASC, global + local; paper Table XI: 438-2678 s, mean 1234 s, on a GPU)\n",
               "| model group | s (distinct texts) | s (distinct without the term) | found | load average |",
               "|---|---|---|---|---|"]
@@ -278,7 +352,9 @@ def markdown(rep) -> str:
     again = ROOT / "benchmarks" / "results" / "text_time.json"
     if again.exists():
         t2 = json.loads(again.read_text())
-        lines.append(f"\nRe-measured with `--time-only` (the same LSTM, accuracy {t2['lstm_accuracy']}):\n")
+        accuracy = t2.get("accuracy", {"lstm": t2.get("lstm_accuracy")})
+        lines.append(f"\nRe-measured with `--time-only` (the same models, accuracy {accuracy}, load average "
+                     f"{t2['machine']['loadavg_1min']} at the start):\n")
         for name, t in t2["rows"].items():
             secs = None if t["adf_s"] is None else round(t["adf_s"], 1)
             lines.append(f"- {name}: {secs} s to 5,000 ({t['found_adf']} found), load average {t['loadavg_1min']}")
@@ -295,7 +371,7 @@ def targets(rep) -> list[str]:
     """The issue's targets, each with what this run measured."""
     rows = rep["rows"]
     ratio = lambda a, b: ", ".join(f"{n} {row[a]['global']}/{row[b]['global']}" for n, row in rows.items())  # noqa: E731
-    loc = lambda key, what: ", ".join(f"{n} {row[key][what] if what != 'l0' else row[key]['validity_local_mean']['l0']}"  # noqa
+    loc = lambda key, what: ", ".join(f"{n} {row[key][what] if what == 'success_rate' else row[key]['validity_local_mean'].get(what)}"  # noqa
                                       for n, row in rows.items())
     times = [row["time_to_5000"]["adf_s"] for row in rows.values()]
     load = [row["time_to_5000"]["loadavg_1min"] for row in rows.values()]
@@ -308,10 +384,12 @@ def targets(rep) -> list[str]:
             f"- ADF_ASC > RP (global): {ratio('adf_asc', 'rp')}.",
             f"- ADF_ASC > ASC (global): {ratio('adf_asc', 'asc')}.",
             f"- ADF_HF > HF (global): {ratio('adf_hf', 'hf')}.",
-            f"- local success >= 85 %: paper walk {loc('local_adf_asc', 'success_rate')}; tuned "
-            f"{loc('local_adf_asc_tuned', 'success_rate')}.",
-            f"- average L0 of local IDIs <= 4: paper walk {loc('local_adf_asc', 'l0')}; tuned "
-            f"{loc('local_adf_asc_tuned', 'l0')}.",
+            f"- local success >= 85 % ({rep['n_local']} steps per local seed): default walk "
+            f"{loc('local_adf_asc', 'success_rate')}; printed walk {loc('local_adf_asc_printed', 'success_rate')}.",
+            f"- average L0 of local IDIs <= 4, ADF's protocol (first local IDI of each global IDI): default walk "
+            f"{loc('local_adf_asc', 'l0_first')}; printed walk {loc('local_adf_asc_printed', 'l0_first')}; over "
+            f"all local IDIs: default walk {loc('local_adf_asc', 'l0')}; printed walk "
+            f"{loc('local_adf_asc_printed', 'l0')}.",
             "- planted bias vs none (template corpus): " + ", ".join(
                 f"{k}: {v['unique_idis_adf']} IDIs" for k, v in t.items()) + "."]
 

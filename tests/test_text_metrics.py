@@ -31,6 +31,30 @@ def test_bleu4_by_hand_with_method1_smoothing():
     assert bleu(np.array([[0, 0, 2, 3, 4, 5, 6]]), np.array([[0, 0, 2, 3, 9, 5, 6]]))[0] == pytest.approx(expected)
 
 
+def test_vectorised_bleu_and_jaccard_equal_nltk_and_sets_on_random_pairs():
+    """Repeated tokens (clipping), short texts (BLEU-n), empty ones, other lengths and padding on either side."""
+    bleu_score = pytest.importorskip("nltk.translate.bleu_score")
+    rng = np.random.default_rng(3)
+    n, L = 400, 12
+    seeds = rng.integers(1, 6, size=(n, L))
+    found = np.where(rng.random((n, L)) < 0.3, rng.integers(1, 6, size=(n, L)), seeds)
+    for i, k in enumerate(rng.integers(0, L + 1, n)):
+        seeds[i, :L - k] = found[i, :L - k] = 0
+    found[:40, -2:] = 0                     # shorter hypotheses: brevity penalty
+    seeds[40:60, :3], found[40:60, -3:] = 0, 0
+    smooth = bleu_score.SmoothingFunction().method1
+    want_bleu, want_jsc = [], []
+    for a, b in zip(seeds, found):
+        ref, hyp = a[a != 0].tolist(), b[b != 0].tolist()
+        m = min(4, len(ref), len(hyp))
+        want_bleu.append(0.0 if m == 0 else bleu_score.sentence_bleu([ref], hyp, weights=(1 / m,) * m,
+                                                                     smoothing_function=smooth))
+        want_jsc.append(len(set(ref) & set(hyp)) / len(set(ref) | set(hyp)) if set(ref) | set(hyp) else 1.0)
+    assert np.allclose(bleu(seeds, found), want_bleu, rtol=1e-12, atol=1e-12)
+    assert np.allclose(jaccard(seeds, found), want_jsc)
+    assert 0 < np.mean(want_bleu) < 1
+
+
 def test_sentence_similarity_default_and_pluggable_encoder():
     seed, found = np.array([[0, 2, 3]]), np.array([[0, 2, 4]])
     # mean embeddings (e2+e3)/2 and (e2+e4)/2: cosine 1/2

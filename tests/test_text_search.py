@@ -186,7 +186,7 @@ def test_a_trained_lstm_finds_far_more_pairs_with_planted_bias_than_without():
 def test_walkers_split_the_local_budget_and_step_back_when_asked(acceptance, planted):
     dom, texts, model = planted
     base = dict(seeds=texts, n_seeds=100, n_local=12, random_state=0)
-    one = run_search(model, dom, method="adf_asc", **base)
+    one = run_search(model, dom, method="adf_asc", acceptance="all", **base)
     many = run_search(model, dom, method="adf_asc", n_walkers=4, acceptance=acceptance, **base)
     assert many.extras["local_seeds"] == one.extras["local_seeds"] > 0
     global_calls = run_search(model, dom, method="adf_asc", **{**base, "n_local": 0}).extras["gradient_calls"]
@@ -198,3 +198,15 @@ def test_walkers_split_the_local_budget_and_step_back_when_asked(acceptance, pla
         assert many.extras["local_success_rate"] >= one.extras["local_success_rate"]
     with pytest.raises(ValueError, match="acceptance must be one of"):
         run_search(model, dom, method="adf_asc", acceptance="always", **base)
+
+
+def test_the_default_local_walk_goes_home_on_a_loss_where_the_printed_walk_drifts_on(planted):
+    """The default (EIDIG's and MAFT's ADF) keeps every walk within reach of its local seed; Alg 7 as printed
+    (``acceptance="all"``) keeps walking from texts that lost the pair."""
+    dom, texts, model = planted
+    base = dict(seeds=texts, n_seeds=100, n_local=40, random_state=0)
+    default = run_search(model, dom, method="adf_asc", **base)
+    printed = run_search(model, dom, method="adf_asc", acceptance="all", **base)
+    assert default.extras["local_seeds"] == printed.extras["local_seeds"] > 0
+    assert default.extras["local_success_rate"] > printed.extras["local_success_rate"]
+    assert_text_pairs_valid(default, model, dom)
