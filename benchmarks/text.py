@@ -391,7 +391,29 @@ def targets(rep) -> list[str]:
             f"all local IDIs: default walk {loc('local_adf_asc', 'l0')}; printed walk "
             f"{loc('local_adf_asc_printed', 'l0')}.",
             "- planted bias vs none (template corpus): " + ", ".join(
-                f"{k}: {v['unique_idis_adf']} IDIs" for k, v in t.items()) + "."]
+                f"{k}: {v['unique_idis_adf']} IDIs" for k, v in t.items()) + ".",
+            "\n## Why these defaults\n",
+            "**Local walk.** Which walk produced the paper's tables, from its own numbers: (1) Table VIII: 87-95 % "
+            "of the distinct local texts are IDIs, over 1,000 steps per local seed. (2) Fig. 8 / Appendix Table 6 "
+            "vs Appendix A: in all 16 rows the local IDIs' L0 is 0.70-1.59 (mean 1.07) tokens above the ADF_ASC "
+            "global IDIs' L0: the paper measured, as its RQ2 protocol says, as many local IDIs as global ones, "
+            "about one substitution beyond each global IDI; an average over all IDIs of 1,000-step walks that "
+            "succeed 90 % of the time cannot stay near 3 tokens (the default walk: 7-9 here). (3) about 975 "
+            "distinct texts per 1,000 steps. A walk that goes back to its local seed when a step loses the pair "
+            "(EIDIG's and MAFT's ADF) gives all three on RedditBias within a few points (see the tables above: "
+            "success, L0 first about 0.95 above the global L0, 0.93-0.94 distinct). Alg 7's printed walk (every "
+            "step kept) gives (2) and (3) only for a model whose discrimination survives hundreds of random "
+            "substitutions: here it falls to 24-61 % success and its first local IDI comes 1.7-2.1 tokens after "
+            "the global one. The printed walk stays as `acceptance='all'`.",
+            "",
+            "**ADF_HF.** Alg 6 prints `|grad_a . (x_a - c) - grad'_a . (x'_a - c)|`: the absolute first-order change "
+            "of J(x) - J(x'), which ranks a substitution that closes the gap between the pair as high as one that "
+            "widens it. The default scores the widening (the change times the sign of the current gap, Eq. 4's "
+            "'maximise the difference'); `hf_score='absolute'` keeps the printed rule (180, 48, 195, 74 global "
+            "IDIs in the four rows above, vs 292, 121, 281, 104 widening). ADF_HF still only ties plain HF here; "
+            "the paper's +18 % is not reproduced. J is the cross-entropy w.r.t. each text's own decision (the "
+            "reference code's choice), x' the variant of Eq. 3 (largest probability gap), re-chosen every "
+            "iteration; positions whose token has no usable neighbour are never proposed."]
 
 
 if __name__ == "__main__":
