@@ -29,7 +29,7 @@ replaced by a uniform choice among its neighbours, ``x'`` the last flipping vari
 loses the pair sends the walk back to its local seed (``acceptance="reset"``, the default, as EIDIG's and
 MAFT's re-implementations of ADF do). Alg 7 as printed keeps every step (``acceptance="all"``: one
 cumulative walk), but on RedditBias that walk cannot give the paper's own numbers together: it succeeds on
-24-61 % of its distinct texts and its first local IDI lies 1.4-2.1 tokens beyond the global one, where
+37-61 % of its distinct texts and its first local IDI lies 1.4-2.1 tokens beyond the global one, where
 Table VIII reports 87-95 % success and Fig. 8 vs Appendix A put the local IDIs 1.07 tokens (mean of the
 16 rows) beyond the global ones; the reset walk gives 84-93 % and 0.93-0.98 (``benchmarks/results/text.md``).
 ``n_local=0`` runs the global phase only.
