@@ -32,6 +32,31 @@ def hashable_keys(keys) -> list:
     return list(keys)
 
 
+def first_occurrences(keys) -> np.ndarray:
+    """Indices of the first occurrence of each distinct key, in order, without a Python object per row
+    for an integer key matrix (its rows as one mixed-radix int64 code when that fits, else as raw bytes).
+
+    >>> first_occurrences(np.array([[1, 2], [0, 5], [1, 2]])).tolist(), first_occurrences(["a", "b", "a"]).tolist()
+    ([0, 1], [0, 1])
+    """
+    if not (isinstance(keys, np.ndarray) and keys.ndim == 2 and keys.dtype.kind in "iu"):
+        first: dict = {}
+        for i, k in enumerate(hashable_keys(keys)):
+            first.setdefault(k, i)
+        return np.fromiter(first.values(), dtype=np.int64, count=len(first))
+    if not len(keys):
+        return np.zeros(0, np.int64)
+    low = keys.min(axis=0).astype(np.int64)
+    sizes = keys.max(axis=0).astype(np.int64) - low + 1
+    if np.prod(sizes.astype(float)) < 2.0 ** 62:
+        place = np.concatenate([np.cumprod(sizes[::-1])[::-1][1:], [1]]).astype(np.int64)
+        rows = (keys - low) @ place
+    else:
+        keys = np.ascontiguousarray(keys)
+        rows = keys.view(np.dtype((np.void, keys.dtype.itemsize * keys.shape[1]))).ravel()
+    return np.sort(np.unique(rows, return_index=True)[1])
+
+
 class UniqueCounter:
     """Distinct inputs of a domain under ``convention``, each with the value given when first seen
     (e.g. the time it was found).
@@ -43,7 +68,41 @@ class UniqueCounter:
     def __init__(self, domain, convention: str):
         self.domain = domain
         self.convention = check_convention(convention)
-        self._first: dict = {}
+        self._dict: dict | None = {}
+        self._lazy = None        # (items or key rows, values, whether keys): ``of_items``'s, a dict on first use
+        self._known_len = None
+
+    @classmethod
+    def of_items(cls, domain, convention: str, items, values=None, *, distinct: bool = False) -> "UniqueCounter":
+        """A counter holding ``items`` in order (``values``: one per item, or None; ``distinct``: the caller
+        knows their keys are distinct, so ``len`` is ``len(items)``), built lazily and
+        without a Python object per item: ``len`` computes the distinct keys with numpy, and the dict
+        that ``fresh`` and ``commit`` use is made on their first call (a Result shipped from a Dask
+        worker and merged on the client may never need it)."""
+        out = cls(domain, convention)
+        out._dict, out._lazy, out._known_len = None, (items, values, False), len(items) if distinct else None
+        return out
+
+    def _distinct(self):
+        """``(key rows, values)`` of the lazily held items, each distinct key once."""
+        items, values, done = self._lazy
+        if not done:
+            keys = self.domain.key(items, self.convention)
+            first = first_occurrences(keys)
+            keys = keys[first] if isinstance(keys, np.ndarray) else [keys[i] for i in first]
+            values = None if values is None else np.asarray(values, dtype=float)[first]
+            self._lazy = keys, values, True
+            return keys, values
+        return items, values
+
+    @property
+    def _first(self) -> dict:
+        if self._dict is None:
+            keys, values = self._distinct()
+            keys = hashable_keys(keys)
+            self._dict = dict(zip(keys, values.tolist())) if values is not None else dict.fromkeys(keys)
+            self._lazy = None
+        return self._dict
 
     def keys(self, items) -> list:
         """The hashable keys of ``items`` under this counter's convention."""
@@ -74,15 +133,21 @@ class UniqueCounter:
 
     def values(self) -> np.ndarray:
         """The value stored with each distinct input, in the order first seen."""
-        return np.array(list(self._first.values()), dtype=float)
+        if self._dict is None:
+            keys, values = self._distinct()
+            return values if values is not None else np.full(len(keys), np.nan)
+        return np.array(list(self._dict.values()), dtype=float)
 
     def copy(self) -> "UniqueCounter":
         out = UniqueCounter.__new__(UniqueCounter)
-        out.domain, out.convention, out._first = self.domain, self.convention, dict(self._first)
+        out.domain, out.convention, out._lazy, out._known_len = self.domain, self.convention, self._lazy, self._known_len
+        out._dict = None if self._dict is None else dict(self._dict)
         return out
 
     def __contains__(self, key) -> bool:
         return key in self._first
 
     def __len__(self) -> int:
-        return len(self._first)
+        if self._dict is not None:
+            return len(self._dict)
+        return self._known_len if self._known_len is not None else len(self._distinct()[0])

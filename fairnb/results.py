@@ -19,7 +19,6 @@ True
 """
 from __future__ import annotations
 
-import copy
 import html
 import json
 import os
@@ -119,15 +118,38 @@ class Result:
         return len(new)
 
     def __getstate__(self):
-        """Pickled without its lock (a Result travels from a Dask worker to the client)."""
+        """Pickled compactly (a Result travels from a Dask worker to the client): its pairs as one
+        contiguous array per field, each in the smallest dtype that holds it exactly (``compact``), no
+        Python object per pair, no lock; the unique counters are rebuilt from the pairs, lazily."""
         state = self.__dict__.copy()
-        del state["_lock"]
-        state["_cache"] = None
+        for name in ("_lock", "_seen", "_seen_adf", "_chunks", "_cache"):
+            del state[name]
+        state["_packed"] = pack_pairs(self._arrays()) if self._chunks else None
         return state
 
     def __setstate__(self, state):
+        packed = state.pop("_packed")
         self.__dict__.update(state)
-        self._lock = threading.Lock()
+        self._lock, self._cache = threading.Lock(), None
+        self._chunks = [] if packed is None else [unpack_pairs(packed)]
+        self._counters_from_pairs()
+
+    def _counters_from_pairs(self) -> None:
+        """The unique counters of the pairs stored (each ADF-unique input with the time of its first full
+        instance), built lazily (``UniqueCounter.of_items``)."""
+        a = self._arrays()
+        self._seen = UniqueCounter.of_items(self.domain, "eidig", a["X"], distinct=True)
+        self._seen_adf = UniqueCounter.of_items(self.domain, "adf", a["X"], a["time"])
+
+    @classmethod
+    def from_pairs(cls, domain, method: str, params, arrays: dict) -> "Result":
+        """A Result holding the pairs ``arrays`` (``_arrays()``'s fields; the inputs distinct), without
+        recording them one batch at a time."""
+        r = cls(domain, method, params)
+        if len(arrays["X"]):
+            r._chunks = [arrays]
+            r._counters_from_pairs()
+        return r
 
     def raise_for_status(self) -> "Result":
         """Re-raise the error of a ``"failed"`` search; returns the Result otherwise.
@@ -143,7 +165,8 @@ class Result:
         """A frozen copy of this Result as it is now: read a live search's Result through one snapshot
         (its pairs, counts and tables then agree with each other while the search goes on)."""
         with self._lock:
-            r = copy.copy(self)
+            r = Result.__new__(Result)
+            r.__dict__.update(self.__dict__)
             r._lock = threading.Lock()
             r._seen, r._seen_adf = self._seen.copy(), self._seen_adf.copy()
             r._timeline = list(self._timeline)
@@ -413,6 +436,57 @@ class Result:
 
 
 NEAR_THRESHOLD = 1e-6
+
+
+_FLOAT_FIELDS, _EXACT_DTYPES = ("X", "C", "P", "PC", "time"), (np.int8, np.uint8, np.int16, np.uint16, np.int32)
+
+
+def compact(A: np.ndarray) -> np.ndarray:
+    """``A`` in the smallest dtype that holds every value exactly: an integer type for whole numbers in
+    its range (a tabular domain's codes: int8), else float32 where that is exact (images), else ``A``.
+
+    >>> compact(np.array([0.0, 3.0, -2.0])).dtype, compact(np.array([0.5, 0.25])).dtype, compact(np.array([0.1])).dtype
+    (dtype('int8'), dtype('float32'), dtype('float64'))
+    """
+    if not A.size or A.dtype.kind not in "fiu":
+        return A
+    lo, hi = A.min(), A.max()
+    if A.dtype.kind in "iu" or (np.isfinite(lo) and np.isfinite(hi) and np.array_equal(A, np.rint(A))):
+        for dtype in _EXACT_DTYPES:
+            if np.iinfo(dtype).min <= lo and hi <= np.iinfo(dtype).max:
+                return A.astype(dtype)
+    if A.dtype == np.float64:
+        f32 = A.astype(np.float32)
+        if np.array_equal(f32, A):
+            return f32
+    return A
+
+
+def pack_pairs(a: dict) -> dict:
+    """The pair arrays ``a`` (``Result._arrays()``) in compact form: numbers by ``compact``, phases as
+    small integer codes and their labels, details only when some pair has them; ``unpack_pairs`` inverts it.
+
+    >>> a = {"X": np.ones((2, 3)), "phase": np.array(["global", "local"], object), "info": np.array([None, None])}
+    >>> p = pack_pairs(a); p["X"].dtype, p["phase"], p["info"]
+    (dtype('int8'), (array([0, 1], dtype=int8), ['global', 'local']), None)
+    >>> unpack_pairs(p)["X"].dtype, unpack_pairs(p)["phase"].tolist()
+    (dtype('float64'), ['global', 'local'])
+    """
+    out = {k: compact(v) for k, v in a.items() if k not in ("phase", "info")}
+    codes, labels = pd.factorize(a["phase"])
+    out["phase"] = (compact(codes), list(labels))
+    has_info = a["info"] != None  # noqa: E711 - element-wise on an object array
+    out["info"] = a["info"] if has_info.any() else None
+    return out
+
+
+def unpack_pairs(p: dict) -> dict:
+    """The pair arrays that ``pack_pairs`` packed, in their usual dtypes."""
+    out = {k: v.astype(float if k in _FLOAT_FIELDS else np.int64) for k, v in p.items() if k not in ("phase", "info")}
+    codes, labels = p["phase"]
+    out["phase"] = np.array(labels, dtype=object)[codes]
+    out["info"] = p["info"] if p["info"] is not None else np.empty(len(codes), dtype=object)
+    return out
 
 
 def _per_input(values, n: int, dtype) -> np.ndarray:

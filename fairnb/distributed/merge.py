@@ -1,10 +1,12 @@
 """One Result from the Results of a sharded search's shards.
 
-The pairs of every shard are recorded into a new Result, shard after shard (each shard's times
-shifted by when it started), so the core's ``Result.record`` de-duplicates them under both counting
-conventions as one search would: an input found by two shards counts once, with the pair of the
-first shard that found it (so a rerun with the same seed gives the same pairs, whatever the timing). Seed ids
-are shifted to index the merged ``extras["seeds"]`` (every shard's seeds, in shard order).
+The shards' pairs are concatenated in shard order (each shard's times shifted by when it started, its
+seed ids by where its seeds start among all shards' seeds) and de-duplicated with numpy on the domain's
+keys under both counting conventions, as one search recording them in that order would: an input found
+by two shards counts once, with the pair of the first shard that found it (so a rerun with the same seed
+gives the same pairs, whatever the timing). No Python object per pair: a shard's Result arrives packed
+(``Result.__getstate__``) and the merged Result's unique counters are built lazily
+(``UniqueCounter.of_items``).
 
 Example
 -------
@@ -23,23 +25,40 @@ import numbers
 import numpy as np
 import pandas as pd
 
+from ..counting import first_occurrences
 from ..results import Result
 
 _SHARD_OWN = ("seeds", "seeds_used")    # extras merged by position, not summed
 
 
-def record_part(merged: Result, part: Result, offset: float = 0.0, first_id: int | None = 0, *,
-                limit: int | None = None, convention: str = "eidig") -> None:
-    """Record the pairs of the shard Result ``part`` into ``merged``: times shifted by ``offset`` seconds, seed
-    ids by ``first_id`` (None: the shard's seeds are unknown, its pairs get seed -1)."""
-    if part is None or not len(part):
-        return
-    a = part._arrays()
-    seed = np.where(a["seed"] >= 0, a["seed"] + (first_id or 0), -1) if first_id is not None else \
-        np.full(len(a["seed"]), -1)
-    room = None if limit is None else max(limit - merged.count(convention), 0)
-    merged.record(a["X"], a["C"], a["P"], a["PC"], phase=a["phase"], seed_ids=seed, elapsed=a["time"] + offset,
-                  limit=room, limit_convention=convention, info=a["info"])
+def merged_pairs(parts, domain, method: str = "", params: dict | None = None, *, offsets=None, first_ids=None,
+                 limit: int | None = None, convention: str = "eidig") -> Result:
+    """A Result holding the pairs of the shard Results ``parts`` (None: a shard that returned nothing), in
+    shard order, each input once (its first shard's pair): times shifted by ``offsets`` seconds, seed ids
+    by ``first_ids`` (None for a shard: its seeds are unknown, its pairs get seed -1); at most ``limit``
+    unique IDIs in ``convention``. Counters and extras are left to ``merge_results``."""
+    chunks = []
+    for part, offset, first in zip(parts, offsets, first_ids):
+        if part is None or not len(part):
+            continue
+        a = dict(part._arrays())
+        a["time"] = a["time"] + offset
+        a["seed"] = np.where(a["seed"] >= 0, a["seed"] + first, -1) if first is not None else \
+            np.full(len(a["seed"]), -1)
+        chunks.append(a)
+    if not chunks:
+        return Result(domain, method, params)
+    a = chunks[0] if len(chunks) == 1 else {k: np.concatenate([c[k] for c in chunks]) for k in chunks[0]}
+    keep = first_occurrences(domain.key(a["X"], "eidig")) if len(chunks) > 1 else np.arange(len(a["X"]))
+    if limit is not None:
+        if convention == "adf":      # up to the input that brings one ADF-unique IDI too many
+            adf = first_occurrences(domain.key(a["X"][keep], "adf"))
+            keep = keep[: adf[limit]] if len(adf) > limit else keep
+        else:
+            keep = keep[:limit]
+    if len(keep) < len(a["X"]):
+        a = {k: v[keep] for k, v in a.items()}
+    return Result.from_pairs(domain, method, params, a)
 
 
 def merge_results(parts, domain, method: str = "", params: dict | None = None, *, offsets=None,
@@ -51,8 +70,8 @@ def merge_results(parts, domain, method: str = "", params: dict | None = None, *
     ``first_ids``: the index of each shard's first seed among all ``seeds`` (default: the shards' own seeds
     one after another). ``limit``: keep at most that many unique IDIs in ``convention`` (the search's ``max_found``).
     Counters (``tried``, ``hits``) and whole-number extras are summed; every shard's own numbers are kept in
-    ``extras["shards"]`` (a DataFrame). ``into``: a Result that already holds the parts' pairs, recorded in
-    shard order by ``record_part`` (a live run's): only its counters and extras are set.
+    ``extras["shards"]`` (a DataFrame). ``into``: a Result that already holds the parts' pairs
+    (``merged_pairs``'s, e.g. a live run's): only its counters and extras are set.
     """
     parts = list(parts)
     offsets = [0.0] * len(parts) if offsets is None else list(offsets)
@@ -60,11 +79,8 @@ def merge_results(parts, domain, method: str = "", params: dict | None = None, *
         seeds, ids = _merged_seeds(parts)
     else:
         ids = list(first_ids)
-    merged = into
-    if merged is None:
-        merged = Result(domain, method, params)
-        for part, offset, first in zip(parts, offsets, ids):
-            record_part(merged, part, offset, first, limit=limit, convention=convention)
+    merged = into if into is not None else merged_pairs(parts, domain, method, params, offsets=offsets,
+                                                        first_ids=ids, limit=limit, convention=convention)
     done = [p for p in parts if p is not None]
     merged.tried = sum(p.tried for p in done)
     merged.hits = sum(p.hits for p in done)

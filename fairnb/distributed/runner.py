@@ -25,7 +25,7 @@ import warnings
 import numpy as np
 
 from ..search.engine import Event
-from .merge import merge_results, record_part
+from .merge import merge_results
 from .plan import plan_shards
 from .shipping import ModelPlugin, worker_model
 
@@ -98,7 +98,6 @@ class ClusterRun:
         self.phase = ""
         self.stopping = False      # set when the client stops the shards (cancelled ones were not run)
         self.merged: set[int] = set()   # the shards whose Results are in ``result``
-        self.order: list[int] = []      # ... in the order they were recorded
 
     @property
     def elapsed(self) -> float:
@@ -124,26 +123,30 @@ class ClusterRun:
     def _first_ids(self):
         return [sh.first_id for sh in self.shards] if self.all_seeds is not None else None
 
+    def merge_returned(self) -> None:
+        """Make ``result`` the merge of every shard returned so far (called while others still run, so that
+        the merge overlaps their work, and once more at the end)."""
+        with self.lock:
+            returned = {i for i, p in enumerate(self.parts) if p is not None}
+        if returned == self.merged:
+            return
+        merged = self._merge()
+        with self.lock:
+            merged._timeline = self.result._timeline
+            self.result, self.merged = merged, returned
+
     def final(self, limit=None) -> "Result":  # noqa: F821
-        """The merged Result of every shard that returned: the live one when it holds them all in shard
-        order (no second merge of many pairs), else a merge in shard order (the same pairs on a rerun)."""
-        returned = [i for i, p in enumerate(self.parts) if p is not None]
-        own_seeds = self._first_ids() is None and any("seeds" in self.parts[i].extras for i in returned)
-        if limit is None and self.order == returned and not own_seeds:   # own seeds: ids offset by all parts
-            return self._merge(into=self.result)
-        return self._merge(limit=limit)
+        """The merged Result of every shard that returned (``max_found``: at most ``limit`` unique IDIs)."""
+        if limit is not None:
+            return self._merge(limit=limit)
+        self.merge_returned()
+        return self._merge(into=self.result)
 
     def finish_shard(self, i: int, future) -> None:
         if future.status == "finished":
             part = future.result()
             with self.lock:
                 self.parts[i], self.state[i] = part, "done"
-                if not self.stopping:      # after a stop, _finish merges once for all (Stop returns sooner)
-                    first = self._first_ids()
-                    record_part(self.result, part, self.offsets[i], 0 if first is None else first[i],
-                                convention=self.search.dedup)
-                    self.merged.add(i)
-                    self.order.append(i)
         elif future.status == "cancelled" and self.stopping:
             self.state[i] = "not run"
         else:                      # its worker died (KilledWorker), or the cluster cancelled it
@@ -237,6 +240,8 @@ def _drive(run: ClusterRun, search, client, futures: dict, stop, wake: threading
             for f in [f for f in pending if f.done()]:
                 pending.discard(f)
                 run.finish_shard(futures[f], f)
+            if pending and not run.stopping:       # merge what returned while the other shards run
+                run.merge_returned()
             if stopped_at is None:
                 reason = _reason_to_stop(run, search, deadline)
                 if reason:
