@@ -27,6 +27,12 @@ Experiments
                 this machine (a simulated larger cluster): seconds, IDIs/s and the overhead per shard
                 (cluster time not spent inside a shard's search: ``(wall x workers - sum of shard
                 times) / shards``), plus the fixed cost of a shard (1 sample per shard).
+``overhead``    where a shard's non-search time goes, in CPU seconds (measurable under load): C-a EIDIG
+                (``--seeds`` x ``--local``) run locally, its Result pickled as Dask sends it (worker
+                side: seconds and MB), unpickled and merged on the client; then real runs on
+                LocalCluster(1 worker, 1 shard) and (2 workers, 2 shards): CPU seconds of the client
+                process (scheduler, transfer, merge) beside the shards'. Run it with another checkout's
+                ``fairnb`` on ``PYTHONPATH`` to compare versions.
 ``stop``        Stop on a 4-worker LocalCluster: an endless random search in 4 shards, ``stop()`` after
                 all four report, seconds until the merged Result is back (target <= 2 s), every pair
                 re-checked by the oracle.
@@ -50,7 +56,7 @@ from fairnb.bench import BENCHMARKS, load_benchmark, machine  # noqa: E402
 from fairnb.search import RandomSearch, cluster_seeds, get_method  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "results"
-EXPERIMENTS = ("speedup", "stop", "identical", "scaling", "budget")
+EXPERIMENTS = ("speedup", "stop", "identical", "scaling", "budget", "overhead")
 
 
 def log(msg: str) -> None:
@@ -165,6 +171,43 @@ def speedup(args) -> dict:
             "seeds": args.seeds, "local": args.local, "rounds": args.rounds,
             "seconds_1_worker": times[1], "seconds_2_workers": times[2], "idis_1_worker": idis[1],
             "idis_2_workers": idis[2], "median_speedup": round(med[1] / med[2], 2), "target": 1.6}
+
+
+def overhead(args) -> dict:
+    import pickle
+
+    from fairnb.distributed import merge_results
+
+    domain, model, _, seeds = bench_inputs("C-a", args, args.seeds)
+    local, _ = timed(two_phase("eidig", args.seeds, args.local), model, domain, seeds)
+    t = time.thread_time()
+    blob = pickle.dumps(local, protocol=5)
+    pack = time.thread_time() - t
+    t = time.thread_time()
+    part = pickle.loads(blob)
+    unpack = time.thread_time() - t
+    t = time.thread_time()
+    merged = merge_results([part], domain, "eidig", offsets=[0.0], first_ids=[0], seeds=local.extras["seeds"])
+    merge = time.thread_time() - t
+    out = {"benchmark": "C-a", "method": "eidig", "seeds": args.seeds, "local": args.local,
+           "pairs": local.count(), "search_cpu_s": local.extras["shard_cpu_s"], "pickle_cpu_s": round(pack, 3),
+           "pickled_mb": round(len(blob) / 2**20, 1), "unpickle_cpu_s": round(unpack, 3),
+           "merge_cpu_s": round(merge, 3), "merged_same_pairs": same_pairs(local, merged), "runs": []}
+    for k in (1, 2):
+        client = cluster(k)
+        try:
+            warm_up(client, model, domain, seeds)
+            for _ in range(args.rounds):
+                c = time.process_time()
+                r, wall = timed(two_phase("eidig", args.seeds, args.local), model, domain, seeds, client=client,
+                                n_shards=k)
+                out["runs"].append({"workers": k, "shards": k, "client_cpu_s": round(time.process_time() - c, 3),
+                                    "shards_cpu_s": cpu(r)[0], "slowest_shard_cpu_s": cpu(r)[1],
+                                    "wall_s": round(wall, 2), "unique_idis": r.count()})
+                log(f"overhead {out['runs'][-1]}")
+        finally:
+            fairnb.distributed.close(client)
+    return out
 
 
 def budget(args) -> list[dict]:
@@ -337,6 +380,20 @@ def markdown(out: dict) -> str:
                   "result transfer, merge, idle workers at the end). Fixed cost: a run of 4 x workers shards of one "
                   "sample each, wall time x workers / shards. 16 workers on 2 CPUs simulate a larger cluster: the "
                   "work cannot go faster than 2 CPUs, so the rows show what the extra workers and shards cost.", ""]
+    if "overhead" in res:
+        o = res["overhead"]
+        lines += ["## Overhead of a shard, in CPU seconds", "", f"load {out['load']['overhead']}", "",
+                  f"C-a EIDIG {o['seeds']:,} x {o['local']:,} ({o['pairs']:,} pairs), search {o['search_cpu_s']} CPU s. "
+                  f"The shard's Result pickled as Dask sends it: {o['pickle_cpu_s']} CPU s on the worker, "
+                  f"{o['pickled_mb']} MB; on the client unpickled in {o['unpickle_cpu_s']} CPU s and merged in "
+                  f"{o['merge_cpu_s']} CPU s (the same pairs as the local run: {o['merged_same_pairs']}).", ""]
+        lines += md_table(["workers", "shards", "client process CPU s", "shards CPU s (all)", "slowest shard CPU s",
+                           "wall s (contended)", "unique IDIs"],
+                          [(r["workers"], r["shards"], r["client_cpu_s"], r["shards_cpu_s"], r["slowest_shard_cpu_s"],
+                            r["wall_s"], r["unique_idis"]) for r in o["runs"]])
+        lines += ["", "Client process CPU: every thread of the notebook's process during the run (Dask's scheduler "
+                  "of the LocalCluster, receiving the shards' Results, merging), against the shards' own search "
+                  "CPU.", ""]
     if "stop" in res:
         s = res["stop"]
         lines += ["## Stop on a 4-worker LocalCluster", "", f"load {out['load']['stop']}", "",

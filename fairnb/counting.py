@@ -106,7 +106,21 @@ class UniqueCounter:
 
     def keys(self, items) -> list:
         """The hashable keys of ``items`` under this counter's convention."""
-        return hashable_keys(self.domain.key(items, self.convention))
+        keys = self.domain.key(items, self.convention)
+        if isinstance(keys, np.ndarray) and keys.ndim == 2:
+            self._row = (keys.dtype, keys.shape[1])        # how the bytes keys read back (``key_rows``)
+        return hashable_keys(keys)
+
+    def key_rows(self):
+        """The distinct keys held, in order: an integer matrix for a domain whose keys are integer rows (no
+        Python object per row once made), else a list."""
+        if self._dict is None:
+            return self._distinct()[0]
+        keys = list(self._dict)
+        row = getattr(self, "_row", None)
+        if row is None or not all(isinstance(k, bytes) for k in keys):
+            return keys
+        return np.frombuffer(b"".join(keys), dtype=row[0]).reshape(len(keys), row[1])
 
     def fresh(self, items, limit: int | None = None) -> dict:
         """``{key: index}`` of the first occurrence of each input not seen before, in order, at most ``limit``."""

@@ -65,6 +65,7 @@ class Result:
         self.ended_by: tuple | None = None   # (budget, limit) when a budget ended the search
         self.error: BaseException | None = None
         self.extras: dict = {}
+        self.distinct_keys: dict = {}        # a shard's keys behind distinct-count extras (Search._keep_distinct)
         self._lock = threading.Lock()
         self._chunks: list[dict] = []
         self._cache: dict | None = None

@@ -2,6 +2,7 @@
 the local run, Stop, a killed worker, Keras and scikit-learn models on worker processes."""
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -94,14 +95,6 @@ def test_plan_splits_budgets_and_seeds():
     assert np.random.default_rng(one.stream).random() == np.random.default_rng(5).random()
     with pytest.raises(ValueError, match="n_shards"):
         plan_shards(RandomSearch(), None, 0)
-
-
-@pytest.mark.parametrize("method", ["adf_asc", "eidig_image"])
-def test_text_and_image_searches_refuse_a_client_clearly(method):
-    from fairnb.search import get_method
-
-    with pytest.raises(TypeError, match="cannot run sharded yet"):
-        get_method(method)().run(lambda X: X, None, client=object())
 
 
 def test_importing_fairnb_does_not_import_dask():
@@ -198,6 +191,96 @@ def test_failed_model_raises_with_the_partial_result(client, synthetic, biased_m
         RandomSearch(n_samples=20_000, batch_size=500, random_state=0, progress=False).run(
             breaks_late, synthetic.domain, client=client, n_shards=2)
     assert err.value.result.status == "failed" and err.value.result.tried > 0
+
+
+@pytest.fixture
+def by_value():
+    """The workers cannot import the tests' helper modules: cloudpickle sends their models by value."""
+    import cloudpickle
+    import image_checks
+    import text_checks
+
+    for module in (text_checks, image_checks):
+        cloudpickle.register_pickle_by_value(module)
+    yield
+    for module in (text_checks, image_checks):
+        cloudpickle.unregister_pickle_by_value(module)
+
+
+def same_details(a, b) -> bool:
+    return [a.details(i) for i in range(len(a))] == [b.details(i) for i in range(len(b))]
+
+
+@pytest.mark.parametrize("method", ["adf_asc", "rp"])
+def test_text_searches_shard_with_their_details_and_extras(client, by_value, method):
+    from fairnb.search import get_method
+    from text_checks import bench, biased_linear
+
+    dom, texts, E = bench(bias=1.0, n=120)
+    model = biased_linear(dom, E)
+    if method == "rp":                      # a black box on strings, pickled by value
+        ids_model = model
+        model = lambda strings: ids_model.predict_proba(dom.validate(list(strings)))  # noqa: E731
+    search = lambda: get_method(method)(n_seeds=24, max_iter=3, n_local=4, random_state=2,  # noqa: E731
+                                        progress=False)
+    local = search().run(model, dom, texts)
+    one = search().run(model, dom, texts, client=client, n_shards=1)
+    assert local.count() > 0 and same_pairs(local, one) and same_details(local, one)
+    assert {k: one.extras[k] for k in ("raw_idis", "global_idis", "local_idis", "local_generated")} == \
+        {k: local.extras[k] for k in ("raw_idis", "global_idis", "local_idis", "local_generated")}
+    two = search().run(model, dom, texts, client=client, n_shards=2)
+    shards = two.extras["shards"]
+    assert list(shards["status"]) == ["completed", "completed"] and two.extras["seeds"].shape == (24, dom.max_len)
+    assert two.count("adf") == unique_keys(dom, two.inputs, "adf") and confirmed(two, model)
+    assert all(two.details(i)["term"] in ("muslim", "christian", "jewish", "hindu") or two.details(i)["term"]
+               for i in range(len(two)))
+    assert two.extras["raw_idis"] + two.extras["global_idis"] == local.extras["raw_idis"] + local.extras["global_idis"]
+    assert two.extras["skipped_seeds"] == local.extras["skipped_seeds"]
+    rate = two.extras["local_idis"] / two.extras["local_generated"]
+    assert two.extras["local_success_rate"] == round(rate, 6)
+
+
+def test_image_searches_shard_with_their_details(client, by_value):
+    from fairnb.search import get_method
+    from image_checks import detector, domain, seed_images
+
+    seeds, model, dom = seed_images(30), detector(red=1.0), domain()
+    for method in ("eidig_image", "neuronfair_image"):
+        search = lambda: get_method(method)(random_state=0, progress=False)  # noqa: E731
+        local = search().run(model, dom, seeds)
+        one = search().run(model, dom, seeds, client=client, n_shards=1)
+        assert local.count() > 0 and same_pairs(local, one) and same_details(local, one), method
+        assert one.extras["generated"] == local.extras["generated"]
+    # the image searches' steps draw nothing at random: two shards find the local run's pairs, details included
+    local = get_method("eidig_image")(random_state=0, progress=False).run(model, dom, seeds)
+    two = get_method("eidig_image")(random_state=0, progress=False).run(model, dom, seeds, client=client, n_shards=2)
+    assert two.count() == local.count() and confirmed(two, model)
+    ordered = lambda r: sorted((r.inputs[i].tobytes(), json.dumps(r.details(i))) for i in range(len(r)))  # noqa: E731
+    assert ordered(two) == ordered(local)
+    assert {k: two.extras[k] for k in ("global_idis", "strict_idis", "generated", "gsr")} == \
+        {k: local.extras[k] for k in ("global_idis", "strict_idis", "generated", "gsr")}
+
+
+def test_generated_counts_are_distinct_over_shards_whose_seeds_overlap(client, by_value, synthetic, biased_model):
+    from fairnb.search import get_method
+    from image_checks import detector, domain, seed_images
+
+    # both shards get the same seeds; the global phases draw nothing at random, so they generate the same inputs
+    seeds = synthetic.X.to_numpy(float)[:40]
+    eidig = lambda n: EIDIG(n_seeds=n, n_local=0, seed_selection="as_given", random_state=0,  # noqa: E731
+                            progress=False)
+    local = eidig(40).run(biased_model, synthetic.domain, seeds)
+    two = eidig(80).run(biased_model, synthetic.domain, np.vstack([seeds, seeds]), client=client, n_shards=2)
+    assert local.extras["generated"] > local.extras["global_idis"] > 0
+    assert list(two.extras["shards"]["tried"]) == [local.tried, local.tried]
+    for name in ("generated", "generated_adf", "global_idis"):
+        assert two.extras[name] == local.extras[name], name
+    assert two.extras["gsr"] == local.extras["gsr"] and two.count() == local.count()
+    images, model, dom = seed_images(20), detector(red=1.0), domain()
+    local = get_method("eidig_image")(random_state=0, progress=False).run(model, dom, images)
+    two = get_method("eidig_image")(random_state=0, progress=False).run(model, dom, np.concatenate([images, images]),
+                                                                        client=client, n_shards=2)
+    assert two.extras["generated"] == local.extras["generated"] > 0 and two.tried == 2 * local.tried
 
 
 @pytest.mark.slow

@@ -25,7 +25,7 @@ import numbers
 import numpy as np
 import pandas as pd
 
-from ..counting import first_occurrences
+from ..counting import first_occurrences, hashable_keys
 from ..results import Result
 
 _SHARD_OWN = ("seeds", "seeds_used")    # extras merged by position, not summed
@@ -63,13 +63,15 @@ def merged_pairs(parts, domain, method: str = "", params: dict | None = None, *,
 
 def merge_results(parts, domain, method: str = "", params: dict | None = None, *, offsets=None,
                   first_ids=None, seeds=None, limit: int | None = None, convention: str = "eidig",
-                  into: Result | None = None) -> Result:
+                  into: Result | None = None, same=()) -> Result:
     """Merge shard Results ``parts`` (None for a shard that returned nothing) into one Result.
 
     ``offsets``: seconds from the start of the whole run to each shard's start (default 0);
     ``first_ids``: the index of each shard's first seed among all ``seeds`` (default: the shards' own seeds
     one after another). ``limit``: keep at most that many unique IDIs in ``convention`` (the search's ``max_found``).
-    Counters (``tried``, ``hits``) and whole-number extras are summed; every shard's own numbers are kept in
+    Counters (``tried``, ``hits``) and whole-number extras are summed, but for the extras in ``same`` (every
+    shard computes them alike: the first shard's is kept) and the distinct counts whose keys the shards kept
+    (``Result.distinct_keys``: the size of the union of their keys); every shard's own numbers are kept in
     ``extras["shards"]`` (a DataFrame). ``into``: a Result that already holds the parts' pairs
     (``merged_pairs``'s, e.g. a live run's): only its counters and extras are set.
     """
@@ -84,7 +86,8 @@ def merge_results(parts, domain, method: str = "", params: dict | None = None, *
     done = [p for p in parts if p is not None]
     merged.tried = sum(p.tried for p in done)
     merged.hits = sum(p.hits for p in done)
-    merged.extras.update(_summed_extras(done))
+    merged.extras.update(_summed_extras(done, same))
+    merged.extras.update(_distinct_counts(done))
     if seeds is not None:
         merged.extras.update(seeds=seeds, seeds_used=len(seeds))
     merged.extras["shards"] = pd.DataFrame([_shard_row(i, p, o) for i, (p, o) in enumerate(zip(parts, offsets))])
@@ -103,13 +106,28 @@ def _merged_seeds(parts):
     return np.concatenate([np.asarray(s) for s in own if s is not None]), ids
 
 
-def _summed_extras(parts) -> dict:
-    """Whole-number extras that every shard has, summed (e.g. ``generated``, ``global_idis``; each is a
-    per-shard count, so a sum may count an input that two shards generated twice)."""
+def _summed_extras(parts, same=()) -> dict:
+    """Whole-number extras that every shard has, summed (e.g. AEQUITAS's ``local_idis``, SG's
+    ``successful_test_cases``: per-shard counts, so a sum counts an input that two shards found twice; the
+    distinct counts are replaced by ``_distinct_counts``), and the first shard's value of those in ``same``."""
     if not parts:
         return {}
     keys = [k for k, v in parts[0].extras.items() if k not in _SHARD_OWN and _is_count(v)]
-    return {k: sum(p.extras[k] for p in parts) for k in keys if all(_is_count(p.extras.get(k)) for p in parts)}
+    return {k: parts[0].extras[k] if k in same else sum(p.extras[k] for p in parts)
+            for k in keys if all(_is_count(p.extras.get(k)) for p in parts)}
+
+
+def _distinct_counts(parts) -> dict:
+    """The size of the union of the shards' keys, for each distinct count whose keys they kept."""
+    names = {name for p in parts for name in p.distinct_keys}
+    out = {}
+    for name in names:
+        keys = [p.distinct_keys[name] for p in parts if name in p.distinct_keys]
+        if all(isinstance(k, np.ndarray) and k.ndim == 2 for k in keys) and len({k.shape[1] for k in keys}) == 1:
+            out[name] = len(first_occurrences(np.concatenate(keys)))
+        else:
+            out[name] = len({key for k in keys for key in hashable_keys(k)})
+    return out
 
 
 def _is_count(v) -> bool:

@@ -58,13 +58,13 @@ def split_count(total: int, parts: int) -> list[int]:
     return [len(p) for p in np.array_split(np.arange(total), parts)]
 
 
-def plan_shards(search, seeds, n_shards: int, should_stop=None) -> list[Shard] | None:
+def plan_shards(search, seeds, n_shards: int, should_stop=None, domain=None) -> list[Shard] | None:
     """The shards of ``search`` over ``seeds`` (validated inputs or None): at most ``n_shards`` of them,
-    fewer when there are fewer seeds or a smaller budget than that. None when ``should_stop()`` said
-    True while the seeds were chosen."""
+    fewer when there are fewer seeds or a smaller budget than that (``domain``: the run's, for
+    ``select_seeds``). None when ``should_stop()`` said True while the seeds were chosen."""
     if isinstance(n_shards, bool) or not isinstance(n_shards, (int, np.integer)) or n_shards < 1:
         raise ValueError(f"n_shards must be a positive integer, got {n_shards!r}")
-    selected = search.select_seeds(seeds, should_stop)
+    selected = search.select_seeds(seeds, should_stop, domain)
     if selected is None and should_stop is not None and should_stop():
         return None
     budgets = {name: getattr(search, name) for name in (*search.shard_budgets, "max_tried")

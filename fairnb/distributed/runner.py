@@ -60,18 +60,19 @@ class ShardReporter:
             self.search.stop()
 
 
-def run_shard(plugin_name: str, cls, params: dict, domain, data, shard, topic: str, stop_name: str, oracle,
+def run_shard(plugin_name: str, cls, params: dict, data, shard, topic: str, stop_name: str, oracle,
               deadline: float | None):
     """On a worker: run one shard of a search; returns its Result (also a failed one, with its error)."""
     params = {**params, **shard.params, "random_state": shard.stream, "progress": False}
     if deadline is not None:       # time budgets are wall-clock for the whole run
         params["max_time"] = max(deadline - time.time(), 1e-3)
     search = cls(**params)
-    search._preselected = shard.seeds
+    search._preselected, search._in_shard = shard.seeds, True
+    model, domain = worker_model(plugin_name)
     reporter = ShardReporter(shard.index, topic, stop_name, search)
     cpu = time.thread_time()
     try:
-        result = search.run(worker_model(plugin_name), domain, data, listeners=[reporter], oracle=oracle)
+        result = search.run(model, domain, data, listeners=[reporter], oracle=oracle)
     except Exception as e:          # noqa: BLE001 - the model or the strategy failed: keep the partial Result
         if getattr(e, "result", None) is None:
             raise
@@ -118,7 +119,7 @@ class ClusterRun:
         s = self.search
         return merge_results(self.parts, self.domain, s.name, s.get_params(), offsets=self.offsets,
                              first_ids=self._first_ids(), seeds=self.all_seeds, limit=limit, convention=s.dedup,
-                             into=into)
+                             into=into, same=s.same_in_every_shard)
 
     def _first_ids(self):
         return [sh.first_id for sh in self.shards] if self.all_seeds is not None else None
@@ -188,16 +189,13 @@ def run_sharded(search, model, domain, seeds=None, *, client, n_shards=None, lis
     from ..search.progress import make_listener
 
     search.engine_ = None
-    if not search.shardable:
-        raise TypeError(f"{search.name} cannot run sharded yet (client=): its seeds are not divided among shards; "
-                        "run it without client=")
     model, seeds = search._checked(model, domain, seeds)
     make_oracle(oracle, model, domain)             # a bad oracle argument fails here, not on every worker
     search._stop_event = threading.Event()
     threads = sum(client.nthreads().values())
     if threads < 1:
         raise ValueError("client: the Dask cluster has no workers; start some (fairnb.distributed.local_cluster)")
-    shards = plan_shards(search, seeds, threads if n_shards is None else n_shards, search._stop_event.is_set)
+    shards = plan_shards(search, seeds, threads if n_shards is None else n_shards, search._stop_event.is_set, domain)
     all_seeds = None if shards is None or shards[0].seeds is None else np.concatenate([s.seeds for s in shards])
     bar = make_listener(search.progress if progress is None else progress, search)
     run = ClusterRun(search, domain, shards or [], all_seeds, tuple(listeners) + ((bar,) if bar else ()))
@@ -208,7 +206,7 @@ def run_sharded(search, model, domain, seeds=None, *, client, n_shards=None, lis
     run_id = uuid.uuid4().hex
     topic, stop_name = f"fairnb-progress-{run_id}", f"fairnb-stop-{run_id}"
     stop = StopEvent(stop_name, client=client)
-    plugin = ModelPlugin(model)
+    plugin = ModelPlugin(model, domain)
     client.register_plugin(plugin)
     client.subscribe_topic(topic, run.on_message)
     futures = {}
@@ -218,7 +216,7 @@ def run_sharded(search, model, domain, seeds=None, *, client, n_shards=None, lis
         params = search.get_params()
         wake = threading.Event()
         for sh in shards:
-            f = client.submit(run_shard, plugin.name, type(search), params, domain, data, sh, topic, stop_name,
+            f = client.submit(run_shard, plugin.name, type(search), params, data, sh, topic, stop_name,
                               oracle, deadline, key=f"fairnb-shard-{sh.index}-{run_id}", pure=False)
             f.add_done_callback(lambda _: wake.set())
             futures[f] = sh.index

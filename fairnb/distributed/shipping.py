@@ -1,94 +1,117 @@
-"""The model, shipped once to every worker of a Dask cluster.
+"""The model and the domain, shipped once to every worker of a Dask cluster.
 
-Live Keras models (their ``tf.function`` graphs) cannot be pickled, so a Keras model travels as the
-bytes of its ``.keras`` file and each worker loads it once; numpy networks, scikit-learn models and
-callables are pickled (cloudpickle: lambdas too). Either way the model rides in a ``WorkerPlugin``:
-``setup`` runs once on every worker (also on workers that join later), and the shards of a run find
-the loaded model under the plugin's name.
+Live Keras models (their ``tf.function`` graphs) cannot be pickled, so every fairnb Keras adapter
+(``fairnb.models.keras.KerasModel``, ``fairnb.text.KerasTextModel``) travels as the bytes of its
+``.keras`` file and its settings, wherever it sits: the model itself, or inside the domain (an image
+domain's FGSM flipper holds its attribute classifier f_sa). Everything else (numpy networks,
+scikit-learn models, black-box callables on strings, lambdas, the text domain's vocabulary and
+neighbour table) is pickled by cloudpickle. The pair rides in a ``WorkerPlugin``: ``setup`` runs once on
+every worker (also on workers that join later), and the shards of a run find the loaded model and
+domain under the plugin's name.
 
 Example
 -------
 >>> import numpy as np
 >>> from fairnb.models import NumpyMLP
->>> shipped = ShippedModel(NumpyMLP([np.ones((2, 1))], [np.zeros(1)]))
->>> shipped.kind, shipped.load().predict_proba(np.zeros((1, 2))).shape
+>>> shipped = Shipped((NumpyMLP([np.ones((2, 1))], [np.zeros(1)]), None))
+>>> shipped.kind, shipped.load()[0].predict_proba(np.zeros((1, 2))).shape
 ('pickle', (1, 2))
 """
 from __future__ import annotations
 
+import inspect
+import io
 import os
 import pickle
-
-import cloudpickle
 import tempfile
 import uuid
 
+import cloudpickle
 from distributed import WorkerPlugin, get_worker
 
-
-def _is_fairnb_keras(model) -> bool:
-    return type(model).__name__ == "KerasModel" and type(model).__module__ == "fairnb.models.keras"
+_KERAS_ADAPTERS = {("fairnb.models.keras", "KerasModel"), ("fairnb.text.keras_model", "KerasTextModel")}
 
 
-class ShippedModel:
-    """A fairnb model (``fairnb.models.wrap``'s output) in a form that pickles: ``kind`` is ``"keras"``
-    (the ``.keras`` file's bytes and the adapter's settings) or ``"pickle"`` (the model itself)."""
+def _is_keras_adapter(obj) -> bool:
+    return (type(obj).__module__, type(obj).__name__) in _KERAS_ADAPTERS
 
-    def __init__(self, model):
-        if _is_fairnb_keras(model):
-            self.kind = "keras"
+
+def _rebuild_keras(payload: bytes, module: str, name: str, settings: dict):
+    """On a worker: the Keras adapter ``module.name`` around the model saved in ``payload``."""
+    import importlib
+
+    from ..models.keras import _keras
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "model.keras")
+        with open(path, "wb") as f:
+            f.write(payload)
+        keras_model = _keras().saving.load_model(path, compile=False)
+    return getattr(importlib.import_module(module), name)(keras_model, **settings)
+
+
+class _Pickler(cloudpickle.Pickler):
+    """cloudpickle, with every fairnb Keras adapter reduced to its ``.keras`` bytes and settings."""
+
+    found_keras = False
+
+    def reducer_override(self, obj):
+        if _is_keras_adapter(obj):
+            self.found_keras = True
             with tempfile.TemporaryDirectory() as folder:
                 path = os.path.join(folder, "model.keras")
-                model.model.save(path)
+                obj.model.save(path)
                 with open(path, "rb") as f:
-                    self.payload = f.read()
-            self.settings = {"batch_size": model.batch_size, "numpy_below": model.numpy_below}
-        else:
-            self.kind = "pickle"
-            try:
-                self.payload = cloudpickle.dumps(model)
-            except Exception as e:  # noqa: BLE001 - pickle raises many types
-                raise TypeError(f"the model {model!r} cannot be sent to Dask workers: it does not pickle "
-                                f"({type(e).__name__}: {e}); save it to a file and load it with "
-                                "fairnb.models.load_model, or run without client=") from None
-            self.settings = {}
+                    payload = f.read()
+            taken = inspect.signature(type(obj).__init__).parameters
+            settings = {k: getattr(obj, k) for k in ("batch_size", "numpy_below") if k in taken}
+            return _rebuild_keras, (payload, type(obj).__module__, type(obj).__name__, settings)
+        return super().reducer_override(obj)
+
+
+class Shipped:
+    """Objects (the model and the domain of a run) in a form that pickles; ``kind`` is ``"keras"`` when
+    a Keras model travels inside as its ``.keras`` file, else ``"pickle"``; ``load()`` rebuilds them."""
+
+    def __init__(self, obj):
+        buffer = io.BytesIO()
+        pickler = _Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)
+        try:
+            pickler.dump(obj)
+        except Exception as e:  # noqa: BLE001 - pickle raises many types
+            raise TypeError(f"{obj!r} cannot be sent to Dask workers: it does not pickle ({type(e).__name__}: {e}); "
+                            "save the model to a file and load it with fairnb.models.load_model, or run without "
+                            "client=") from None
+        self.payload = buffer.getvalue()
+        self.kind = "keras" if pickler.found_keras else "pickle"
 
     def load(self):
-        """The model, rebuilt (on a worker)."""
-        if self.kind == "pickle":
-            return pickle.loads(self.payload)
-        from ..models.keras import KerasModel, _keras
-
-        with tempfile.TemporaryDirectory() as folder:
-            path = os.path.join(folder, "model.keras")
-            with open(path, "wb") as f:
-                f.write(self.payload)
-            keras_model = _keras().saving.load_model(path, compile=False)
-        return KerasModel(keras_model, **self.settings)
+        """The objects, rebuilt (on a worker)."""
+        return pickle.loads(self.payload)
 
 
 class ModelPlugin(WorkerPlugin):
-    """Loads a ``ShippedModel`` once on every worker; shards find it by the plugin's ``name``
+    """Loads a run's model and domain once on every worker; shards find them by the plugin's ``name``
     (``worker_model``), which is new for every run."""
 
-    def __init__(self, model):
-        self.shipped = ShippedModel(model)
+    def __init__(self, model, domain=None):
+        self.shipped = Shipped((model, domain))
         self.name = f"fairnb-model-{uuid.uuid4().hex}"
-        self.model = None
+        self.loaded = None
 
     def setup(self, worker):
-        self.model = self.shipped.load()
+        self.loaded = self.shipped.load()
 
     def __getstate__(self):
         return {"shipped": self.shipped, "name": self.name}
 
     def __setstate__(self, state):
-        self.shipped, self.name, self.model = state["shipped"], state["name"], None
+        self.shipped, self.name, self.loaded = state["shipped"], state["name"], None
 
 
 def worker_model(plugin_name: str):
-    """On a worker: the model its plugin ``plugin_name`` loaded."""
+    """On a worker: ``(model, domain)`` that its plugin ``plugin_name`` loaded."""
     plugin = get_worker().plugins.get(plugin_name)
-    if plugin is None or plugin.model is None:
+    if plugin is None or plugin.loaded is None:
         raise RuntimeError(f"this worker has no model under {plugin_name!r}: the run's plugin was removed")
-    return plugin.model
+    return plugin.loaded

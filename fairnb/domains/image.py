@@ -99,6 +99,16 @@ class ImageDomain:
         self._pins_lock = threading.Lock()
         self._rows = None                       # key -> row of ``data``, built when first needed
 
+    def __getstate__(self):
+        """Pickled (to Dask workers) without its lock, the pins of running searches and the row cache."""
+        state = self.__dict__.copy()
+        state.update(_pins={}, _pins_lock=None, _rows=None)
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._pins_lock = threading.Lock()
+
     @classmethod
     def from_data(cls, data, flipper=None, **kwargs) -> "ImageDomain":
         """The domain of an ``ImageDataset``: its image shape, protected attribute, value and class names."""

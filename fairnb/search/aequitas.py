@@ -154,7 +154,7 @@ class Aequitas(Search):
                                   learn_direction=learn_direction, attribute_change=self.attribute_change,
                                   direction_change=self.direction_change)
 
-    def select_seeds(self, seeds, should_stop=None) -> np.ndarray | None:
+    def select_seeds(self, seeds, should_stop=None, domain=None) -> np.ndarray | None:
         """The global phase's inputs taken from ``seeds`` (the first ``n_seeds``), or None when the
         search draws random inputs (``global_from``)."""
         if self.global_from not in (None, "random", "seeds"):
@@ -179,6 +179,7 @@ class Aequitas(Search):
         seen = UniqueCounter(domain, "adf")
         found = UniqueCounter(domain, "adf")
         stats = {"global": [0, 0], "local": [0, 0]}  # unique tuples generated, unique IDIs (ADF convention)
+        global_keys = None
         try:
             walkers = []
             for lo in range(0, len(starts), self.batch_size):
@@ -189,6 +190,7 @@ class Aequitas(Search):
                 stats["global"][1] += int(new.sum())
                 walkers.append(np.flatnonzero(verdict.discriminatory)[new] + lo)
             walker_ids = np.concatenate(walkers) if walkers else np.zeros(0, int)
+            global_keys = seen.key_rows() if self._in_shard else None
             yield from self._local_walks(ctx, policy, starts[walker_ids].copy(), walker_ids, seen, found, stats)
         finally:
             ctx.result.extras.update(
@@ -198,6 +200,13 @@ class Aequitas(Search):
                 local_generated=stats["local"][0], local_idis=stats["local"][1],
                 attribute_probability=policy.attribute_probability.round(6).tolist(),
                 down_probability=policy.down_probability.round(6).tolist())
+            self._keep_distinct(ctx.result, generated=seen,
+                                **({} if global_keys is None else {"global_generated": global_keys}))
+
+    def ratio_extras(self, result) -> dict:
+        """``local_generated``: the distinct tuples generated that the global phase had not generated."""
+        e = result.extras
+        return {"local_generated": e["generated"] - e["global_generated"]} if "global_generated" in e else {}
 
     def _local_walks(self, ctx, policy, X, walker_ids, seen, found, stats):
         domain, rng = ctx.domain, ctx.rng

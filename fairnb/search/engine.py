@@ -281,7 +281,9 @@ class Search:
     # count parameters that ``fairnb.distributed`` divides among a sharded run's shards (besides max_tried)
     shard_budgets: tuple = ()
     _preselected = None      # a shard's start inputs, chosen on the client (see ``_selected_seeds``)
-    shardable = True         # False: fairnb.distributed refuses it (its seeds are not yet divided among shards)
+    _in_shard = False        # True in a shard of a sharded run: keep the keys behind distinct counts (``_distinct``)
+    # extras that every shard computes alike from the whole run's inputs: the merge keeps the first shard's
+    same_in_every_shard: tuple = ()
 
     def __new__(cls, *args, **params):
         # Explicit ``__init__`` signatures (scikit-learn's convention); a misspelt parameter gets the
@@ -348,11 +350,20 @@ class Search:
         """End a running search (safe to call from another thread); the Result keeps what was found."""
         self._stop_event.set()
 
-    def select_seeds(self, seeds, should_stop=None):
-        """The inputs this strategy starts from, chosen from the given ``seeds`` (e.g. K-Means seeds), or
-        None when it draws its own. ``fairnb.distributed`` chooses them once and gives each shard a slice;
-        ``should_stop`` is polled while a long choice runs (returns None when it says True)."""
+    def select_seeds(self, seeds, should_stop=None, domain=None):
+        """The inputs this strategy starts from, chosen from the given ``seeds`` (validated for ``domain``:
+        e.g. K-Means seeds, the texts that hold a protected term), or None when it draws its own.
+        ``fairnb.distributed`` chooses them once and gives each shard a slice; ``should_stop`` is polled
+        while a long choice runs (returns None when it says True)."""
         return None
+
+    def _keep_distinct(self, result, **keys) -> None:
+        """In a shard of a sharded run, keep the keys behind the distinct counts ``extras[name]`` (a
+        ``UniqueCounter``, or key rows / codes) in ``result.distinct_keys``: ``fairnb.distributed`` counts
+        the union of the shards' keys, so an input that two shards both generated counts once."""
+        if self._in_shard:
+            result.distinct_keys.update({name: k.key_rows() if hasattr(k, "key_rows") else k
+                                         for name, k in keys.items()})
 
     def ratio_extras(self, result) -> dict:
         """The extras that are ratios of the Result's counts, from ``result`` (``fairnb.distributed``
@@ -363,7 +374,7 @@ class Search:
         """``select_seeds`` of the run's seeds, or the slice a shard of a sharded run was given."""
         if self._preselected is not None:
             return self._preselected
-        return self.select_seeds(ctx.seeds, ctx.engine.stop_event.is_set)
+        return self.select_seeds(ctx.seeds, ctx.engine.stop_event.is_set, ctx.domain)
 
     def run(self, model, domain, seeds=None, *, listeners=(), progress: bool | None = None, oracle=None,
             client=None, n_shards: int | None = None) -> Result:

@@ -75,6 +75,12 @@ class GeneratedInputs:
         self._distinct[conv] = np.unique(np.concatenate([self._distinct[conv], *self._pending[conv]]))
         self._pending[conv], self._n_pending[conv] = [], 0
 
+    def codes(self, convention: str = "eidig") -> np.ndarray:
+        """``(n, 1)`` the sorted distinct codes recorded (``fairnb.distributed`` unites the shards' codes)."""
+        if self._pending[check_convention(convention)]:
+            self._merge(convention)
+        return self._distinct[convention][:, None]
+
     def count(self, convention: str = "eidig") -> int:
         """Distinct rows recorded so far."""
         distinct, pending = self._distinct[check_convention(convention)], self._pending[convention]

@@ -72,8 +72,6 @@ class ImageFlipSearch:
     method supplies the gradients (``_pair_gradients``), the direction rule (``_global_direction``), the
     momentum (``_decays``) and the number of checks (``_global_checks``); see the module docstring."""
 
-    shardable = False        # its seed images are not yet divided among shards (fairnb.distributed)
-
     domain_needs = ()
     dedup = "eidig"
 
@@ -93,6 +91,12 @@ class ImageFlipSearch:
         rule = super()._global_direction(G1, G2)       # the tabular method's (signed) direction
         return rule if self.signed else rule * np.abs(G1 + G2)
 
+    def select_seeds(self, seeds, should_stop=None, domain=None) -> np.ndarray:
+        """The first ``n_seeds`` seed images (all of them when ``n_seeds`` is None)."""
+        if seeds is None or not len(seeds):
+            raise ValueError(f"{self.name} starts from seed images: pass seeds=... (e.g. the face images)")
+        return seeds if self.n_seeds is None else seeds[: self.n_seeds]
+
     def _begin_pairs(self, ctx, X, C) -> None:
         """Called once with the flipped seeds (NeuronFair interprets the model on them)."""
 
@@ -102,9 +106,7 @@ class ImageFlipSearch:
         self._stats = {"gradient_rows": 0, "local_steps": 0}
         extras = ctx.result.extras
         generated = UniqueCounter(dom, "eidig")
-        if ctx.seeds is None or not len(ctx.seeds):
-            raise ValueError(f"{self.name} starts from seed images: pass seeds=... (e.g. the face images)")
-        seeds = ctx.use_seeds(ctx.seeds if self.n_seeds is None else ctx.seeds[: self.n_seeds])
+        seeds = ctx.use_seeds(self._selected_seeds(ctx))
         try:
             flip = dom.flip(seeds)
             extras.update(flip_success_rate=round(flip.success_rate, 6), flip_failed=int((~flip.success).sum()),
@@ -122,11 +124,17 @@ class ImageFlipSearch:
                 part = slice(start, start + self.batch_size)
                 yield from self._global_phase(ctx, S[part], C0[part] - S[part], ok[part], flip, generated)
         finally:
-            found = [ctx.result.details(i) for i in range(len(ctx.result))]
-            n_gen = len(generated)
-            extras.update(global_idis=len(found), strict_idis=sum(bool(d.get("sa_disagrees")) for d in found),
-                          generated=n_gen, gsr=round(len(found) / n_gen, 6) if n_gen else 0.0,
-                          gradient_rows=self._stats["gradient_rows"], model_rows=ctx.oracle.rows_queried)
+            extras.update(generated=len(generated), gradient_rows=self._stats["gradient_rows"],
+                          model_rows=ctx.oracle.rows_queried)
+            extras.update(self.ratio_extras(ctx.result))
+            self._keep_distinct(ctx.result, generated=generated)
+
+    def ratio_extras(self, result) -> dict:
+        """The counts of the pairs kept: ``global_idis``, ``strict_idis`` (f_sa still disagrees) and ``gsr``
+        (per distinct generated image)."""
+        found, n_gen = len(result), result.extras.get("generated", 0)
+        strict = sum(bool(result.details(i).get("sa_disagrees")) for i in range(found))
+        return {"global_idis": found, "strict_idis": strict, "gsr": round(found / n_gen, 6) if n_gen else 0.0}
 
     def _global_phase(self, ctx, S, D, ids, flip, generated):
         """All seeds ``S`` (their flips ``D``, seed ids ``ids``) step together until each finds an IDI."""

@@ -116,7 +116,7 @@ class SymbolicGeneration(Search):
         return params if max_time is None else {**params, "max_time": max_time}
 
     # ------------------------------------------------------------------ seeds
-    def select_seeds(self, data, should_stop=None) -> np.ndarray | None:
+    def select_seeds(self, data, should_stop=None, domain=None) -> np.ndarray | None:
         """The seeds SG enqueues: ``n_seeds`` rows of ``data`` (``seed_order``); None when ``should_stop()``
         said True while K-Means ran."""
         if data is None:
@@ -184,6 +184,7 @@ class SymbolicGeneration(Search):
                           neighbourhood_rows=state["neighbourhood_rows"], constraints_solved=solver.solved,
                           sat=solver.sat, unsat=solver.unsat, z3_checks=solver.checks, queue_left=len(queue))
             ctx.result.extras.update(extras)
+            self._keep_distinct(ctx.result, test_cases_generated=generated)
 
     def _expand(self, ctx, X, sids, disc, sampler, solver, queue, visited, state):
         """Fit each input's surrogate, derive its new constraints, solve them all, enqueue the answers."""

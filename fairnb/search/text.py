@@ -109,7 +109,7 @@ class TextSubstitutionSearch(Search):
     """
 
     name = "text"
-    shardable = False        # its seed texts are not yet divided among shards (fairnb.distributed)
+    same_in_every_shard = ("skipped_seeds",)
     domain_needs = ("substitutions",)
     dedup = "adf"
     uses_gradients = True
@@ -133,7 +133,7 @@ class TextSubstitutionSearch(Search):
         raise NotImplementedError
 
     # ------------------------------------------------------------------ running
-    def _run(self, model, domain, seeds, **kwargs):
+    def _checked(self, model, domain, seeds):
         from ..text.blackbox import wrap_text_model
 
         require_capabilities(self.name, domain, self.domain_needs)
@@ -142,7 +142,7 @@ class TextSubstitutionSearch(Search):
             raise TypeError(f"{self.name} needs a white-box text model (gradients w.r.t. the token embeddings), which "
                             f"{model!r} is not: give a fairnb.text.KerasTextModel or a Keras model whose first layer is "
                             "an Embedding, or use method='rp', which needs no gradient")
-        return super()._run(model, domain, seeds, **kwargs)
+        return super()._checked(model, domain, seeds)
 
     def _gradients(self, ctx, X, XC, PX, PC):
         """Loss gradients of ``x`` and ``x'`` w.r.t. their token embeddings, in one call."""
@@ -154,13 +154,13 @@ class TextSubstitutionSearch(Search):
         self._stats["gradient_calls"] += 1
         return np.asarray(G[:len(X)]), np.asarray(G[len(X):])
 
-    def _seeds(self, ctx) -> np.ndarray:
-        dom = ctx.domain
-        if ctx.seeds is None or not len(ctx.seeds):
+    def select_seeds(self, seeds, should_stop=None, domain=None) -> np.ndarray:
+        """The first ``n_seeds`` of the texts ``seeds`` that hold a term of the protected group(s), as ids."""
+        if seeds is None or not len(seeds):
             raise ValueError(f"{self.name} starts from seed texts: pass seeds=[...] (strings or token-id rows)")
-        ids = dom.ids(ctx.seeds)
+        dom = domain
+        ids = dom.ids(seeds)
         has = dom.sensitive_mask(ids).any(axis=1)
-        ctx.result.extras["skipped_seeds"] = int((~has).sum())
         if not has.any():
             raise ValueError(f"none of the {len(ids)} seeds holds a term of the protected group(s) "
                              f"{list(dom.protected)}; give texts that mention one (e.g. {dom.term_groups.all_terms[:3]})")
@@ -175,7 +175,9 @@ class TextSubstitutionSearch(Search):
         extras = ctx.result.extras
         self._local_seen = self._local_found = None
         try:
-            seeds = self._seeds(ctx)
+            extras["skipped_seeds"] = int((~ctx.domain.sensitive_mask(ctx.domain.ids(ctx.seeds)).any(axis=1)).sum()) \
+                if ctx.seeds is not None else 0
+            seeds = ctx.domain.ids(self._selected_seeds(ctx))
             ctx.use_seeds(seeds)
             self._seed_ids = seeds
             E = getattr(ctx.model, "embedding_matrix", None)
@@ -188,6 +190,7 @@ class TextSubstitutionSearch(Search):
                 self._local_found = UniqueCounter(ctx.domain, "eidig")
                 _, first = np.unique(ctx.domain.key(starts["X"], self.dedup), axis=0, return_index=True)
                 self._stats["local_seeds"] = len(first)
+                self._keep_distinct(ctx.result, local_seeds=ctx.domain.key(starts["X"][first], self.dedup))
                 first = np.repeat(np.sort(first), self.n_walkers)
                 for s in range(0, len(first), self.batch_size):
                     rows = first[s:s + self.batch_size]
@@ -199,9 +202,16 @@ class TextSubstitutionSearch(Search):
             found = 0 if self._local_found is None else len(self._local_found)
             extras.update(raw_idis=st["raw"], global_idis=st["global"], local_seeds=st["local_seeds"],
                           local_idis=found, local_generated=seen,
-                          local_success_rate=round(found / seen, 6) if seen else 0.0,
                           gradient_rows=st["gradient_rows"], gradient_calls=st["gradient_calls"],
                           model_rows=ctx.oracle.rows_queried)
+            extras.update(self.ratio_extras(ctx.result))
+            if self._local_seen is not None:
+                self._keep_distinct(ctx.result, local_generated=self._local_seen, local_idis=self._local_found)
+
+    def ratio_extras(self, result) -> dict:
+        """``local_success_rate``: distinct local IDIs per distinct local text generated."""
+        found, seen = result.extras.get("local_idis", 0), result.extras.get("local_generated", 0)
+        return {"local_success_rate": round(found / seen, 6) if seen else 0.0}
 
     def _check(self, ctx, X, phase, seed_ids, chains, saliency):
         """One oracle call for ``X`` and all its variants; the engine asks for the details of the

@@ -225,7 +225,7 @@ class TwoPhaseSearch(Search):
         if self._on_failure() not in FAILURE_POLICIES:
             raise ValueError(f"{self.name}: unknown failure policy {self._on_failure()!r}; choose from {FAILURE_POLICIES}")
 
-    def select_seeds(self, seeds, should_stop=None) -> np.ndarray | None:
+    def select_seeds(self, seeds, should_stop=None, domain=None) -> np.ndarray | None:
         """The ``n_seeds`` global seeds chosen from ``seeds`` (``seed_selection``); None when
         ``should_stop()`` said True while K-Means ran."""
         if seeds is None or not len(seeds):
@@ -251,11 +251,13 @@ class TwoPhaseSearch(Search):
             found = yield from self._global_phase_in_chunks(ctx, seeds, generated)
             walkers = self._distinct(ctx.domain, found)
             extras["global_idis"] = len(walkers)
+            self._keep_distinct(ctx.result, global_idis=ctx.domain.key(walkers.X, self.dedup))
             for start in range(0, len(walkers), self.batch_size):
                 yield from self._walk(ctx, walkers.take(np.arange(start, min(start + self.batch_size, len(walkers)))),
                                       generated)
         finally:
             extras.update(generated=generated.count("eidig"), generated_adf=generated.count("adf"))
+            self._keep_distinct(ctx.result, generated=generated.codes("eidig"), generated_adf=generated.codes("adf"))
             extras.update(self.ratio_extras(ctx.result), local_steps=self._stats["local_steps"],
                           gradient_rows=self._stats["gradient_rows"], model_rows=ctx.oracle.rows_queried)
 
