@@ -73,14 +73,14 @@ class UniqueCounter:
         self._known_len = None
 
     @classmethod
-    def of_items(cls, domain, convention: str, items, values=None, *, distinct: bool = False) -> "UniqueCounter":
-        """A counter holding ``items`` in order (``values``: one per item, or None; ``distinct``: the caller
-        knows their keys are distinct, so ``len`` is ``len(items)``), built lazily and
+    def of_items(cls, domain, convention: str, items, values=None, *, n_distinct: int | None = None) -> "UniqueCounter":
+        """A counter holding ``items`` in order (``values``: one per item, or None; ``n_distinct``: how many
+        distinct keys they have, when the caller knows), built lazily and
         without a Python object per item: ``len`` computes the distinct keys with numpy, and the dict
         that ``fresh`` and ``commit`` use is made on their first call (a Result shipped from a Dask
         worker and merged on the client may never need it)."""
         out = cls(domain, convention)
-        out._dict, out._lazy, out._known_len = None, (items, values, False), len(items) if distinct else None
+        out._dict, out._lazy, out._known_len = None, (items, values, False), n_distinct
         return out
 
     def _distinct(self):

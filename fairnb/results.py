@@ -126,21 +126,31 @@ class Result:
         for name in ("_lock", "_seen", "_seen_adf", "_chunks", "_cache"):
             del state[name]
         state["_packed"] = pack_pairs(self._arrays()) if self._chunks else None
+        state["_n_adf"] = len(self._seen_adf)
         return state
 
     def __setstate__(self, state):
-        packed = state.pop("_packed")
+        packed, n_adf = state.pop("_packed"), state.pop("_n_adf")
         self.__dict__.update(state)
         self._lock, self._cache = threading.Lock(), None
         self._chunks = [] if packed is None else [unpack_pairs(packed)]
-        self._counters_from_pairs()
+        if packed is None:
+            self._seen, self._seen_adf = UniqueCounter(self.domain, "eidig"), UniqueCounter(self.domain, "adf")
+        else:
+            self._counters_from_pairs(n_adf)
 
-    def _counters_from_pairs(self) -> None:
+    def _counters_from_pairs(self, n_adf: int | None = None) -> None:
         """The unique counters of the pairs stored (each ADF-unique input with the time of its first full
-        instance), built lazily (``UniqueCounter.of_items``)."""
+        instance; ``n_adf`` of them, when known), built lazily (``UniqueCounter.of_items``)."""
         a = self._arrays()
-        self._seen = UniqueCounter.of_items(self.domain, "eidig", a["X"], distinct=True)
-        self._seen_adf = UniqueCounter.of_items(self.domain, "adf", a["X"], a["time"])
+        self._seen = UniqueCounter.of_items(self.domain, "eidig", a["X"], n_distinct=len(a["X"]))
+        self._seen_adf = UniqueCounter.of_items(self.domain, "adf", a["X"], a["time"], n_distinct=n_adf)
+
+    def with_domain(self, domain) -> "Result":
+        """This Result, on ``domain`` (a shard's Result travels to the client without its domain, which may
+        hold Keras models that do not pickle; the client has the run's)."""
+        self.domain = self._seen.domain = self._seen_adf.domain = domain
+        return self
 
     @classmethod
     def from_pairs(cls, domain, method: str, params, arrays: dict) -> "Result":

@@ -313,3 +313,43 @@ def test_keras_model_is_loaded_on_worker_processes(client, data_dir, models_dir)
     local = search().run(model, census.domain, census.X[:2000])
     sharded = search().run(model, census.domain, census.X[:2000], client=client, n_shards=1)
     assert local.count() > 0 and same_pairs(local, sharded)
+
+
+@pytest.mark.slow
+@pytest.mark.tf
+def test_keras_text_model_and_its_domain_are_loaded_on_worker_processes(client, by_value):
+    from fairnb.search import get_method
+    from fairnb.text.keras_model import KerasTextModel, build_text_classifier
+    from text_checks import bench
+
+    dom, texts, E = bench(bias=1.0, n=80)
+    model = KerasTextModel(build_text_classifier(E.astype(np.float32), dom.max_len))
+    search = lambda: get_method("adf_hf")(n_seeds=12, max_iter=2, n_local=3, random_state=0,  # noqa: E731
+                                          progress=False)
+    local = search().run(model, dom, texts)
+    sharded = search().run(model, dom, texts, client=client, n_shards=1)
+    assert local.tried > 0 and same_pairs(local, sharded) and same_details(local, sharded)
+    assert sharded.extras["gradient_rows"] == local.extras["gradient_rows"] > 0
+
+
+@pytest.mark.slow
+@pytest.mark.tf
+def test_keras_detector_and_fgsm_attribute_classifier_are_loaded_on_worker_processes(client):
+    import keras
+
+    from fairnb.domains import ImageDomain
+    from fairnb.images import FGSMFlip
+    from fairnb.search import get_method
+
+    keras.utils.set_random_seed(0)
+    layers = lambda: [keras.Input((4, 4, 3)), keras.layers.Flatten()]  # noqa: E731
+    f_sa = keras.Sequential(layers() + [keras.layers.Dense(1, activation="sigmoid")])
+    detector = keras.Sequential(layers() + [keras.layers.Dense(4, activation="tanh"),
+                                            keras.layers.Dense(2, activation="softmax")])
+    dom = ImageDomain((4, 4, 3), FGSMFlip(step=0.05, attribute_model=fairnb.models.wrap(f_sa)))
+    seeds = np.random.default_rng(0).random((16, 4, 4, 3))
+    search = lambda: get_method("adf_image")(max_iter=5, random_state=0, progress=False)  # noqa: E731
+    local = search().run(detector, dom, seeds)
+    sharded = search().run(detector, dom, seeds, client=client, n_shards=1)
+    assert local.tried > len(seeds) and same_pairs(local, sharded) and same_details(local, sharded)
+    assert sharded.extras["flip"] == local.extras["flip"]

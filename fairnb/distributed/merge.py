@@ -28,7 +28,7 @@ import pandas as pd
 from ..counting import first_occurrences, hashable_keys
 from ..results import Result
 
-_SHARD_OWN = ("seeds", "seeds_used")    # extras merged by position, not summed
+_SHARD_OWN = ("seeds", "seeds_used", "shard_cpu_s")    # extras merged by position or kept in extras["shards"]
 
 
 def merged_pairs(parts, domain, method: str = "", params: dict | None = None, *, offsets=None, first_ids=None,
@@ -71,7 +71,9 @@ def merge_results(parts, domain, method: str = "", params: dict | None = None, *
     one after another). ``limit``: keep at most that many unique IDIs in ``convention`` (the search's ``max_found``).
     Counters (``tried``, ``hits``) and whole-number extras are summed, but for the extras in ``same`` (every
     shard computes them alike: the first shard's is kept) and the distinct counts whose keys the shards kept
-    (``Result.distinct_keys``: the size of the union of their keys); every shard's own numbers are kept in
+    (``Result.distinct_keys``: the size of the union of their keys). Other extras (tables, rates: recomputed
+    by the search's ``ratio_extras``) are the shard's when one returned, else each shard's are kept in
+    ``extras["per_shard"]`` (a list of dicts); every shard's own numbers are kept in
     ``extras["shards"]`` (a DataFrame). ``into``: a Result that already holds the parts' pairs
     (``merged_pairs``'s, e.g. a live run's): only its counters and extras are set.
     """
@@ -86,6 +88,11 @@ def merge_results(parts, domain, method: str = "", params: dict | None = None, *
     done = [p for p in parts if p is not None]
     merged.tried = sum(p.tried for p in done)
     merged.hits = sum(p.hits for p in done)
+    kept = [{k: v for k, v in p.extras.items() if k not in _SHARD_OWN and not _is_count(v)} for p in done]
+    if len(kept) == 1:             # one shard: its findings are the run's (a one-shard run is the local run)
+        merged.extras.update(kept[0])
+    elif kept:
+        merged.extras["per_shard"] = kept
     merged.extras.update(_summed_extras(done, same))
     merged.extras.update(_distinct_counts(done))
     if seeds is not None:

@@ -78,7 +78,7 @@ def run_shard(plugin_name: str, cls, params: dict, data, shard, topic: str, stop
             raise
         result = e.result
     result.extras["shard_cpu_s"] = round(time.thread_time() - cpu, 3)   # CPU seconds of this shard's thread
-    return result
+    return result.with_domain(None)       # the client has the domain (``ClusterRun.finish_shard``)
 
 
 class ClusterRun:
@@ -145,7 +145,7 @@ class ClusterRun:
 
     def finish_shard(self, i: int, future) -> None:
         if future.status == "finished":
-            part = future.result()
+            part = future.result().with_domain(self.domain)
             with self.lock:
                 self.parts[i], self.state[i] = part, "done"
         elif future.status == "cancelled" and self.stopping:
