@@ -193,7 +193,9 @@ class Result:
     def _arrays(self) -> dict:
         with self._lock:
             if self._cache is None:
-                if self._chunks:
+                if len(self._chunks) == 1:          # a Result unpickled or merged: no copy
+                    self._cache = dict(self._chunks[0])
+                elif self._chunks:
                     self._cache = {k: np.concatenate([c[k] for c in self._chunks]) for k in self._chunks[0]}
                 else:
                     shape = (0, *self.domain.item_shape)
