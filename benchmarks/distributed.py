@@ -4,7 +4,9 @@ Reproduce (about 15 minutes on a quiet 2-core machine, over an hour on one share
 
     PYTHONPATH=. .venv/bin/python benchmarks/distributed.py --data-dir ../shared/data --models-dir ../shared/models
 
-``--only`` picks experiments (comma-separated), ``--benchmarks`` the benchmarks of ``identical``,
+``--only`` picks experiments (comma-separated; ``--only speedup`` runs the 1.6x target alone),
+``--benchmarks`` the benchmarks of ``identical``, ``--before FILE`` shows the ``overhead`` numbers of an
+earlier run (its ``distributed.json``, e.g. of another checkout) beside this one's,
 ``--append`` adds to an earlier report (rows of the same experiment are added), ``--quick`` shrinks
 every budget (a smoke run).
 Results: ``benchmarks/results/distributed.json`` and ``distributed.md`` with the machine and its load
@@ -324,6 +326,25 @@ def summary(res: dict) -> list[str]:
     return out + [""]
 
 
+def _overhead_comparison(before: dict, after: dict) -> list[str]:
+    """The per-shard costs of two runs of ``overhead`` side by side (CPU seconds; client beyond idle: medians)."""
+    def client(o, k):
+        runs = [r["client_cpu_beyond_idle_s"] for r in o["runs"]
+                if r["workers"] == k and "client_cpu_beyond_idle_s" in r]
+        return round(statistics.median(runs), 3) if runs else None
+
+    def row(label, o):
+        return (label, o["pickle_cpu_s"], o["pickled_mb"], o["unpickle_cpu_s"], o["merge_cpu_s"],
+                round(o["pickle_cpu_s"] + o["unpickle_cpu_s"] + o["merge_cpu_s"], 3), client(o, 1), client(o, 2),
+                o["search_cpu_s"])
+
+    return ([f"Against {before['label']} (load {before['load']}), the same experiment:", ""]
+            + md_table(["run", "pickle on the worker (CPU s)", "MB sent", "unpickle on the client (CPU s)",
+                        "merge (CPU s)", "sum (CPU s)", "client beyond idle, 1 shard", "client beyond idle, 2 shards",
+                        "search CPU s (local)"],
+                       [row(before["label"], before), row("this run", after)]))
+
+
 def markdown(out: dict) -> str:
     lines = ["# Searches sharded on Dask (fairnb.distributed)", "",
              f"Command: `{out['command']}`",
@@ -388,7 +409,8 @@ def markdown(out: dict) -> str:
     if "overhead" in res:
         o = res["overhead"]
         lines += ["## Overhead of a shard, in CPU seconds", "", f"load {out['load']['overhead']}", "",
-                  f"C-a EIDIG {o['seeds']:,} x {o['local']:,} ({o['pairs']:,} pairs), search {o['search_cpu_s']} CPU s. "
+                  f"C-a EIDIG {o['seeds']:,} x {o['local']:,} ({o['pairs']:,} pairs), search {o['search_cpu_s']} "
+                  "CPU s. "
                   f"The shard's Result pickled as Dask sends it: {o['pickle_cpu_s']} CPU s on the worker, "
                   f"{o['pickled_mb']} MB; on the client unpickled in {o['unpickle_cpu_s']} CPU s and merged in "
                   f"{o['merge_cpu_s']} CPU s (the same pairs as the local run: {o['merged_same_pairs']}).", ""]
@@ -397,6 +419,8 @@ def markdown(out: dict) -> str:
                           [(r["workers"], r["shards"], r["client_cpu_s"], r.get("client_cpu_beyond_idle_s"),
                             r["shards_cpu_s"], r["slowest_shard_cpu_s"], r["wall_s"], r["unique_idis"])
                            for r in o["runs"]])
+        if "overhead_before" in res:
+            lines += ["", *_overhead_comparison(res["overhead_before"], o)]
         lines += ["", "Client process CPU: every thread of the notebook's process during the run (Dask's scheduler "
                   "of the LocalCluster, receiving the shards' Results, merging), against the shards' own search "
                   "CPU; beyond idle: less what those threads use per second while no run goes on (heartbeats), times "
@@ -424,6 +448,8 @@ def main(argv=None) -> dict:
     p.add_argument("--append", action="store_true",
                    help="add to an earlier report: its other experiments are kept, table rows are added")
     p.add_argument("--out", default=str(OUT))
+    p.add_argument("--before", help="an earlier run's distributed.json: its overhead numbers shown beside these")
+    p.add_argument("--before-label", default="before", help="what the --before run was (e.g. a commit)")
     args = p.parse_args(argv)
     if args.quick:
         args.seeds, args.local, args.budget, args.rounds = 40, 40, 2.0, 1
@@ -442,12 +468,19 @@ def main(argv=None) -> dict:
         earlier = json.loads((folder / f"{stem}.json").read_text())
         out["results"], out["load"] = earlier["results"], earlier["load"]
         out["command"] = earlier["command"] + "; then " + out["command"]
+    if args.before:
+        earlier = json.loads(Path(args.before).read_text())
+        out["results"]["overhead_before"] = {**earlier["results"]["overhead"], "label": args.before_label,
+                                             "load": earlier["load"]["overhead"]}
     for name in only:                  # the reports are rewritten after each experiment
         before = machine()["load_average"]
         found = globals()[name](args)
         earlier = out["results"].get(name)          # --append: rows of other benchmarks are kept beside the new
         out["results"][name] = earlier + found if args.append and isinstance(earlier, list) else found
         out["load"][name] = {"before": before, "after": machine()["load_average"]}
+        (folder / f"{stem}.json").write_text(json.dumps(out, indent=1, default=str))
+        (folder / f"{stem}.md").write_text(markdown(out))
+    if not only:                       # --only "": rewrite the reports (e.g. with --before)
         (folder / f"{stem}.json").write_text(json.dumps(out, indent=1, default=str))
         (folder / f"{stem}.md").write_text(markdown(out))
     return out

@@ -154,7 +154,8 @@ class UniqueCounter:
 
     def copy(self) -> "UniqueCounter":
         out = UniqueCounter.__new__(UniqueCounter)
-        out.domain, out.convention, out._lazy, out._known_len = self.domain, self.convention, self._lazy, self._known_len
+        out.domain, out.convention = self.domain, self.convention
+        out._lazy, out._known_len = self._lazy, self._known_len
         out._dict = None if self._dict is None else dict(self._dict)
         return out
 

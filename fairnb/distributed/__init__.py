@@ -4,14 +4,18 @@
 cuts the search into shards (``n_shards``, default one per worker thread), runs the same strategy on
 each shard on the workers and merges their Results, de-duplicated under both counting conventions:
 
-* strategies that start from seeds (ADF, EIDIG, MAFT, NeuronFair, SG, AEQUITAS given seeds) choose
-  them once on the client and give each shard a slice; random sampling and AEQUITAS without seeds
+* strategies that start from seeds (ADF, EIDIG, MAFT, NeuronFair, SG, AEQUITAS given seeds, the text and
+  image searches) choose them once on the client (``select_seeds``, which sees the domain) and give each
+  shard a slice; random sampling and AEQUITAS without seeds
   divide their budget (``n_samples``, ``n_seeds``); ``max_tried`` is divided, ``max_time`` is wall-clock
   for the whole run (see ``fairnb.distributed.plan``);
 * every shard draws from its own stream, ``numpy.random.SeedSequence(random_state).spawn(n_shards)``;
   a one-shard run is the local run, pair for pair;
-* the model is shipped once per worker: a Keras model as its ``.keras`` file, loaded by a
-  ``WorkerPlugin``; numpy and scikit-learn models and callables pickled;
+* the model and the domain are shipped once per worker: every Keras model among them (also a text model,
+  an image flipper's f_sa) as its ``.keras`` file, loaded by a ``WorkerPlugin``; numpy and scikit-learn
+  models and callables pickled;
+* a shard's Result travels packed and the client merges with numpy; distinct counts (``generated``, ...)
+  count the union of the shards' keys (see ``fairnb.distributed.merge``);
 * the progress panel and tqdm show the cluster's totals; Stop (``search.stop()``, the panel of
   ``search.start(..., client=client)``, Ctrl-C, the time budget) ends every shard after its current
   batch and keeps what each returned; a worker that dies loses at most its current shard, which Dask

@@ -2,8 +2,9 @@
 
 Two ways, chosen by what the strategy starts from:
 
-* **Seeds** (ADF, EIDIG, MAFT, NeuronFair, SG, and AEQUITAS given seeds): the strategy's
-  ``select_seeds`` picks the start inputs once, on the client (K-Means as in a local run), and each
+* **Seeds** (ADF, EIDIG, MAFT, NeuronFair, SG, AEQUITAS given seeds, the text and image searches): the
+  strategy's ``select_seeds`` picks the start inputs once, on the client (K-Means as in a local run, the
+  texts that hold a protected term), and each
   shard gets a contiguous slice of them; its seed ids are offset by the slice's start, so pairs keep
   pointing at the right seed. The strategy's other inputs (``seeds`` itself: NeuronFair's
   interpretation rows, SG's sampling distribution) go to every shard whole.

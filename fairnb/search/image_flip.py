@@ -201,7 +201,8 @@ class NeuronFairImage(ImageFlipSearch, NeuronFair):
     Parameters: ``n_seeds`` (None: every seed given), ``max_iter`` updates per seed, ``global_step``,
     ``momentum_global``, ``r_step_global``, ``random_share``, ``interpret_rows`` (flipped seeds that form
     the normal pairs of the interpretation), ``layer`` (force the biased layer), ``signed`` (the tabular
-    ``sign``), ``batch_size`` (seeds stepping together), and the budgets of every search.
+    ``sign``), ``batch_size`` (seeds stepping together), and the budgets of every search. Sharded on a Dask
+    cluster (``client=``), each shard interprets the model on the flips of its own seeds.
     """
 
     name = "neuronfair_image"
