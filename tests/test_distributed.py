@@ -214,7 +214,7 @@ def same_details(a, b) -> bool:
 @pytest.mark.parametrize("method", ["adf_asc", "rp"])
 def test_text_searches_shard_with_their_details_and_extras(client, by_value, method):
     from fairnb.search import get_method
-    from text_checks import bench, biased_linear
+    from text_checks import RELIGION, bench, biased_linear
 
     dom, texts, E = bench(bias=1.0, n=120)
     model = biased_linear(dom, E)
@@ -232,8 +232,13 @@ def test_text_searches_shard_with_their_details_and_extras(client, by_value, met
     shards = two.extras["shards"]
     assert list(shards["status"]) == ["completed", "completed"] and two.extras["seeds"].shape == (24, dom.max_len)
     assert two.count("adf") == unique_keys(dom, two.inputs, "adf") and confirmed(two, model)
-    assert all(two.details(i)["term"] in ("muslim", "christian", "jewish", "hindu") or two.details(i)["term"]
-               for i in range(len(two)))
+    details = [two.details(i) for i in range(len(two))]
+    assert all(d["term"] in RELIGION and d["term_counterpart"] in RELIGION and d["term"] != d["term_counterpart"]
+               for d in details)
+    # each pair's seed id points at its own seed among the merged seeds: the changes counted on the worker match
+    seeds = two.extras["seeds"][two.pairs["seed"].to_numpy()]
+    assert [d["validity"]["l0"] for d in details] == (seeds != two.inputs).sum(axis=1).tolist()
+    assert two.pairs["seed"].max() >= 12                 # the second shard's seeds are among them
     assert two.extras["raw_idis"] + two.extras["global_idis"] == local.extras["raw_idis"] + local.extras["global_idis"]
     assert two.extras["skipped_seeds"] == local.extras["skipped_seeds"]
     rate = two.extras["local_idis"] / two.extras["local_generated"]
