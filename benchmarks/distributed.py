@@ -413,7 +413,8 @@ def markdown(out: dict) -> str:
                   "CPU s. "
                   f"The shard's Result pickled as Dask sends it: {o['pickle_cpu_s']} CPU s on the worker, "
                   f"{o['pickled_mb']} MB; on the client unpickled in {o['unpickle_cpu_s']} CPU s and merged in "
-                  f"{o['merge_cpu_s']} CPU s (the same pairs as the local run: {o['merged_same_pairs']}).", ""]
+                  f"{o['merge_cpu_s']} CPU s (the same pairs as the local run: {o['merged_same_pairs']}; one shard has nothing to "
+                  "de-duplicate: the merge of two, with numpy on the domain's keys, is in the client's CPU below).", ""]
         lines += md_table(["workers", "shards", "client process CPU s", "... beyond idle", "shards CPU s (all)",
                            "slowest shard CPU s", "wall s (contended)", "unique IDIs"],
                           [(r["workers"], r["shards"], r["client_cpu_s"], r.get("client_cpu_beyond_idle_s"),
