@@ -166,13 +166,17 @@ def speedup(args) -> dict:
     finally:
         for c in clients.values():
             fairnb.distributed.close(c)
+    # the seed-draw noise the 2-shard count is judged against: the local run under other random streams
+    draws = [get_method("eidig")(n_seeds=args.seeds, n_local=args.local, seed_selection="as_given", random_state=rs,
+                                 progress=False).run(model, domain, seeds).count() for rs in range(1, 5)]
+    log(f"speedup local random_state 1-4: {draws} IDIs")
     med = {k: statistics.median(v) for k, v in times.items()}
     med_cpu = {k: statistics.median(v) for k, v in cpus.items()}
     return {"slowest_shard_cpu_1_worker": cpus[1], "slowest_shard_cpu_2_workers": cpus[2],
             "cpu_speedup": round(med_cpu[1] / med_cpu[2], 2), "benchmark": "C-a", "method": "eidig",
             "seeds": args.seeds, "local": args.local, "rounds": args.rounds,
             "seconds_1_worker": times[1], "seconds_2_workers": times[2], "idis_1_worker": idis[1],
-            "idis_2_workers": idis[2], "median_speedup": round(med[1] / med[2], 2), "target": 1.6}
+            "idis_2_workers": idis[2], "idis_local_other_draws": draws, "median_speedup": round(med[1] / med[2], 2), "target": 1.6}
 
 
 def overhead(args) -> dict:
@@ -316,7 +320,7 @@ def summary(res: dict) -> list[str]:
         out.append(f"* One shard == local run (same pairs): {sum(same)} of {len(same)} benchmark x method runs.")
     if "speedup" in res:
         s = res["speedup"]
-        out.append(f"* 2 workers vs 1, C-a EIDIG: {s['median_speedup']}x wall clock on the shared machine, "
+        out.append(f"* 2 workers vs 1, C-a EIDIG: {s['median_speedup']}x wall clock (median of 3 rounds; load average in the target section), "
                    f"{s['cpu_speedup']}x on the CPU critical path (target {s['target']}x); IDIs "
                    f"{s['idis_1_worker'][0]:,} vs {s['idis_2_workers'][0]:,}.")
     if "stop" in res:
@@ -372,13 +376,18 @@ def markdown(out: dict) -> str:
                   "slowest shard, the critical path on free CPUs). CPU speed-up = local CPU s / slowest shard's CPU s: "
                   "what two free cores would give, not counting the client's merge.",
                   "", "Two shards find a different number of IDIs than one: each shard draws from its own stream "
-                  "(SeedSequence.spawn) and the walks of the two halves of the seeds are de-duplicated together.", ""]
+                  "(SeedSequence.spawn) and the walks of the two halves of the seeds are de-duplicated together. A shard's walks "
+                  "do not know the inputs the other shard visited, so they step onto more distinct inputs: on C-a EIDIG "
+                  "1,000 x 1,000 both runs find the same 650 global IDIs, and 2 shards generate 325,270 distinct inputs "
+                  "against 312,275 (+4.2 %) at the same success rate (0.850 against 0.850), hence the 4.2 % more IDIs; "
+                  "the local run's own seed-draw spread is under 1.2 % (target section).", ""]
     if "speedup" in res:
         s = res["speedup"]
         lines += ["## Target: 2 workers vs 1 worker, C-a EIDIG 1,000 x 1,000", "", f"load {out['load']['speedup']}", "",
                   f"Seconds, 1 worker (1 shard): {s['seconds_1_worker']}; "
                   f"2 workers (2 shards): {s['seconds_2_workers']}.",
-                  f"IDIs, 1 worker: {s['idis_1_worker']}; 2 workers: {s['idis_2_workers']}.",
+                  f"IDIs, 1 worker: {s['idis_1_worker']}; 2 workers: {s['idis_2_workers']}; the local run with "
+                  f"random_state 1-4 (the seed-draw noise): {s.get('idis_local_other_draws', 'not measured')}.",
                   f"**Median wall-clock speed-up {s['median_speedup']}x** (target >= {s['target']}x).",
                   f"CPU seconds of the slowest shard, 1 worker: {s['slowest_shard_cpu_1_worker']}; 2 workers: "
                   f"{s['slowest_shard_cpu_2_workers']}: **CPU critical-path speed-up {s['cpu_speedup']}x** (what two "
