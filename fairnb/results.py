@@ -214,6 +214,26 @@ class Result:
         """``(n, *domain.item_shape)`` for each input, a protected variant that gets another decision."""
         return self._arrays()["C"]
 
+    @property
+    def proba(self) -> np.ndarray:
+        """``(n, n_classes)`` the model's probabilities for each input."""
+        return self._arrays()["P"]
+
+    @property
+    def counterpart_proba(self) -> np.ndarray:
+        """``(n, n_classes)`` the model's probabilities for each counterpart."""
+        return self._arrays()["PC"]
+
+    @property
+    def phases(self) -> np.ndarray:
+        """``(n,)`` the phase that found each pair (``"global"``, ``"local"``, ...)."""
+        return self._arrays()["phase"]
+
+    @property
+    def seed_ids(self) -> np.ndarray:
+        """``(n,)`` for each pair, the id of the seed its search started from (as the search numbered its seeds)."""
+        return self._arrays()["seed"]
+
     def details(self, i: int) -> dict:
         """The details the search recorded with pair ``i`` (``Batch(info=...)``); ``{}`` when none."""
         kept = self._arrays()["info"][i]

@@ -210,3 +210,13 @@ def test_details_may_be_built_for_the_discriminatory_rows_only():
     r = search.run(FunctionModel(more_x_than_y), ToyStrings())
     assert len(asked) == 1 and asked[0].tolist() == search.disc.tolist() and len(r) > 10
     assert all(r.details(i) == {"counterpart": ToyStrings().text(r.counterparts[i])} for i in range(len(r)))
+
+
+def test_per_pair_outputs_phases_and_seeds_are_public():
+    model, dom = FunctionModel(more_x_than_y), ToyStrings()
+    r = RandomSearch(n_samples=300, random_state=0).run(model, dom)
+    assert len(r) > 10
+    np.testing.assert_allclose(r.proba, model.predict_proba(dom.encode(r.inputs)))
+    np.testing.assert_allclose(r.counterpart_proba, model.predict_proba(dom.encode(r.counterparts)))
+    assert (r.proba.argmax(axis=1) != r.counterpart_proba.argmax(axis=1)).all()
+    assert set(r.phases) == {"random"} and r.seed_ids.shape == (len(r),)

@@ -86,8 +86,7 @@ class TextInspector(PairInspector):
         self._tokens = np.array(dom.vocab.tokens, dtype=object)
         self._shown_tokens = self._tokens.copy()
         self._shown_tokens[0] = ""                                        # padding
-        a = result._arrays()
-        self.seed_of = np.asarray(a["seed"], dtype=np.int64)
+        self.seed_of = np.asarray(result.seed_ids, dtype=np.int64)
         swapped = self.inputs != self.counterparts
         self.position = np.where(swapped.any(axis=1), swapped.argmax(axis=1), -1)
         rows = np.arange(n)
@@ -101,7 +100,7 @@ class TextInspector(PairInspector):
         if known.any():
             changed = self.inputs[known] != self.seeds[self.seed_of[known]]
             substitutions[known] = (changed & ~swapped[known]).sum(axis=1)
-        P, PC = np.asarray(a["P"], float), np.asarray(a["PC"], float)
+        P, PC = np.asarray(result.proba, float), np.asarray(result.counterpart_proba, float)
         col = 1 if P.shape[1] == 2 else slice(None)
         label, label2 = P.argmax(axis=1), PC.argmax(axis=1)
         raw = pd.DataFrame({
@@ -111,7 +110,7 @@ class TextInspector(PairInspector):
             "p": P[:, col] if P.shape[1] == 2 else P.max(axis=1),
             "p'": PC[:, col] if PC.shape[1] == 2 else PC.max(axis=1),
             "label": label, "label'": label2, "difference": np.abs(P - PC).sum(axis=1) / 2,
-            "substitutions": substitutions, "phase": np.asarray(a["phase"]).astype(str), "seed": self.seed_of})
+            "substitutions": substitutions, "phase": np.asarray(result.phases).astype(str), "seed": self.seed_of})
         shown = raw.copy()
         names = np.array([self.decision(k) for k in range(P.shape[1])], dtype=object)
         shown["label"], shown["label'"] = names[label], names[label2]
