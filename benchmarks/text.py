@@ -175,16 +175,19 @@ def time_only() -> dict:
     return out
 
 
-def local_only(n_local: int) -> dict:
-    """The default local walk of ADF and RP at ``n_local`` steps per local seed (the paper: 1,000), all rows."""
+def local_only(n_local: int, cells=("lstm", "gru"), previous: dict | None = None) -> dict:
+    """The default local walk of ADF and RP at ``n_local`` steps per local seed (the paper: 1,000), all rows of
+    ``cells``; the rows of other cells in ``previous`` (an earlier run at the same budget) are kept."""
     import nltk.translate.bleu_score  # noqa: F401
 
     data, vocab, E, table, _ = build_corpus()
     X_train, X_test, y_train, y_test = data.split(test_size=0.2, random_state=42)
     base = TextDomain(vocab, "race", MAX_LEN, neighbours=table)
     ids_train, ids_test = base.encode_texts(X_train), base.encode_texts(X_test)
-    out = {"machine": machine(), "n_local": n_local, "rows": {}}
-    for cell in ("lstm", "gru"):
+    kept = {} if previous is None or previous.get("n_local") != n_local else previous["rows"]
+    out = {"machine": machine(), "n_local": n_local,
+           "rows": {name: row for name, row in kept.items() if name.split()[0] not in cells}}
+    for cell in cells:
         model, acc, _ = train(ids_train, y_train, ids_test, y_test, E, cell, EPOCHS)
         for group in GROUPS:
             dom = TextDomain(vocab, group, MAX_LEN, neighbours=table)
@@ -246,6 +249,8 @@ def main(argv=None):
                         "--local-only: 1000, the paper's)")
     parser.add_argument("--local-only", action="store_true",
                         help="only the default local walk of ADF and RP, all rows, into text_local.json")
+    parser.add_argument("--cells", default="lstm,gru", help="--local-only: the models to run (the other's rows of "
+                        "an earlier run at the same budget are kept)")
     parser.add_argument("--time-only", action="store_true",
                         help="only re-measure the time to 5,000 IDIs (LSTM and GRU, race and religion), "
                              "into text_time.json")
@@ -255,7 +260,10 @@ def main(argv=None):
         (out / "text.md").write_text(markdown(json.loads((out / "text.json").read_text())))
         return
     if args.local_only:
-        (out / "text_local.json").write_text(json.dumps(local_only(args.n_local or 1000), indent=1, default=float))
+        path = out / "text_local.json"
+        previous = json.loads(path.read_text()) if path.exists() else None
+        rep = local_only(args.n_local or 1000, tuple(args.cells.split(",")), previous)
+        path.write_text(json.dumps(rep, indent=1, default=float))
         return
     if args.time_only:
         (out / "text_time.json").write_text(json.dumps(time_only(), indent=1))
