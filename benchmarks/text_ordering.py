@@ -6,8 +6,8 @@ several training seeds (``fit_text_classifier(random_state=s)``: Keras' global s
 shuffling), global phase only (``n_local=0``): RP, ASC, ADF_ASC, HF, ADF_HF (default ``hf_score='widen'``)
 and ADF_HF with the printed rule (``hf_score='absolute'``), on race and religion.
 
-TF training is not bit-reproducible across processes, so "seed 0" here is a fresh draw, not the model of
-``text.md``. Usage::
+TF training is not guaranteed bit-reproducible across machines or TF builds; the .md says whether the seed-0
+models reproduced the counts of ``text.md``. Usage::
 
     .venv/bin/python benchmarks/text_ordering.py --seeds 0,1,2         # LSTM then GRU, about 6 min on 2 shared cores
     .venv/bin/python benchmarks/text_ordering.py --seeds 3,4 --append  # more seeds into the same results
