@@ -104,6 +104,17 @@ def test_importing_fairnb_does_not_import_dask():
 
 
 # ---------------------------------------------------------------------- on a LocalCluster
+def test_local_clusters_side_by_side_take_no_fixed_port():
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        clients = [local_cluster(n_workers=1, processes=False) for _ in range(2)]
+        for c in clients:
+            fairnb.distributed.close(c)
+    assert not [w for w in caught if "already in use" in str(w.message)]
+
+
 def test_local_cluster_workers_keep_freed_memory_for_numpy(client):
     # Dask's nanny sets MALLOC_TRIM_THRESHOLD_=65536, which made a search cost ~40 % more CPU on a worker
     values = client.run(os.environ.get, "MALLOC_TRIM_THRESHOLD_")

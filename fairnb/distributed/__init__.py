@@ -65,7 +65,9 @@ def local_cluster(n_workers: int = 2, threads_per_worker: int = 1, processes: bo
 
     if isinstance(n_workers, bool) or not isinstance(n_workers, int) or n_workers < 1:
         raise ValueError(f"n_workers must be a positive integer, got {n_workers!r}")
-    kwargs.setdefault("dashboard_address", None)
+    if "dashboard_address" not in kwargs:   # no dashboard, and the scheduler's health routes on a free port, not 8787
+        kwargs["dashboard_address"] = None
+        kwargs["scheduler_kwargs"] = {"dashboard": False, "dashboard_address": ":0", **kwargs.get("scheduler_kwargs", {})}
     environ = {**dask.config.get("distributed.nanny.pre-spawn-environ", {}),
                "MALLOC_TRIM_THRESHOLD_": WORKER_MALLOC_TRIM}
     with dask.config.set({"distributed.nanny.pre-spawn-environ": environ}):
