@@ -608,10 +608,12 @@ def _round(x):
 
 
 def _packed_seeds(extras: dict, domain) -> dict:
-    """``extras`` with image seeds in the domain's stored form (base64 pixel bytes: about 0.2 MB for 1,000
-    32x32x3 images where JSON lists of floats take tens of MB); other seeds stay as they are."""
+    """``extras`` with its seeds (``ctx.use_seeds``: the domain's items) in the domain's stored form, as the
+    pairs are (images: base64 pixel bytes, about 0.2 MB for 1,000 32x32x3 images where JSON lists of floats
+    take tens of MB); seeds of another shape stay as they are."""
     seeds = extras.get("seeds")
-    if getattr(domain, "kind", None) != "image" or not isinstance(seeds, np.ndarray):
+    shape = getattr(domain, "item_shape", None)
+    if not isinstance(seeds, np.ndarray) or shape is None or seeds.shape[1:] != tuple(shape):
         return extras
     return {**extras, "seeds": {"__stored__": domain.to_columns(seeds).to_dict(orient="list")}}
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -171,6 +172,9 @@ def test_changes_from_seed(seeded_result, synthetic):
 def test_seeds_survive_save_and_load(seeded_result, tmp_path):
     path = seeded_result.save(tmp_path / "pairs.parquet")
     loaded = Result.load(path)
+    np.testing.assert_array_equal(loaded.extras["seeds"], seeded_result.extras["seeds"])   # stored as the pairs are
+    meta = json.loads(Path(str(path) + ".json").read_text())
+    assert "__stored__" in meta["extras"]["seeds"]
     ins = loaded.inspect()
     assert ins.seeds.shape == seeded_result.extras["seeds"].shape
     with pytest.raises(ValueError, match="seeds have shape"):
