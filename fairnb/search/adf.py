@@ -72,8 +72,7 @@ class ADF(TwoPhaseSearch):
         self.acceptance = acceptance
 
     def _check_params(self, domain):
-        if self.acceptance not in ACCEPTANCE:
-            raise ValueError(f"adf: acceptance must be one of {sorted(ACCEPTANCE)}, got {self.acceptance!r}")
+        self._require_choice("acceptance", ACCEPTANCE)
         super()._check_params(domain)
 
     def _global_checks(self):

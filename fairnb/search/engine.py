@@ -322,6 +322,12 @@ class Search:
         taken = inspect.signature(parent_init).parameters
         parent_init(**{k: v for k, v in values.items() if k in taken})
 
+    def _require_choice(self, param: str, allowed) -> None:
+        """A ValueError naming ``param`` unless its value is one of ``allowed``."""
+        value = getattr(self, param)
+        if value not in allowed:
+            raise ValueError(f"{self.name}: {param} must be one of {tuple(allowed)}, got {value!r}")
+
     def get_params(self, deep: bool = True) -> dict:
         """The hyperparameters by name, as scikit-learn's ``get_params`` (no search has nested estimators,
         so ``deep`` changes nothing)."""

@@ -111,8 +111,7 @@ class NeuronFair(TwoPhaseSearch):
             raise ValueError("neuronfair: r_step_global and r_step_local must be at least 1")
         if not 0 <= self.random_share <= 1:
             raise ValueError(f"neuronfair: random_share must be in [0, 1], got {self.random_share!r}")
-        if self.local not in LOCAL_WALKS:
-            raise ValueError(f"neuronfair: local must be one of {LOCAL_WALKS}, got {self.local!r}")
+        self._require_choice("local", LOCAL_WALKS)
 
     # ------------------------------------------------------------------ interpretation
     def _begin(self, ctx, seeds):

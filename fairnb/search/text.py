@@ -109,6 +109,7 @@ class TextSubstitutionSearch(Search):
     """
 
     name = "text"
+    choices = {"acceptance": ACCEPTANCE}      # options checked when a run starts
     same_in_every_shard = ("skipped_seeds",)
     domain_needs = ("substitutions",)
     dedup = "adf"
@@ -167,16 +168,16 @@ class TextSubstitutionSearch(Search):
         return ids[has][: self.n_seeds]
 
     def _generate(self, ctx):
-        if self.acceptance not in ACCEPTANCE:
-            raise ValueError(f"{self.name}: acceptance must be one of {ACCEPTANCE}, got {self.acceptance!r}")
+        for param, allowed in self.choices.items():
+            self._require_choice(param, allowed)
         if isinstance(self.n_walkers, bool) or not isinstance(self.n_walkers, int) or self.n_walkers < 1:
             raise ValueError(f"{self.name}: n_walkers must be an integer >= 1, got {self.n_walkers!r}")
         self._stats = {"gradient_rows": 0, "gradient_calls": 0, "raw": 0, "global": 0, "local_seeds": 0}
         extras = ctx.result.extras
         self._local_seen = self._local_found = None
         try:
-            extras["skipped_seeds"] = int((~ctx.domain.sensitive_mask(ctx.domain.ids(ctx.seeds)).any(axis=1)).sum()) \
-                if ctx.seeds is not None else 0
+            given = ctx.domain.ids(ctx.seeds) if ctx.seeds is not None and len(ctx.seeds) else None
+            extras["skipped_seeds"] = 0 if given is None else int((~ctx.domain.sensitive_mask(given).any(axis=1)).sum())
             seeds = ctx.domain.ids(self._selected_seeds(ctx))
             ctx.use_seeds(seeds)
             self._seed_ids = seeds
@@ -297,12 +298,11 @@ class TextSubstitutionSearch(Search):
             PX, VP = v.proba[live], v.variant_proba[live]
             j = self._counterpart(PX, VP, np.array([len(items) for items in v.variant_items])[live])
             XC = dom.ids(np.array([v.variant_items[r][k] for r, k in zip(live, j)]))
-            PC = VP[np.arange(len(X)), j]
+            every, y = np.arange(len(X)), PX.argmax(axis=1)
+            PC = VP[every, j]
             G, GC = self._gradients(ctx, X, XC, PX, PC)
             cand = dom.candidates(X)
-            y = PX.argmax(axis=1)
-            gap = np.log(np.maximum(PC[np.arange(len(y)), y], EPSILON)) - np.log(np.maximum(PX[np.arange(len(y)), y],
-                                                                                              EPSILON))
+            gap = np.log(np.maximum(PC[every, y], EPSILON)) - np.log(np.maximum(PX[every, y], EPSILON))  # J(x) - J(x')
             pos, choice, scores = self._global_step(X, G, GC, cand, self._E, ctx.rng, gap)
             self._origin = seeds[ids]
             chains = self._substitute(X, pos, choice, scores, cand, "global", t, chains)
@@ -381,6 +381,7 @@ class TextASCBase(TextSubstitutionSearch):
     gradient, up the loss) or ``"papernot-literal"`` (the printed ``sign(x_a - c)``)."""
 
     adf = True
+    choices = {**TextSubstitutionSearch.choices, "sign_convention": SIGN_CONVENTIONS}
 
     def __init__(self, n_seeds: int = 1000, max_iter: int = 10, n_local: int = 1000, n_walkers: int = 1,
                  acceptance: str = "reset", batch_size: int = 2048, sign_convention: str = "toward-boundary", *,
@@ -389,12 +390,6 @@ class TextASCBase(TextSubstitutionSearch):
                  progress: bool | None = None):
         self._init_parent(TextASCBase, locals())
         self.sign_convention = sign_convention
-
-    def _generate(self, ctx):
-        if self.sign_convention not in SIGN_CONVENTIONS:
-            raise ValueError(f"{self.name}: sign_convention must be one of {SIGN_CONVENTIONS}, got "
-                             f"{self.sign_convention!r}")
-        return (yield from super()._generate(ctx))
 
     def _global_step(self, X, G, GC, cand, E, rng, gap):
         return asc_step(X, G, GC if self.adf else None, cand, E, convention=self.sign_convention)
@@ -419,6 +414,7 @@ class TextHotFlipBase(TextSubstitutionSearch):
     intent) or ``"absolute"`` (the printed ``|(g_a - g'_a) . (x_a - c)|``, which may close the gap)."""
 
     adf = True
+    choices = {**TextSubstitutionSearch.choices, "hf_score": HF_SCORES}
 
     def __init__(self, n_seeds: int = 1000, max_iter: int = 10, n_local: int = 1000, n_walkers: int = 1,
                  acceptance: str = "reset", batch_size: int = 2048, hf_score: str = "widen", *,
@@ -427,11 +423,6 @@ class TextHotFlipBase(TextSubstitutionSearch):
                  progress: bool | None = None):
         self._init_parent(TextHotFlipBase, locals())
         self.hf_score = hf_score
-
-    def _generate(self, ctx):
-        if self.hf_score not in HF_SCORES:
-            raise ValueError(f"{self.name}: hf_score must be one of {HF_SCORES}, got {self.hf_score!r}")
-        return (yield from super()._generate(ctx))
 
     def _global_step(self, X, G, GC, cand, E, rng, gap):
         return hotflip_step(X, G, GC if self.adf else None, cand, E, gap=gap, score=self.hf_score)

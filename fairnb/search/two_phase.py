@@ -220,8 +220,7 @@ class TwoPhaseSearch(Search):
         for name in ("global_step", "local_step"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"{self.name}: {name} must be positive, got {getattr(self, name)!r}")
-        if self.seed_selection not in SEED_SELECTIONS:
-            raise ValueError(f"{self.name}: seed_selection must be one of {SEED_SELECTIONS}, got {self.seed_selection!r}")
+        self._require_choice("seed_selection", SEED_SELECTIONS)
         if self._on_failure() not in FAILURE_POLICIES:
             raise ValueError(f"{self.name}: unknown failure policy {self._on_failure()!r}; choose from {FAILURE_POLICIES}")
 
