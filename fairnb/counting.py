@@ -71,6 +71,7 @@ class UniqueCounter:
         self._dict: dict | None = {}
         self._lazy = None        # (items or key rows, values, whether keys): ``of_items``'s, a dict on first use
         self._known_len = None
+        self._row = None         # (dtype, width) of integer key rows, for ``key_rows`` to read bytes keys back
 
     @classmethod
     def of_items(cls, domain, convention: str, items, values=None, *, n_distinct: int | None = None) -> "UniqueCounter":
@@ -108,7 +109,7 @@ class UniqueCounter:
         """The hashable keys of ``items`` under this counter's convention."""
         keys = self.domain.key(items, self.convention)
         if isinstance(keys, np.ndarray) and keys.ndim == 2:
-            self._row = (keys.dtype, keys.shape[1])        # how the bytes keys read back (``key_rows``)
+            self._row = (keys.dtype, keys.shape[1])
         return hashable_keys(keys)
 
     def key_rows(self):
@@ -117,10 +118,9 @@ class UniqueCounter:
         if self._dict is None:
             return self._distinct()[0]
         keys = list(self._dict)
-        row = getattr(self, "_row", None)
-        if row is None or not all(isinstance(k, bytes) for k in keys):
+        if self._row is None or not all(isinstance(k, bytes) for k in keys):
             return keys
-        return np.frombuffer(b"".join(keys), dtype=row[0]).reshape(len(keys), row[1])
+        return np.frombuffer(b"".join(keys), dtype=self._row[0]).reshape(len(keys), self._row[1])
 
     def fresh(self, items, limit: int | None = None) -> dict:
         """``{key: index}`` of the first occurrence of each input not seen before, in order, at most ``limit``."""
@@ -155,7 +155,7 @@ class UniqueCounter:
     def copy(self) -> "UniqueCounter":
         out = UniqueCounter.__new__(UniqueCounter)
         out.domain, out.convention = self.domain, self.convention
-        out._lazy, out._known_len = self._lazy, self._known_len
+        out._lazy, out._known_len, out._row = self._lazy, self._known_len, self._row
         out._dict = None if self._dict is None else dict(self._dict)
         return out
 

@@ -111,11 +111,11 @@ def bleu(seeds, found) -> np.ndarray:
     base = int(ids.max(initial=0)) + 1
     grams = ids                                   # the n-gram starting at each position, as a rank
     for n in range(1, 5):
-        if n > 1:                                 # rank of (its (n-1)-gram prefix, its last token)
+        if n > 1:                                 # (its (n-1)-gram prefix's rank, its last token)
             grams = grams[:, :-1] * base + ids[:, n - 1:]
-            valid = np.arange(grams.shape[1])[None, :] < (lengths - n + 1)[:, None]
-            grams = np.where(valid, np.unique(grams, return_inverse=True)[1].reshape(grams.shape), 0)
         valid = np.arange(grams.shape[1])[None, :] < (lengths - n + 1)[:, None]
+        if n > 1:                                 # ... ranked again, so the next step's products stay small
+            grams = np.where(valid, np.unique(grams, return_inverse=True)[1].reshape(grams.shape), 0)
         matches, total = _clipped_matches(grams, valid, len(seeds))
         if n == 1:
             no_unigram = matches == 0
