@@ -23,7 +23,6 @@ Example
 """
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
@@ -31,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .resources import ResourceMissingError, cache_key, require, text_cache_dir
+from .resources import ResourceMissingError, cache_key, require, text_cache_dir, write_whole
 from .vocabulary import OOV, PAD, Vocabulary
 
 DIM = 50
@@ -183,7 +182,9 @@ def neighbour_table(vocab: Vocabulary, k: int = 10, *, cache_dir=None, use_cache
         table[candidates, :top.shape[1]] = candidates[top]
     if use_cache:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp.npy")   # processes filling the cache at once do not mix
-        np.save(tmp, table)
-        tmp.replace(path)
+        def save(tmp):
+            with open(tmp, "wb") as f:        # a file object: np.save would add ".npy" to the temporary's name
+                np.save(f, table, allow_pickle=False)
+
+        write_whole(path, save)
     return table

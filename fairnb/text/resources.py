@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 import importlib.util
+import os
 from pathlib import Path
 
 from ..datasets.uci import cache_dir as _fairnb_cache
@@ -41,6 +42,18 @@ def cache_key(*parts) -> str:
         items = [part] if isinstance(part, (str, int, float)) else list(part)
         h.update(("\x1f".join(map(str, items)) + "\x1e").encode())
     return h.hexdigest()[:16]
+
+
+def write_whole(path: Path, write) -> None:
+    """``write(tmp)`` to a file of this process, then rename it to ``path``: a kernel reading ``path`` while
+    another process fills the cache sees the old file or the new one, never half of one."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
 
 
 def require(module: str, pip_name: str | None = None):

@@ -25,7 +25,7 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
-from .resources import ResourceMissingError, cache_key, require, text_cache_dir
+from .resources import ResourceMissingError, cache_key, require, text_cache_dir, write_whole
 from .vocabulary import OOV, PAD
 
 _REQUIRED = ("data.noun", "data.verb", "data.adj", "data.adv", "index.noun", "index.verb", "index.adj",
@@ -78,18 +78,10 @@ def install_wordnet(source="/usr/share/wordnet", nltk_data=None) -> Path:
     root.mkdir(parents=True, exist_ok=True)
     for f in source.iterdir():
         if f.is_file():      # a copy (nltk refuses symlinks out of its folders), renamed into place whole
-            _write_whole(root / f.name, lambda tmp, f=f: shutil.copyfile(f, tmp))
+            write_whole(root / f.name, lambda tmp, f=f: shutil.copyfile(f, tmp))
     lexnames = "".join(f"{i:02d}\t{name.replace(' ', chr(9))}\n" for i, name in enumerate(_LEXNAMES))
-    _write_whole(root / "lexnames", lambda tmp: tmp.write_text(lexnames))
+    write_whole(root / "lexnames", lambda tmp: tmp.write_text(lexnames))
     return root
-
-
-def _write_whole(path: Path, write) -> None:
-    """``write(tmp)`` to a file of this process, then rename it to ``path``: a kernel reading ``path`` while
-    another process sets WordNet up sees the old file or the new one, never half of one."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    write(tmp)
-    os.replace(tmp, path)
 
 
 def load_wordnet(nltk_data=None):
@@ -127,5 +119,5 @@ def wordnet_synonyms(tokens: Iterable[str], *, cache_dir=None, nltk_data=None,
             out[tok] = syns
     if use_cache:
         path.parent.mkdir(parents=True, exist_ok=True)
-        _write_whole(path, lambda tmp: tmp.write_text(json.dumps(out)))
+        write_whole(path, lambda tmp: tmp.write_text(json.dumps(out)))
     return out
