@@ -36,6 +36,11 @@ from .interrupts import deferred_interrupts
 from .plot_text import plot_text
 from .views import inspector_for
 
+def _pair_field(key: str, doc: str) -> property:
+    """A read-only ``Result`` property: the per-pair array ``key`` of its stored pairs."""
+    return property(lambda self: self._arrays()[key], doc=doc)
+
+
 class Result:
     """Discriminatory pairs found by a search, with the search's counters.
 
@@ -204,35 +209,14 @@ class Result:
                                    "seed": np.zeros(0, np.int64), "time": np.zeros(0), "info": np.zeros(0, object)}
             return self._cache
 
-    @property
-    def inputs(self) -> np.ndarray:
-        """``(n, *domain.item_shape)`` the discriminatory inputs, one per unique full instance."""
-        return self._arrays()["X"]
-
-    @property
-    def counterparts(self) -> np.ndarray:
-        """``(n, *domain.item_shape)`` for each input, a protected variant that gets another decision."""
-        return self._arrays()["C"]
-
-    @property
-    def proba(self) -> np.ndarray:
-        """``(n, n_classes)`` the model's probabilities for each input."""
-        return self._arrays()["P"]
-
-    @property
-    def counterpart_proba(self) -> np.ndarray:
-        """``(n, n_classes)`` the model's probabilities for each counterpart."""
-        return self._arrays()["PC"]
-
-    @property
-    def phases(self) -> np.ndarray:
-        """``(n,)`` the phase that found each pair (``"global"``, ``"local"``, ...)."""
-        return self._arrays()["phase"]
-
-    @property
-    def seed_ids(self) -> np.ndarray:
-        """``(n,)`` for each pair, the id of the seed its search started from (as the search numbered its seeds)."""
-        return self._arrays()["seed"]
+    inputs = _pair_field("X", "``(n, *domain.item_shape)`` the discriminatory inputs, one per unique full instance.")
+    counterparts = _pair_field("C", "``(n, *domain.item_shape)`` for each input, a protected variant that gets another "
+                                    "decision.")
+    proba = _pair_field("P", "``(n, n_classes)`` the model's probabilities for each input.")
+    counterpart_proba = _pair_field("PC", "``(n, n_classes)`` the model's probabilities for each counterpart.")
+    phases = _pair_field("phase", '``(n,)`` the phase that found each pair (``"global"``, ``"local"``, ...).')
+    seed_ids = _pair_field("seed", "``(n,)`` for each pair, the id of the seed its search started from (as the search "
+                                   "numbered its seeds).")
 
     def details(self, i: int) -> dict:
         """The details the search recorded with pair ``i`` (``Batch(info=...)``); ``{}`` when none."""
