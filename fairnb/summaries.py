@@ -125,11 +125,12 @@ def pairs_html(result, ids) -> str:
     """The pairs ``ids`` of ``result`` as an HTML table: protected values, outputs and named decisions
     first, protected columns highlighted (dark text on yellow, readable on dark themes too)."""
     rows = result.pairs.iloc[list(ids)]
-    rows = rows[first_columns(list(rows.columns), set(result.domain.protected_names))]
+    protected = list(result.domain.protected_columns)
+    rows = rows[first_columns(list(rows.columns), set(protected))]
     for col in ("label", "label'"):
         rows[col] = [decision_text(v, result.class_names) for v in rows[col]]
     rows.columns = [html.escape(str(c), quote=False) for c in rows.columns]
-    prot = [html.escape(n, quote=False) for n in result.domain.protected_names]
+    prot = [html.escape(n, quote=False) for n in protected]
     styled = rows.style.set_properties(subset=prot + [f"{p}'" for p in prot],
                                        **{"background-color": "#ffe8a3", "color": "#222", "font-weight": "bold"})
     return styled.format(precision=3, escape="html").hide(axis="index").to_html()

@@ -39,7 +39,11 @@ Storage and display (``Result`` keeps inputs and counterparts as float arrays ``
 ``decode(items) -> DataFrame``
     the inputs human-readable (``result.pairs``).
 ``protected_names``
-    the decoded columns that show the protected part (highlighted in tables).
+    the protected attributes' names (tabular columns, a text domain's term groups, an image attribute).
+``protected_columns``
+    the columns of ``decode`` and ``pair_columns`` that show the protected part, highlighted in tables
+    with their primed counterparts (tabular: the protected features; text: the swapped ``term``;
+    images: the attribute f_sa sees).
 
 Optional: ``pair_columns(X, C) -> dict`` of columns that show what each counterpart changes (put beside
 the input in ``result.pairs``, e.g. ``sex'``).

@@ -137,6 +137,8 @@ class ImageDomain:
     def protected_names(self) -> tuple[str, ...]:
         return (self.attribute,)
 
+    protected_columns = protected_names
+
     @property
     def item_shape(self) -> tuple[int, int, int]:
         return self.shape

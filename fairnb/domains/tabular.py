@@ -200,6 +200,8 @@ class TabularDomain:
     def protected_names(self) -> tuple[str, ...]:
         return tuple(self.names[i] for i in self.protected)
 
+    protected_columns = protected_names
+
     @property
     def non_protected(self) -> np.ndarray:
         """Indices of the columns a search may change."""

@@ -149,6 +149,8 @@ class TextDomain:
     def protected_names(self) -> tuple[str, ...]:
         return self.protected
 
+    protected_columns = ("term",)    # ``pair_columns``' swapped term (its counterpart is ``term'``)
+
     @property
     def item_shape(self) -> tuple[int]:
         return (self.max_len,)

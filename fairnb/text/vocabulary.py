@@ -117,6 +117,7 @@ class Vocabulary:
             ids = ids[None, :]
         if ids.ndim != 2:
             raise ValueError(f"ids must be a 1-d or 2-d array, got shape {ids.shape}")
+        ids = as_id_array(ids)     # whole-number floats too (``result.inputs``)
         if ids.size and (ids.min() < 0 or ids.max() >= len(self)):
             raise ValueError(f"ids must lie in 0..{len(self) - 1}, got {ids.min()}..{ids.max()}")
         return [[self.tokens[i] for i in row if keep_padding or i != PAD_ID] for row in ids.tolist()]

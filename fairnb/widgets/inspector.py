@@ -82,7 +82,7 @@ class PairInspector(PagedInspector):
             shown[col] = [self.decision(v) for v in shown[col]]
         if self.seeds is not None:
             shown[CHANGED], raw[CHANGED] = self._changed_from_seed()
-        protected = set(self.domain.protected_names)
+        protected = set(self.domain.protected_columns)
         order = first_columns(list(shown.columns), protected)
         # sort and compare on stored values where the stored form has the column, else on the shown one
         shown, raw = shown[order], pd.DataFrame({c: (raw if c in raw.columns else shown)[c] for c in order})
