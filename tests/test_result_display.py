@@ -1,0 +1,78 @@
+"""Every kind of Result displays, fresh from its search and loaded from a saved file: ``_repr_html_`` (what a
+notebook shows), ``write_report`` (the static HTML report) and the inspector's static fallback (exported
+notebooks), each with the protected part of its pairs highlighted and nothing unescaped."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import fairnb
+from fairnb.report import write_report
+from fairnb.results import Result
+from fairnb.search import get_method
+
+from image_checks import detector, domain as image_domain, seed_images
+from text_checks import bench, biased_linear
+
+HIGHLIGHT = "background-color: #ffe8a3"
+
+
+def tabular():
+    data = fairnb.datasets.make_synthetic(n=400, random_state=0)
+    r = get_method("random")(max_tried=3000, random_state=0).run(data.info["true_model"], data.domain)
+    return r, data.domain.protected_names[0]
+
+
+def text():
+    dom, texts, E = bench()
+    r = get_method("rp")(n_seeds=30, max_iter=3, n_local=10, random_state=0).run(biased_linear(dom, E), dom,
+                                                                                 seeds=texts)
+    return r, "term"
+
+
+def image():
+    r = get_method("eidig_image")(random_state=0).run(detector(red=1.0), image_domain(), seeds=seed_images(15))
+    return r, "tint"
+
+
+@pytest.fixture(params=[tabular, text, image], ids=lambda f: f.__name__, scope="module")
+def found(request):
+    result, column = request.param()
+    assert len(result) > 0, "the display is checked on a Result with pairs"
+    return result, column
+
+
+@pytest.fixture(params=["fresh", "loaded"])
+def shown(request, found, tmp_path):
+    result, column = found
+    if request.param == "loaded":
+        result = Result.load(result.save(tmp_path / "found.csv"))
+    return result, column
+
+
+def test_a_result_displays_in_a_notebook_with_its_protected_column_highlighted(shown):
+    result, column = shown
+    page = result._repr_html_()
+    assert page.count("<tr") >= 1 + min(10, len(result)) and ">" + column + "<" in page.replace(" ", "")
+    assert HIGHLIGHT in page
+
+
+def test_a_result_writes_its_static_report(shown, tmp_path):
+    result, column = shown
+    page = write_report([result], tmp_path / "report").read_text()
+    assert "Examples found by" in page and HIGHLIGHT in page and f">{column}<" in page.replace(" ", "")
+
+
+def test_a_result_inspector_has_a_static_fallback(shown):
+    result, _ = shown
+    fallback = result.inspect().static_html()
+    assert "<table" in fallback and "<script" not in fallback
+
+
+def test_decoding_a_text_results_inputs_gives_its_tokens():
+    result, _ = text()
+    tokens = result.domain.vocab.decode(result.inputs)       # float ids, as a Result stores them
+    assert len(tokens) == len(result) and all(isinstance(t, str) for row in tokens for t in row)
+    assert result.domain.vocab.decode(result.inputs[0]) == tokens[:1]
+    with pytest.raises(ValueError, match="integer"):
+        result.domain.vocab.decode(result.inputs + 0.5)
