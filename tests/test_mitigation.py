@@ -293,4 +293,15 @@ def test_the_report_of_an_image_detector_prints_its_attribute_auc():
                          for m in ("neuronfair_image", "control")
                          for stage, added, acc, auc in (("before", 0, 0.9, 0.2), ("after", 40, 0.92, 0.1))])
     text = repr(MitigationReport(runs))
-    assert "neuronfair_image: attribute_auc 0.2000 -> 0.1000, accuracy 0.900 -> 0.920" in text and "control:" in text
+    assert "neuronfair_image: attribute_auc 0.200 -> 0.100, accuracy 90.00% -> 92.00%" in text and "control:" in text
+
+
+def test_the_report_shows_an_auc_and_a_detection_rate_as_they_are():
+    """Tutorial 05 showed an AUC of 0.132 -> 0.133 as "0 -> 0" and a detection rate 0.644 -> 0.856 as
+    "1 -> 1", under a header with the labelling function's repr."""
+    runs = pd.DataFrame([{"method": "neuronfair_image", "stage": stage, "repeat": 0, "added": added, "accuracy": 0.9,
+                          "attribute_auc": auc, "detection_rate": rate}
+                         for stage, added, auc, rate in (("before", 0, 0.1321, 0.644), ("after", 40, 0.1334, 0.856))])
+    page = MitigationReport(runs, params={"mode": "add", "epochs": 2, "augment": 1, "labels": lambda x: x})._repr_html_()
+    assert "<td>0.132</td><td>0.133</td>" in page and "<td>64.40%</td><td>85.60%</td>" in page
+    assert "labels=a custom function" in page and "&lt;function" not in page and "0x" not in page

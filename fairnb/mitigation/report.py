@@ -34,6 +34,32 @@ MEASURES = {"accuracy": "accuracy (held-out)", "discrimination": "discriminatory
             "idis": "IDIs of a fresh search", "group_score": "TestSGD group score",
             "attribute_auc": "attribute-effect AUC (NeuronFair, max layer)", "detection_rate": "detection rate (faces)"}
 _Z = 1.959964
+SHARES = ("accuracy", "discrimination", "group_score", "detection_rate")   # shown as percentages
+
+
+def measure_text(measure: str, value: float) -> str:
+    """One value of ``measure`` as a reader sees it: shares as percentages, IDIs as a count, an AUC with
+    three decimals.
+
+    >>> measure_text("detection_rate", 0.8556), measure_text("attribute_auc", 0.1327), measure_text("idis", 1520.0)
+    ('85.56%', '0.133', '1,520')
+    """
+    if measure in SHARES:
+        return f"{value:.2%}"
+    return f"{value:,.0f}" if measure == "idis" else f"{value:.3f}"
+
+
+def setting_text(value) -> str:
+    """A retraining setting as text: a function by its name (not its repr with an address).
+
+    >>> setting_text(len), setting_text(lambda x: x), setting_text(None), setting_text("model")
+    ('len', 'a custom function', 'paper default', 'model')
+    """
+    if value is None:
+        return "paper default"
+    if callable(value) and hasattr(value, "__name__"):     # a function; a labeller object keeps its repr
+        return value.__name__ if value.__name__ != "<lambda>" else "a custom function"
+    return str(value)
 
 
 class MitigationReport:
@@ -89,10 +115,10 @@ class MitigationReport:
         headline = next((m for m in ("discrimination", "group_score", "attribute_auc") if m in self.measures), None)
         for method in self.methods:
             said = []
-            for measure, fmt in ((headline, ".2%" if headline != "attribute_auc" else ".4f"), ("accuracy", ".3f")):
+            for measure in (headline, "accuracy"):
                 if measure is not None and ((self.frame["method"] == method) & (self.frame["measure"] == measure)).any():
                     b, a = self.value(method, measure)
-                    said.append(f"{measure} {b:{fmt}} -> {a:{fmt}}")
+                    said.append(f"{measure} {measure_text(measure, b)} -> {measure_text(measure, a)}")
             parts.append(f"{method}: {', '.join(said)}")
         return "MitigationReport(" + "; ".join(parts) + ")"
 
@@ -101,8 +127,7 @@ class MitigationReport:
                 "<th>added samples</th><th>repeats</th></tr>")
         body = []
         for r in self.frame.itertuples():
-            pct = r.measure in ("discrimination", "accuracy", "group_score")
-            fmt = (lambda v: f"{v:.2%}") if pct else (lambda v: f"{v:,.0f}")
+            fmt = lambda v, m=r.measure: measure_text(m, v)  # noqa: E731
             ci = lambda lo, hi: "" if np.isnan(lo) else f" <small>[{fmt(lo)}, {fmt(hi)}]</small>"  # noqa: E731
             change = "" if np.isnan(r.change) else f"{r.change:+.1%}"
             body.append(f"<tr><td>{html.escape(str(r.method))}</td><td>{html.escape(MEASURES[r.measure])}</td>"
@@ -111,7 +136,7 @@ class MitigationReport:
                         f"<td>{r.added:,.0f}</td><td>{r.repeats}</td></tr>")
         p = self.params
         how = html.escape(f"mode={p.get('mode')}, epochs={p.get('epochs')}, augment={p.get('augment')}, "
-                          f"labels={p.get('labels') or 'paper default'}") if p else ""
+                          f"labels={setting_text(p.get('labels'))}") if p else ""
         return (f"<div class='fairnb-mitigation'><b>fairnb mitigation: retraining with the generated samples</b>"
                 f"<p>{how}</p><table>{head}{''.join(body)}</table></div>")
 
