@@ -68,7 +68,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-tried", type=int, default=None, help="budget of checked candidates")
     p.add_argument("--max-found", type=int, default=None, help="stop after this many unique IDIs")
     p.add_argument("--seeds", type=int, default=None,
-                   help="number of seeds from the training split (the method's n_seeds unless --method sets it)")
+                   help="the method's n_seeds (unless --method sets it): how many seeds it picks from the whole "
+                        "training split, as search.run(model, domain, seeds=X_train) does in Python")
     p.add_argument("--random-state", type=int, default=0)
     p.add_argument("--out", default=None, help="save the pairs (.csv or .parquet)")
 
@@ -178,7 +179,9 @@ def _make_search(spec: str, *, n_seeds: int | None = None, **params):
         raise ValueError(f"--method names {len(specs)} methods ({spec!r}); give one, e.g. eidig[decay=0.3]")
     _, name, extra = specs[0]
     cls = get_method(name)
-    if n_seeds is not None and "n_seeds" in cls._param_names():
+    if n_seeds is not None:
+        if "n_seeds" not in cls._param_names():
+            raise ValueError(f"--seeds sets a method's n_seeds, and {name!r} has none; leave --seeds out")
         params["n_seeds"] = n_seeds
     return cls(**{**params, **extra})
 
@@ -211,9 +214,7 @@ def _cmd_search(args) -> dict:
                           max_found=args.max_found, random_state=args.random_state, progress=sys.stderr.isatty())
     data = _load_data(args, args.protected)
     model = models.load_model(args.model)
-    X_train = data.seed_inputs()
-    seeds = X_train if args.seeds is None else X_train[: args.seeds]
-    result = search.run(model, data.domain, seeds=data.domain.clip(seeds))
+    result = search.run(model, data.domain, seeds=data.domain.clip(data.seed_inputs()))
     summary = {"dataset": data.name, **result.summary()}
     if args.out:
         summary["saved"] = str(result.save(args.out))
