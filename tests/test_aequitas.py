@@ -79,3 +79,18 @@ def test_budget_and_seeds(synthetic, biased_model):
     assert r.extras["global_generated"] <= 100
     with pytest.raises(ValueError, match="needs seeds"):
         Aequitas(global_from="seeds").run(biased_model, synthetic.domain)
+
+
+def test_given_seeds_are_drawn_across_the_data_not_taken_in_file_order(synthetic, biased_model):
+    """Data seeds in file order hid every discriminatory row behind the first ``n_seeds`` on one benchmark;
+    a random draw (``random_state``) reaches them wherever they lie."""
+    from fairnb.oracle import make_oracle
+
+    X = synthetic.seed_inputs()
+    discriminatory = make_oracle(None, biased_model, synthetic.domain).check(X).discriminatory
+    ordered = np.concatenate([X[~discriminatory], X[discriminatory][:50]])      # the discriminatory rows last
+    search = Aequitas(n_seeds=200, n_local=0, random_state=0)
+    r = search.run(biased_model, synthetic.domain, seeds=ordered)
+    assert r.extras["seeds_used"] == 200 and r.extras["global_idis"] > 0
+    again = Aequitas(n_seeds=200, n_local=0, random_state=0).run(biased_model, synthetic.domain, seeds=ordered)
+    assert np.array_equal(again.extras["seeds"], r.extras["seeds"])                   # the draw follows random_state
