@@ -30,6 +30,8 @@ def _data_args(p):
     source.add_argument("--dataset", help="a benchmark data set (census, german, bank, ...)")
     source.add_argument("--csv", help="your own table: a CSV file with a header row (needs --label)")
     own = p.add_argument_group("your own table (--csv); see fairnb.datasets.from_frame")
+    own.add_argument("--names", default=None,
+                     help="new names for the CSV's columns in order, comma-separated (e.g. for a header 0,1,2,...)")
     own.add_argument("--label", help="the decision column (two values)")
     own.add_argument("--positive", help="the favourable label value (default: the larger one)")
     own.add_argument("--categorical", default="", help="numeric columns to treat as categories, comma-separated")
@@ -153,7 +155,7 @@ def _load_data(args, protected=()):
     from . import datasets
 
     if args.csv is None:
-        own = [f"--{k}" for k in ("label", "positive", "categorical", "step", "bins") if getattr(args, k)]
+        own = [f"--{k}" for k in ("names", "label", "positive", "categorical", "step", "bins") if getattr(args, k)]
         if own:
             raise ValueError(f"{', '.join(own)} describe your own table: use them with --csv, not --dataset")
         data = datasets.load(args.dataset, data_dir=args.data_dir).with_split(
@@ -161,7 +163,7 @@ def _load_data(args, protected=()):
         return data.with_protected(protected) if protected else data
     if not args.label:
         raise ValueError("--csv needs --label (the decision column)")
-    return datasets.from_csv(args.csv, args.label, protected, positive=args.positive,
+    return datasets.from_csv(args.csv, args.label, protected, names=args.names, positive=args.positive,
                              categorical=args.categorical, continuous=_pairs(args.step, "--step", float),
                              bins=_pairs(args.bins, "--bins", int),
                              test_size=0.2 if args.test_size is None else args.test_size,

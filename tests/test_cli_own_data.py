@@ -147,3 +147,17 @@ def test_search_a_benchmark_with_a_method_spec(data_dir, models_dir, capsys):
     summary = _last_json(capsys)
     assert summary["dataset"] == "census" and summary["method"] == "eidig" and summary["seeds_used"] == 20
     assert summary["unique_idis_eidig"] > 0
+
+
+def test_a_csv_with_a_numeric_header_gets_its_names_on_the_command_line(own, tmp_path, capsys):
+    """A table written from an array has the header ``0,1,2,...``: ``--names`` names its columns."""
+    folder, args = own
+    table = make_table()
+    numeric = tmp_path / "numeric.csv"
+    table.set_axis([str(i) for i in range(table.shape[1])], axis=1).to_csv(numeric, index=False)
+    names = ",".join(table.columns)
+    assert main(["search", "--csv", str(numeric), "--names", names, "--label", "hired", "--step", "income=0.5",
+                 "--model", args[-1], "--protected", "sex", "--max-tried", "2000"]) == 0
+    assert _last_json(capsys)["protected"] == ["sex"]
+    _refused(["search", "--csv", str(numeric), "--names", "a,b", "--label", "hired", "--model", args[-1],
+              "--protected", "sex"], capsys, "needs", "distinct names")

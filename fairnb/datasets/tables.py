@@ -39,10 +39,12 @@ from ..domains import Feature, TabularDomain
 from .base import Dataset
 
 
-def from_csv(path, label: str, protected, **options) -> Dataset:
+def from_csv(path, label: str, protected, *, names=None, **options) -> Dataset:
     """``from_frame`` on a CSV file (``sep=`` and other ``pandas.read_csv`` options go in ``read_csv={...}``).
 
-    The data set is named after the file unless ``name=`` is given.
+    ``names`` renames the file's columns in order (a list or a comma-separated string; e.g. for a file written
+    from an array, whose header is ``0,1,...``); ``label`` and ``protected`` then use the new names. The data
+    set is named after the file unless ``name=`` is given.
     """
     path = Path(path)
     if not path.is_file():
@@ -51,6 +53,12 @@ def from_csv(path, label: str, protected, **options) -> Dataset:
         df = pd.read_csv(path, skipinitialspace=True, **options.pop("read_csv", {}))
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as e:
         raise ValueError(f"cannot read {str(path)!r} as CSV: {e}") from None
+    if names is not None:
+        names = [str(n) for n in _names(names)]
+        if len(names) != df.shape[1] or len(set(names)) != len(names):
+            raise ValueError(f"names: {str(path)!r} has {df.shape[1]} columns, so names needs {df.shape[1]} distinct "
+                             f"names; got {len(names)}: {names}")
+        df.columns = names
     options.setdefault("name", path.stem)
     options.setdefault("description", f"read from {path}")
     return from_frame(df, label, protected, **options)
