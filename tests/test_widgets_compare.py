@@ -69,6 +69,14 @@ def test_bars_show_success_rates_on_a_log_scale_when_counts_differ_by_orders(syn
     assert same.axes[1].get_xscale() == "linear" and same.get_facecolor()[:3] == (1, 1, 1)
 
 
+def test_counts_an_order_of_magnitude_apart_are_drawn_on_a_log_scale(synthetic, biased_model):
+    """Tutorial 08 compared counts 20-50x apart on a linear axis, where the smaller curve lies on zero."""
+    few = fairnb.run_search(biased_model, synthetic.domain, max_tried=2_000, random_state=0, progress=False)
+    many = fairnb.run_search(biased_model, synthetic.domain, max_tried=40_000, random_state=0, progress=False)
+    assert 10 * few.count() < many.count() < 100 * few.count()
+    assert fairnb.compare([few, many]).figure.axes[1].get_xscale() == "symlog"
+
+
 def test_bad_arguments():
     with pytest.raises(ValueError, match="at least one"):
         fairnb.compare([])

@@ -42,7 +42,7 @@ _FORMATS = {"candidates checked": summaries.fmt_count, "unique IDIs": summaries.
             "unique IDIs without protected attributes": summaries.fmt_count,
             "success rate": summaries.fmt_share, "IDIs per second": summaries.fmt_rate,
             "seconds to first IDI": summaries.fmt_seconds, "seconds": summaries.fmt_seconds}
-_LOG_RATIO = 100    # counts that differ by more than this factor are drawn on a log scale
+_LOG_RATIO = 10     # counts that differ by more than an order of magnitude are drawn on a log scale
 _EARLY = ("stopped", "interrupted", "failed")
 
 
