@@ -24,8 +24,16 @@ def test_rule_counts_for_hand_made_domains():
     feats = sensitive_features(_domain(), ["sex", "race", "age", "age_code"], continuous=["age", "age_code"])
     assert [len(f.rules()) for f in feats] == [2, 30, 54, 9]     # 2^2-2, 2^5-2, K(K+1)/2-1, 4*5/2-1
     assert count_candidates(feats) == 3 * 31 * 55 * 10 - 1
-    # a 4-valued feature left categorical gets every proper subset
-    assert len(sensitive_features(_domain(), ["age_code"])[0].rules()) == 14
+    # a 4-valued feature kept categorical gets every proper subset
+    assert len(sensitive_features(_domain(), ["age_code"], continuous=[])[0].rules()) == 14
+
+
+def test_auto_gives_interval_rules_to_coded_ages():
+    """``auto`` reads interval labels ("16-25", ..., "66+") as an ordered feature: runs of adjacent codes, not
+    arbitrary sets such as "age_code in {16-25, 66+}"."""
+    (code,) = sensitive_features(_domain(), ["age_code"])
+    assert code.kind == "continuous" and len(code.rules()) == 9
+    assert sensitive_features(_domain(), ["race"])[0].kind == "categorical"
 
 
 def test_auto_kind_and_bins():

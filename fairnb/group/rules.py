@@ -10,9 +10,10 @@ A **rule** constrains one sensitive feature:
   gets one bin per value.
 
 Which sensitive features are continuous: the ``continuous`` argument names them; ``"auto"`` (the
-default) treats a feature as continuous when it has more than ``n_bins`` values and as categorical
-otherwise. Encoded data sets often bin ages into a few codes (EIDIG's census age has 4): name such
-features in ``continuous`` to get interval rules ("age in [25, 45)") instead of arbitrary subsets.
+default) treats a feature as continuous when it has more than ``n_bins`` values, or when its value labels
+are numeric intervals (encoded data sets often bin ages into a few codes: EIDIG's census age has 4,
+labelled "16-25", "26-45", "46-65", "66+"; ``from_frame(bins=...)`` labels them "[25, 45)"), and as
+categorical otherwise. Name features in ``continuous`` (or give ``continuous=[]``) to decide yourself.
 
 A **rule set** is a conjunction with at most one rule per sensitive feature; it is *frequent* when
 its support (share of training rows satisfying every rule, Eq. 2) is at least ``theta``. Support is
@@ -36,6 +37,7 @@ Example
 from __future__ import annotations
 
 import itertools
+import re
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
@@ -183,7 +185,8 @@ def sensitive_features(domain, sensitive: Iterable[str | int] | None = None, *, 
     for i in idx:
         f = domain.features[i]
         n_values = f.high - f.low + 1
-        is_cont = (n_values > n_bins and f.kind != "categorical") if auto else i in cont
+        ordered = n_values > n_bins or interval_labels(f.labels)
+        is_cont = (ordered and f.kind != "categorical") if auto else i in cont
         if n_values < 2:
             raise ValueError(f"sensitive feature {f.name!r} has a single value; it defines no group")
         if is_cont:
@@ -197,6 +200,22 @@ def sensitive_features(domain, sensitive: Iterable[str | int] | None = None, *, 
                                  "treat it as continuous (continuous=[...]) or recode it")
             out.append(SensitiveFeature(i, f.name, "categorical", f.low, f.high, n_values, None, f.labels))
     return out
+
+
+_NUMBER = r"[-+]?\d+(?:\.\d+)?"
+_INTERVAL = re.compile(rf"\s*(?:{_NUMBER}\s*[-\u2013]\s*{_NUMBER}|{_NUMBER}\s*\+|[<>]=?\s*{_NUMBER}"
+                       rf"|[\[(]\s*{_NUMBER}\s*,\s*{_NUMBER}\s*[\])])\s*")
+
+
+def interval_labels(labels) -> bool:
+    """True when every value label names a numeric interval (a binned, ordered feature).
+
+    >>> interval_labels(("16-25", "26-45", "46-65", "66+")), interval_labels(("[0, 2.5)", "[2.5, 5]"))
+    (True, True)
+    >>> interval_labels(("White", "Black")), interval_labels(None)
+    (False, False)
+    """
+    return bool(labels) and all(_INTERVAL.fullmatch(str(label)) for label in labels)
 
 
 def _names(items) -> list:
