@@ -112,12 +112,15 @@ def test_near_identical_rule_sets_are_ranked_once():
     assert "selects almost the same records as" in page or "near-identical" in page
 
 
-def test_display_defines_favourable_with_the_class_name(planted):
+def test_display_names_the_compared_decision_by_its_class_name(planted):
+    """RedditBias's class 1 is "negative stereotype": the display names the decision it compares instead of
+    calling it favourable."""
     res = TestSGD(random_state=0).run(_planted_model, planted, sensitive=["sex"])
     page = res._repr_html_()
     name = planted.label_names[1]
     assert planted.label_names != ("0", "1")
-    assert f"favourable = the model decides {html.escape(name)}" in page
+    assert f"P(the model decides {html.escape(name)} | in group)" in page and "favourable" not in page
+    assert f"{html.escape(name)}: in group" in page
     header = page.split("<thead>")[1].split("</thead>")[0]
     first_row = page.split("<tbody>")[1].split("</tr>")[0]
     assert header.count("<th") == first_row.count("<td")

@@ -104,7 +104,9 @@ def test_finds_the_planted_group_and_nothing_on_an_unbiased_model(corpora, compl
     clean = tester.run(_trained(fair), fair, vocab)
     # 26 rule sets each within its bound at 90.25 %: a few exceed it by chance, none by much
     assert len(clean) == 9 + 17 and clean.frame.score.max() < 0.1 and (clean.frame.score <= clean.frame.eps).mean() > 0.8
-    assert found.info["class_names"] == ("non-toxic", "toxic") and "toxic" in found._repr_html_()
+    page = found._repr_html_()
+    assert found.info["class_names"] == ("non-toxic", "toxic") and "P(the model decides toxic | in group)" in page
+    assert "every term of one category shows the same support" in page          # Eq. 3 is category-level
 
 
 def test_given_rule_sets_are_scored_and_results_are_deterministic(corpora):

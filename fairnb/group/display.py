@@ -9,12 +9,22 @@ import html
 from ..plot_text import plot_text
 
 
-def favourable_text(result) -> str:
-    """What "favourable" means in this result: the decision whose rate is compared."""
+def compared_decision(result) -> str:
+    """The decision whose rate TestSGD compares (its ``favourable`` label), by its class name when known: on
+    a toxicity or stereotype corpus that decision is no favour ("negative stereotype"), so the display
+    names it instead of calling it favourable."""
     fav = result.params.get("favourable", 1)
     names = result.info.get("class_names")
-    name = names[fav] if names and 0 <= fav < len(names) else f"class {fav}"
-    return f"favourable = the model decides {name}"
+    return str(names[fav]) if names and 0 <= fav < len(names) else f"class {fav}"
+
+
+def _support_note(result) -> str | None:
+    """Why every term of a text category shows the same support (TestSGD's Eq. 3 is category-level)."""
+    if set((result.info.get("kinds") or {}).values()) != {"terms"}:
+        return None
+    return ("Support is the share of training texts that hold some term of each of the rule set's categories "
+            "(TestSGD's Eq. 3), so every term of one category shows the same support; the in-group texts "
+            "are made by putting the rule's term in place of the category's terms.")
 
 
 def html_table(result, rows: int = 20) -> str:
@@ -26,8 +36,9 @@ def html_table(result, rows: int = 20) -> str:
     if info.get("status") == "stopped":
         head += " (stopped early)"
     aliases = info.get("aliases") or {}
+    decision = compared_decision(result)
     cols = (("rank", "right"), ("group (rule set)", "left"), ("support", "right"),
-            ("favourable in group", "right"), ("favourable outside", "right"), ("score ± bound", "right"),
+            (f"{decision}: in group", "right"), (f"{decision}: outside", "right"), ("score ± bound", "right"),
             ("(bar: score, line: bound)", "left"), ("samples per side", "right"))
     body = []
     for rank, r in result.frame.head(rows).iterrows():
@@ -47,8 +58,10 @@ def html_table(result, rows: int = 20) -> str:
     header = "".join(f"<th style='text-align:{align}'>{html.escape(c)}</th>" for c, align in cols)
     more = f"<p>First {min(rows, len(result))} of {len(result):,} rule sets.</p>" if len(result) > rows else ""
     skipped = info.get("skipped") or []
-    notes = [f"{favourable_text(result)}; score = |P(favourable | in group) - P(favourable | outside)|, "
+    notes = [f"score = |P(the model decides {decision} | in group) - P(the model decides {decision} | outside)|, "
              "the bound its error at the confidence above."]
+    if _support_note(result):
+        notes.append(_support_note(result))
     if skipped:
         notes.append(f"{len(skipped):,} frequent rule set(s) not scored: the records outside it are below the "
                      f"support threshold (theta = {result.params.get('theta', '?')}) or none, so a score would "
@@ -75,7 +88,7 @@ def plot_scores(result, ax=None, top: int = 15):
     ax.set_yticks(y)
     ax.set_yticklabels([plot_text(t) for t in f["rule_set"]], fontsize=8)
     ax.set_xlim(0, 1)
-    ax.set_xlabel(f"group fairness score |P(fav | in) - P(fav | out)|, {favourable_text(result)}\n"
+    ax.set_xlabel(f"group fairness score |P(d | in) - P(d | out)|, d: the model decides {compared_decision(result)}\n"
                   f"(bars: bound at {result.confidence ** 2:.2%})")
     ax.set_title(f"TestSGD: top {len(f)} of {len(result)} rule sets")
     return ax
