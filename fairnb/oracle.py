@@ -183,6 +183,14 @@ class Verdict:
         return np.where(self.discriminatory[:, None], out, self.proba)
 
     @property
+    def comparable(self) -> np.ndarray:
+        """(n,) True where an input has a protected variant besides itself, so it can be discriminatory (a
+        text without a sensitive term has none)."""
+        if self.variant_items is None:
+            return np.full(len(self.X), len(self.variant_proba[0]) > 1 if len(self.X) else False)
+        return np.array([len(v) > 1 for v in self.variant_items], dtype=bool)
+
+    @property
     def max_difference_index(self) -> np.ndarray:
         """(n,) the variant whose output differs most from the input's (ADF's global counterpart)."""
         diff = np.abs(self.variant_proba - self.proba[:, None, :]).sum(axis=2)

@@ -2,7 +2,8 @@
 
 * :func:`discrimination_rate`: the share of individually discriminatory inputs in a uniform random
   sample of the domain, with its sample size and a 95 % Wilson interval (ADF Table XII,
-  NeuronFair's DM-RS, EIDIG's evaluation). ``n_samples="all"`` enumerates a small domain exactly.
+  NeuronFair's DM-RS, EIDIG's evaluation). ``n_samples="all"`` enumerates a small domain exactly;
+  ``inputs=`` measures given inputs instead (real rows, texts, images: a domain with no sampler).
 * :func:`idi_count`: the unique IDIs a fresh run of a search finds on a model, with the method,
   hyperparameters and budget of an earlier Result.
 * :func:`group_score`: TestSGD's group fairness score of one rule set, with its error bound.
@@ -41,20 +42,32 @@ class Estimate:
     hits: int
     n: int
     exact: bool = False
+    given: bool = False       # measured on given inputs, not on random ones
 
     def __str__(self):
         if self.exact:
             return f"{self.value:.2%} (exact, all {self.n:,} inputs)"
-        return f"{self.value:.2%} [{self.low:.2%}, {self.high:.2%}] of {self.n:,} random inputs"
+        return f"{self.value:.2%} [{self.low:.2%}, {self.high:.2%}] of {self.n:,} {'given' if self.given else 'random'} inputs"
 
 
-def discrimination_rate(model, domain, n_samples: int | str = 10_000, *, random_state: int | None = 0,
-                        batch_size: int = 10_000) -> Estimate:
+def discrimination_rate(model, domain, n_samples: int | str = 10_000, *, inputs=None,
+                        random_state: int | None = 0, batch_size: int = 10_000) -> Estimate:
     """Share of the domain's inputs that are individually discriminatory, estimated from ``n_samples``
     uniform random inputs (``"all"``: every input of a small domain, exactly).
 
     The same ``random_state`` draws the same inputs, so before/after comparisons are paired.
+
+    ``inputs`` (anything ``domain.validate`` takes: rows, texts as strings, images) measures those inputs
+    as they are instead, over the ones that have a protected variant (a text without a sensitive term
+    cannot be discriminatory and is not counted); ``n_samples`` and ``random_state`` are then unused.
+
+    >>> from fairnb.domains import Feature, TabularDomain
+    >>> dom = TabularDomain([Feature("sex", 0, 1), Feature("x", 0, 3)], protected=["sex"])
+    >>> str(discrimination_rate(lambda X: X[:, 0] * (X[:, 1] > 1), dom, inputs=[[0, 3], [1, 0], [0, 2], [1, 1]]))
+    '50.00% [15.00%, 85.00%] of 4 given inputs'
     """
+    if inputs is not None:
+        return _given_inputs_rate(Oracle(model, domain), domain.validate(inputs, what="inputs"), batch_size)
     oracle = Oracle(model, domain, validate=False)
     if n_samples == "all":
         if domain.size > MAX_EXHAUSTIVE:
@@ -74,6 +87,17 @@ def discrimination_rate(model, domain, n_samples: int | str = 10_000, *, random_
         hits += int(oracle.check(X).discriminatory.sum())
     low, high = wilson_interval(hits, n)
     return Estimate(hits / n, low, high, hits, n)
+
+
+def _given_inputs_rate(oracle, X, batch_size: int) -> Estimate:
+    """The share of discriminatory inputs among the rows of ``X`` that have a protected variant."""
+    hits = n = 0
+    for start in range(0, len(X), batch_size):
+        verdict = oracle.check(X[start:start + batch_size])
+        hits += int(verdict.discriminatory.sum())
+        n += int(verdict.comparable.sum())
+    low, high = wilson_interval(hits, n) if n else (0.0, 1.0)
+    return Estimate(hits / n if n else 0.0, low, high, hits, n, given=True)
 
 
 def idi_count(model, result, seeds=None, *, convention: str = "eidig") -> int:

@@ -1,0 +1,40 @@
+"""The share of given inputs that are discriminatory as they are (``discrimination_rate(..., inputs=X)``), on
+every input kind: it separates a biased model from its unbiased twin, and counts only inputs that have a
+protected variant (a text without a sensitive term cannot be discriminatory)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from fairnb.mitigation import discrimination_rate
+from fairnb.oracle import Oracle
+
+from image_checks import detector, domain as image_domain, seed_images
+from text_checks import bench, biased_linear, ignoring_linear
+
+
+def test_given_texts_separate_a_biased_model_from_its_twin():
+    dom, texts, E = bench()
+    texts = list(texts) + ["the cook is kind .", "my neighbour is lazy !"]       # two texts without a term
+    biased = discrimination_rate(biased_linear(dom, E), dom, inputs=texts)
+    fair = discrimination_rate(ignoring_linear(dom, E), dom, inputs=texts)
+    assert fair.hits == 0 and biased.low > fair.high and biased.given and "given inputs" in str(biased)
+    with_term = dom.sensitive_mask(dom.validate(texts)).any(axis=1)
+    assert biased.n == fair.n == with_term.sum() < len(texts)              # texts without a term are not counted
+    assert biased.hits == Oracle(biased_linear(dom, E), dom).check(dom.validate(texts)).discriminatory.sum()
+
+
+def test_given_images_separate_a_biased_detector_from_its_twin():
+    dom, faces = image_domain(), seed_images(60)
+    biased = discrimination_rate(detector(red=1.0), dom, inputs=faces)
+    fair = discrimination_rate(detector(red=0.0), dom, inputs=faces)
+    assert biased.n == fair.n == 60 and fair.hits == 0 and biased.low > fair.high
+
+
+def test_given_rows_are_checked_by_the_domain(synthetic, biased_model, fair_model):
+    X = synthetic.seed_inputs()[:2000]
+    biased = discrimination_rate(biased_model, synthetic.domain, inputs=X)
+    fair = discrimination_rate(fair_model, synthetic.domain, inputs=X)
+    assert biased.n == 2000 and biased.low > fair.high
+    with pytest.raises(ValueError, match="inputs"):
+        discrimination_rate(biased_model, synthetic.domain, inputs=np.full((3, X.shape[1]), np.nan))
