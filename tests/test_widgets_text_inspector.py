@@ -88,8 +88,10 @@ def test_discrimination_rate_per_term_counts_the_seeds_that_led_to_a_pair():
                   phase="global", seed_ids=np.array([0, 1]), elapsed=0.5)
     result.extras["seeds"] = seeds.astype(float)
     rates = {r["term"]: r for r in TextInspector(result).term_rates}
+    low, high = rates["muslim"].pop("low"), rates["muslim"].pop("high")
     assert rates["muslim"] == {"term": "muslim", "group": "religion", "pairs": 2, "seeds": 3, "seeds_found": 2,
                                "rate": 2 / 3}
+    assert 0.2 < low < 2 / 3 < high < 0.95                                # 2 of 3 seeds: a wide interval
     assert rates["christian"]["rate"] == 0 and rates["christian"]["pairs"] == 0
     assert set(rates) == {"muslim", "christian"}
 
@@ -136,6 +138,20 @@ def test_selection_is_readable_from_python(made, inspector):
         a, b = row["text"].split(), row["counterpart"].split()
         assert [(x, y) for x, y in zip(a, b) if x != y] == [(row["term"], row["term'"])]
         assert row["label"] in ("toxic", "non-toxic") and row["seed text"]
+    assert sel.columns[:2].tolist() == ["term", "term'"]          # visible however a notebook cuts the texts
+
+
+def test_the_detail_view_never_shows_a_pair_the_filters_removed(made, inspector):
+    result, dom = made
+    inspector.filters = {"group": "=religion"}
+    religious = inspector.visible_ids[0]
+    inspector.selected_ids = [religious]
+    assert inspector.detail["pair"] == religious
+    inspector.filters = {"group": "=race"}
+    assert inspector.selected_ids == [] and inspector.detail == {}
+    inspector.selected_ids = [inspector.visible_ids[0]]
+    inspector.page = 1 if inspector.total > inspector.page_size else 0      # another page keeps the selection
+    assert inspector.selected_ids and inspector.detail
 
 
 def test_script_in_a_sentence_is_escaped():

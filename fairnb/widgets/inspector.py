@@ -115,6 +115,11 @@ class PairInspector(PagedInspector):
 
     def _refresh(self):
         self._ids = self._table.query(self.filters, self.sort_by, self.sort_descending)
+        if self.selected_ids:          # the detail view never shows a pair the filters removed
+            passing = set(self._ids)
+            kept = [i for i in self.selected_ids if i in passing]
+            if kept != self.selected_ids:
+                self.selected_ids = kept
         if self._clamp_page():
             return
         with self.hold_sync():

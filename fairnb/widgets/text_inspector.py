@@ -38,6 +38,7 @@ import pandas as pd
 import traitlets
 
 from ..pair_table import PairTable, format_cell
+from ..search.random import wilson_interval
 from ._assets import STATIC
 from .inspector import PairInspector
 
@@ -129,7 +130,8 @@ class TextInspector(PairInspector):
         return [" ".join(row).strip() for row in self._shown_tokens[ids].tolist()]   # padding only at the ends
 
     def _term_rates(self) -> list[dict]:
-        """Per sensitive term: seeds holding it, those from which a pair was found, the rate, the pairs."""
+        """Per sensitive term: seeds holding it, those from which a pair was found, the rate with its 95 %
+        Wilson interval (``low``, ``high``), the pairs."""
         pairs = pd.Series(self._term_column).value_counts()
         out = []
         seed_terms = {}
@@ -146,6 +148,8 @@ class TextInspector(PairInspector):
                      "seeds": None if holding is None else int(len(holding)),
                      "seeds_found": None if holding is None else int(np.isin(found, holding).sum())}
             entry["rate"] = entry["seeds_found"] / entry["seeds"] if entry["seeds"] else None
+            entry["low"], entry["high"] = (wilson_interval(entry["seeds_found"], entry["seeds"]) if entry["seeds"]
+                                           else (None, None))    # one seed's 100 % is [21 %, 100 %]
             out.append(entry)
         return out
 
@@ -191,13 +195,17 @@ class TextInspector(PairInspector):
     # ------------------------------------------------------------------ Python side of the selection
     @property
     def selected(self) -> pd.DataFrame:
-        """The selected pairs (indexed by pair id) with the input's, the counterpart's and the seed's texts."""
+        """The selected pairs (indexed by pair id): what differs first (``term`` -> ``term'``, the outputs and
+        decisions), then the input's, the counterpart's and the seed's texts (a notebook cuts long texts, so
+        the swapped term must not be only inside them)."""
         ids = list(self.selected_ids)
         frame = self._table.raw.iloc[ids].copy()
-        frame.insert(1, "counterpart", self._texts(self.counterparts[ids]))
+        frame["counterpart"] = self._texts(self.counterparts[ids])
         seeds = [self._seed_row(i) for i in ids]
-        frame.insert(2, "seed text", [None if s is None else self._texts(s[None])[0] for s in seeds])
+        frame["seed text"] = [None if s is None else self._texts(s[None])[0] for s in seeds]
         frame["label"], frame["label'"] = self.frame["label"].iloc[ids], self.frame["label'"].iloc[ids]
+        first = ["term", "term'", "group", "p", "p'", "label", "label'", "text", "counterpart", "seed text"]
+        frame = frame[first + [c for c in frame.columns if c not in first]]
         frame.index = pd.Index(ids, name="pair")
         return frame
 
@@ -260,7 +268,8 @@ class TextInspector(PairInspector):
         legend = " ".join(f"<span style='{colours[item['kind']]}'>{html.escape(item['text'])}</span>"
                           for item in self.legend)
         rates = "; ".join(f"{html.escape(r['term'])}: {r['pairs']:,} pairs" +
-                          (f", {r['rate']:.0%} of {r['seeds']:,} seeds" if r["rate"] is not None else "")
+                          (f", {r['seeds_found']:,} of {r['seeds']:,} seeds ({r['rate']:.0%}, 95 % interval "
+                           f"{r['low']:.0%}-{r['high']:.0%})" if r["rate"] is not None else "")
                           for r in self.term_rates[:12])
         body = "".join(
             f"<tr><td>{' '.join(token(t) for t in row['tokens'])}</td><td>{html.escape(row['cells'][4])} → "

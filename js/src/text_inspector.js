@@ -12,7 +12,7 @@ import "./text_inspector.css";
  * @typedef {{t: string, kind: "" | "sensitive" | "subst", alt?: string, old?: string, saliency?: number}} Token
  * @typedef {{id: number, cells: string[], tokens: Token[]}} Row
  * @typedef {{term: string, group: string, pairs: number, seeds: number | null, seeds_found: number | null,
- *            rate: number | null}} TermRate
+ *            rate: number | null, low?: number | null, high?: number | null}} TermRate
  * @typedef {{word: string, score: string, chosen: boolean}} Candidate
  * @typedef {{phase: string, iteration: number, position: number, old: string, new: string,
  *            candidates: Candidate[]}} Step
@@ -79,7 +79,19 @@ export function sentenceElement(tokens, saliency = false) {
  * @param {TermRate} r
  */
 export function rateText(r) {
-  return r.rate === null || r.rate === undefined ? "" : `${formatPercent(r.rate)} of ${formatCount(r.seeds ?? 0)} seeds`;
+  if (r.rate === null || r.rate === undefined) return "";
+  const interval = typeof r.low === "number" ? ` (95% interval ${formatPercent(r.low)}–${formatPercent(r.high)})` : "";
+  return `${formatCount(r.seeds_found ?? 0)} of ${formatCount(r.seeds ?? 0)} seeds, ${formatPercent(r.rate)}${interval}`;
+}
+
+/**
+ * A chip's visible value: the rate with the seeds it rests on ("100.0% · 1/1"), or the pairs when unknown.
+ * @param {TermRate} r
+ */
+export function chipValue(r) {
+  return typeof r.rate === "number"
+    ? `${formatPercent(r.rate)} · ${formatCount(r.seeds_found ?? 0)}/${formatCount(r.seeds ?? 0)}`
+    : `${formatCount(r.pairs)} pairs`;
 }
 
 /** @type {import("@anywidget/types").Render<TextInspectorState>} */
@@ -149,8 +161,14 @@ function render({ model, el }) {
           attrs: { type: "button", "data-term": r.term },
         }, [
           h("span", { className: "fairnb-text-rate-term", text: r.term }),
-          h("span", { className: "fairnb-text-rate-bar" }, [h("span", { className: "fairnb-text-rate-fill", attrs: { style: `width:${(100 * share).toFixed(1)}%` } })]),
-          h("span", { className: "fairnb-text-rate-value", text: typeof r.rate === "number" ? formatPercent(r.rate) : `${formatCount(r.pairs)}` }),
+          h("span", { className: "fairnb-text-rate-bar" }, [
+            h("span", { className: "fairnb-text-rate-fill", attrs: { style: `width:${(100 * share).toFixed(1)}%` } }),
+            ...(typeof r.low === "number" ? [h("span", {
+              className: "fairnb-text-rate-interval",
+              attrs: { style: `left:${(100 * r.low).toFixed(1)}%;width:${(100 * (r.high - r.low)).toFixed(1)}%` },
+            })] : []),
+          ]),
+          h("span", { className: "fairnb-text-rate-value", text: chipValue(r) }),
         ]);
         chip.addEventListener("click", () => t.setFilter("term", current === r.term ? "" : `=${r.term}`));
         return chip;

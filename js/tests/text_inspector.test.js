@@ -30,7 +30,8 @@ function state(extra = {}) {
     page: 0, page_size: 25, sort_by: "", sort_descending: false, filters: {}, selected_ids: [], detail: {}, version: 0,
     legend: [{ kind: "sensitive", text: "sensitive term: input → counterpart" }, { kind: "subst", text: "substitution" }],
     term_rates: [
-      { term: "muslim", group: "religion", pairs: 60000, seeds: 120, seeds_found: 90, rate: 0.75 },
+      { term: "muslim", group: "religion", pairs: 60000, seeds: 120, seeds_found: 90, rate: 0.75, low: 0.666, high: 0.819 },
+      { term: "jewish", group: "religion", pairs: 2, seeds: 1, seeds_found: 1, rate: 1, low: 0.207, high: 1 },
       { term: "black", group: "race", pairs: 40000, seeds: 100, seeds_found: 20, rate: 0.2 },
       { term: "sikh", group: "religion", pairs: 3, seeds: null, seeds_found: null, rate: null },
     ],
@@ -71,9 +72,13 @@ describe("text inspector list", () => {
     const model = fakeModel(state());
     widget.render({ model, el });
     const chips = [...el.querySelectorAll(".fairnb-text-rate")];
-    expect(chips.map((c) => c.querySelector(".fairnb-text-rate-value").textContent)).toEqual(["75.0%", "20.0%", "3"]);
+    // the seeds behind each rate stay visible: one seed's 100 % is not a full bar of certainty
+    expect(chips.map((c) => c.querySelector(".fairnb-text-rate-value").textContent))
+      .toEqual(["75.0% · 90/120", "100.0% · 1/1", "20.0% · 20/100", "3 pairs"]);
     expect(chips[0].querySelector(".fairnb-text-rate-fill").getAttribute("style")).toBe("width:75.0%");
-    chips[1].click();
+    expect(chips[1].querySelector(".fairnb-text-rate-interval").getAttribute("style")).toBe("left:20.7%;width:79.3%");
+    expect(chips[2].querySelector(".fairnb-text-rate-interval")).toBeNull();
+    chips[2].click();
     expect(model.sent.at(-1)).toEqual({ filters: { term: "=black" }, page: 0 });
     expect(el.querySelector('.fairnb-text-rate[data-term="black"]').classList.contains("fairnb-text-rate-active")).toBe(true);
     el.querySelector('.fairnb-text-rate[data-term="black"]').click();          // a second click clears it
@@ -195,7 +200,9 @@ describe("helpers", () => {
   it("build tokens and sentences", () => {
     expect(tokenElement({ t: "a", kind: "" }).className).toBe("fairnb-tok");
     expect(sentenceElement(TOKENS).textContent).toBe("the muslim→christian cook is kindhonest .");
-    expect(rateText({ term: "x", group: "g", pairs: 1, seeds: 1200, seeds_found: 600, rate: 0.5 })).toBe("50.0% of 1,200 seeds");
+    expect(rateText({ term: "x", group: "g", pairs: 1, seeds: 1200, seeds_found: 600, rate: 0.5 })).toBe("600 of 1,200 seeds, 50.0%");
+    expect(rateText({ term: "x", group: "g", pairs: 1, seeds: 1, seeds_found: 1, rate: 1, low: 0.207, high: 1 }))
+      .toBe("1 of 1 seeds, 100.0% (95% interval 20.7%–100.0%)");
     expect(rateText({ term: "x", group: "g", pairs: 1, seeds: null, seeds_found: null, rate: null })).toBe("");
   });
 });
