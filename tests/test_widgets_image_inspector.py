@@ -64,12 +64,15 @@ def test_selecting_a_pair_shows_seed_input_flips_and_heat_maps(result):
         assert np.array_equal(images[role], to_uint8(want)), role
     heat = {h["role"]: h for h in d["heatmaps"]}
     assert list(heat) == ["bias", "senatt", "exact"]
-    for role, delta in [("bias", x - seed), ("senatt", c - x), ("exact", exact - x)]:
+    deltas = [("bias", x - seed), ("senatt", c - x), ("exact", exact - x)]
+    scale = max(np.abs(delta).max() for _, delta in deltas)        # ONE scale: noise is not drawn as a real change
+    for role, delta in deltas:
         rgb = decode_png(heat[role]["png"])
         strength = np.abs(delta).max(axis=-1)
-        assert np.array_equal(rgb, to_uint8(heat_map(delta)[0]))
-        assert (rgb[np.unravel_index(strength.argmax(), strength.shape)] == 255).all()   # the largest change: white
-        assert f"amplified ×{1 / strength.max():.3g}" in heat[role]["caption"]
+        assert np.array_equal(rgb, to_uint8(heat_map(delta, scale=scale)[0]))
+        assert f"same scale ×{1 / scale:.3g}, largest change {strength.max():.3g}" in heat[role]["caption"]
+        white = (rgb == 255).all(axis=-1)
+        assert white.any() == np.isclose(strength.max(), scale)        # only the largest change of all is white
     info = result.details(k)
     assert d["columns"] == ["input", "counterpart"]     # the seed's and exact flip's numbers need model=
     rows = {r["name"]: r["values"] for r in d["table"]}
@@ -167,6 +170,16 @@ def test_strings_reach_the_browser_as_text_and_the_static_view_escapes_them():
     assert len(ins.cells) == 5 and len(uris) == 2 * 5 + 4 + 3 and all(u.startswith("data:image/png;base64,") for u in uris)
     assert np.array_equal(decode_png(uris[0].split(",", 1)[1].split("'")[0]), to_uint8(r.inputs[ins.cells[0]["id"]]))
     assert ins._repr_mimebundle_()[0]["text/html"] == page
+
+
+def test_the_static_grid_wraps_into_rows_that_fit_a_notebook():
+    """Exported HTML of tutorial 05 put 40 pairs in one table row and cut them after 22."""
+    r = Nudge(n_seeds=30, random_state=0, progress=False).run(detector, RedSquares())
+    ins = r.inspect(page_size=20)
+    grid = ins.static_html().split("<table>")[1].split("</table>")[0]
+    rows = grid.split("<tr>")[1:]
+    assert len(ins.cells) == 20 and len(rows) == 4 and all(row.count("<td>") <= 6 for row in rows)
+    assert sum(row.count("<td>") for row in rows) == 20
 
 
 def test_png_round_trips_8_bit_images():

@@ -43,6 +43,7 @@ INFO_NAMES = {"steps": "FGSM flip steps", "eps": "flip budget ε (L∞)", "flip_
 SHOWN_ELSEWHERE = ("l2", "linf", "bias_l2", "sa_p", "sa_p_counterpart")
 # the counterpart's caption by the domain's attribute flipper (fairnb.images.flips)
 FLIP_NAMES = {"FGSMFlip": "FGSM flip", "ExactFlip": "exact flip"}
+STATIC_COLUMNS = 6    # pairs per row of the static grid (exported HTML): two 64 px images each fit 846 px
 SORT_KEYS = {"difference": "detector difference", "p": "detector P, input", "p'": "detector P, counterpart",
              "l2": "‖Δ_senatt‖₂", "linf": "‖Δ_senatt‖∞", "sa_p": "f_sa P, input", "steps": "flip steps"}
 
@@ -132,12 +133,12 @@ class ImageInspector(PagedInspector):
         flip = FLIP_NAMES.get(type(getattr(self.domain, "flipper", None)).__name__, "attribute flip")
         images = ([_image("seed", f"seed {seed_id}", seed)] if seed is not None else []) + [
             _image("input", "input x + Δ_bias", x), _image("counterpart", f"{flip} (the counterpart)", c)]
-        heat = [_heat("senatt", "Δ_senatt = counterpart − input", c - x)]
-        if seed is not None:
-            heat.insert(0, _heat("bias", "Δ_bias = input − seed", x - seed))
+        deltas = ([("bias", "Δ_bias = input − seed", x - seed)] if seed is not None else []) + \
+            [("senatt", "Δ_senatt = counterpart − input", c - x)]
         if exact is not None:
             images.append(_image("exact", "exact flip (re-rendered)", exact))
-            heat.append(_heat("exact", "Δ_exact = exact flip − input", exact - x))
+            deltas.append(("exact", "Δ_exact = exact flip − input", exact - x))
+        heat = _heats(deltas)
         positive = self.class_names[1] if self.class_names and len(self.class_names) > 1 else "class 1"
         p, p2 = format_cell(float(row["p"])), format_cell(float(row["p'"]))
         label, label2 = self.decision(row["label"]), self.decision(row["label'"])
@@ -188,10 +189,12 @@ class ImageInspector(PagedInspector):
         esc = html.escape
         img = lambda b64, alt: (f"<img src='data:image/png;base64,{esc(b64)}' alt='{esc(alt)}' width='64' "
                                 "style='image-rendering:pixelated'/>")
-        grid = "".join(f"<td>{img(c['input'], 'input')}{img(c['counterpart'], 'flip')}<br/>"
-                       f"#{c['id']}: {esc(c['caption'])}</td>" for c in self.cells)
+        cells = [f"<td>{img(c['input'], 'input')}{img(c['counterpart'], 'flip')}<br/>#{c['id']}: {esc(c['caption'])}</td>"
+                 for c in self.cells]
+        grid = "".join("<tr>" + "".join(cells[k:k + STATIC_COLUMNS]) + "</tr>"
+                       for k in range(0, len(cells), STATIC_COLUMNS))
         out = (f"<div class='fairnb-image-inspector-static'><b>{esc(self.title)}</b> "
-               f"({len(self.cells):,} of {self.n_pairs:,} shown)<table><tr>{grid}</tr></table>")
+               f"({len(self.cells):,} of {self.n_pairs:,} shown)<table>{grid}</table>")
         d = self.detail
         if d:
             figures = "".join(f"<td>{img(i['png'], i['caption'])}<br/>{esc(i['caption'])}</td>"
@@ -209,10 +212,16 @@ def _image(role: str, caption: str, image) -> dict:
     return {"role": role, "caption": caption, "png": png_base64(image)}
 
 
-def _heat(role: str, caption: str, delta) -> dict:
-    rgb, gain, peak = heat_map(delta)
-    note = f"amplified ×{gain:.3g}, largest change {peak:.3g}" if peak > 0 else "no change"
-    return {"role": role, "caption": f"{caption} ({note})", "png": png_base64(rgb)}
+def _heats(deltas) -> list[dict]:
+    """Heat maps of ``(role, caption, delta)`` on ONE scale (the largest change among them), so a faint
+    Δ_senatt is not drawn as strong as a real tone change."""
+    scale = max((float(np.abs(d).max(initial=0.0)) for _, _, d in deltas), default=0.0)
+    out = []
+    for role, caption, delta in deltas:
+        rgb, gain, peak = heat_map(delta, scale=scale)
+        note = f"same scale ×{gain:.3g}, largest change {peak:.3g}" if peak > 0 else "no change"
+        out.append({"role": role, "caption": f"{caption} ({note})", "png": png_base64(rgb)})
+    return out
 
 
 def _norms(x, c, seed, exact) -> list[dict]:

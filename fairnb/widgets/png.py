@@ -59,18 +59,24 @@ def decode_png(data) -> np.ndarray:
         return np.asarray(im)
 
 
-def heat_map(delta) -> tuple[np.ndarray, float, float]:
+def heat_map(delta, scale: float | None = None) -> tuple[np.ndarray, float, float]:
     """An amplified heat map of an image difference ``delta`` (h, w) or (h, w, c).
 
     Each pixel's strength is its largest absolute change over the channels, scaled by ``gain`` so that
-    the strongest pixel is full strength, and coloured black (no change) -> red -> yellow -> white
-    (the largest change). Returns the (h, w, 3) RGB map in [0, 1], ``gain`` (1 when nothing changed)
-    and ``peak``, the largest absolute change.
+    a change of ``scale`` (default: this map's own largest change) is full strength, and coloured black
+    (no change) -> red -> yellow -> white. Give several maps the same ``scale`` to compare them: each
+    amplified to its own peak, faint noise looks as strong as a real change. Returns the (h, w, 3) RGB map
+    in [0, 1], ``gain`` (1 when nothing changed) and ``peak``, this map's largest absolute change.
+
+    >>> _, gain, peak = heat_map(np.full((2, 2), 0.05), scale=0.5)
+    >>> round(gain, 3), round(peak, 3)
+    (2.0, 0.05)
     """
     d = np.abs(np.asarray(delta, dtype=np.float64))
     strength = d.max(axis=-1) if d.ndim == 3 else d
     peak = float(strength.max(initial=0.0))
-    gain = 1.0 / peak if peak > 0 else 1.0
+    top = peak if scale is None else float(scale)
+    gain = 1.0 / top if top > 0 else 1.0
     t = np.clip(strength * gain, 0.0, 1.0)
     rgb = np.stack([np.clip(3 * t, 0, 1), np.clip(3 * t - 1, 0, 1), np.clip(3 * t - 2, 0, 1)], axis=-1)
     return rgb, gain, peak
