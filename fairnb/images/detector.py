@@ -34,6 +34,14 @@ def build_face_detector(input_shape=(32, 32, 3), filters=(16, 32), dense=(64,), 
     return keras.Sequential(layers, name="face_detector")
 
 
+def seed_everything(random_state) -> None:
+    """Seed Python, numpy and TensorFlow (``keras.utils.set_random_seed``) with ``random_state`` (None: 0).
+    Call it before building layers too: a layer's initial weights are drawn when it is built."""
+    import keras
+
+    keras.utils.set_random_seed(0 if random_state is None else int(random_state))
+
+
 def fit_classifier(model, X, y, *, epochs: int, batch_size: int = 64, learning_rate: float = 1e-3,
                    validation_fraction: float = 0.0, random_state=0, verbose: int = 0):
     """Train a Keras classifier with a softmax output on ``(X, y)`` (Adam, sparse cross-entropy) and return
@@ -42,7 +50,7 @@ def fit_classifier(model, X, y, *, epochs: int, batch_size: int = 64, learning_r
 
     if int(epochs) < 1:
         raise ValueError(f"epochs must be at least 1, got {epochs}")
-    keras.utils.set_random_seed(0 if random_state is None else int(random_state))
+    seed_everything(random_state)
     model.compile(optimizer=keras.optimizers.Adam(learning_rate), loss="sparse_categorical_crossentropy",
                   metrics=["accuracy"])
     return model.fit(np.asarray(X, np.float32), np.asarray(y, np.int64), epochs=int(epochs),
@@ -56,7 +64,9 @@ def train_face_detector(data, *, model=None, filters=(16, 32), dense=(64,), epoc
     from ..models.keras import KerasModel
 
     X_train, _, y_train, _ = data.split()
-    model = model or build_face_detector(data.X.shape[1:], filters, dense)
+    if model is None:
+        seed_everything(random_state)           # the layers' initial weights are drawn as they are built
+        model = build_face_detector(data.X.shape[1:], filters, dense)
     fit_classifier(model, X_train, y_train, epochs=epochs, batch_size=batch_size, learning_rate=learning_rate,
                    random_state=random_state, verbose=verbose)
     return KerasModel(model)

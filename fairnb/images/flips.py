@@ -129,7 +129,7 @@ class FGSMFlip:
         from sklearn.model_selection import train_test_split
 
         from ..models.keras import KerasModel
-        from .detector import conv_trunk, fit_classifier
+        from .detector import conv_trunk, fit_classifier, seed_everything
 
         X, a = _images(X), np.asarray(attribute, dtype=np.int64).reshape(-1)
         if len(a) != len(X):
@@ -141,6 +141,7 @@ class FGSMFlip:
         frozen = keras.models.clone_model(trunk)
         frozen.set_weights(trunk.get_weights())
         frozen.trainable = False
+        seed_everything(self.random_state)     # before the head is built: its initial weights are drawn then
         inputs = keras.Input(X.shape[1:])
         h = frozen(inputs, training=False)
         for units in self.head:
