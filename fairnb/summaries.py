@@ -17,6 +17,7 @@ from __future__ import annotations
 import html
 import math
 
+from .domains.base import protected_columns
 from .pair_table import decision_text, first_columns
 
 # labels of Result.summary() keys, in the order they are shown
@@ -125,7 +126,7 @@ def pairs_html(result, ids) -> str:
     """The pairs ``ids`` of ``result`` as an HTML table: protected values, outputs and named decisions
     first, protected columns highlighted (dark text on yellow, readable on dark themes too)."""
     rows = result.pairs.iloc[list(ids)]
-    protected = list(result.domain.protected_columns)
+    protected = list(protected_columns(result.domain))
     rows = rows[first_columns(list(rows.columns), set(protected))]
     for col in ("label", "label'"):
         rows[col] = [decision_text(v, result.class_names) for v in rows[col]]

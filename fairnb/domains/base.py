@@ -40,7 +40,7 @@ Storage and display (``Result`` keeps inputs and counterparts as float arrays ``
     the inputs human-readable (``result.pairs``).
 ``protected_names``
     the protected attributes' names (tabular columns, a text domain's term groups, an image attribute).
-``protected_columns``
+``protected_columns`` (optional: ``protected_names`` when absent, see ``protected_columns()``)
     the columns of ``decode`` and ``pair_columns`` that show the protected part, highlighted in tables
     with their primed counterparts (tabular: the protected features; text: the swapped ``term``;
     images: the attribute f_sa sees).
@@ -104,6 +104,18 @@ def check_convention(convention: str) -> str:
     if convention not in CONVENTIONS:
         raise ValueError(f"unknown counting convention {convention!r}; choose from {CONVENTIONS}")
     return convention
+
+
+def protected_columns(domain) -> tuple[str, ...]:
+    """The columns of ``domain``'s pair tables that show the protected part (its ``protected_columns``, or its
+    ``protected_names`` for a domain that names no others).
+
+    >>> class Rows:
+    ...     protected_names = ("sex",)
+    >>> protected_columns(Rows())
+    ('sex',)
+    """
+    return tuple(getattr(domain, "protected_columns", None) or domain.protected_names)
 
 
 @runtime_checkable

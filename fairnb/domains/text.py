@@ -130,6 +130,10 @@ class TextDomain:
         E = np.asarray(embedding_matrix, dtype=np.float32)
         if E.ndim != 2 or len(E) != len(vocab):
             raise ValueError(f"embedding_matrix must have one row per token ({len(vocab)}), got shape {E.shape}")
+        broken = np.flatnonzero(~np.isfinite(E).all(axis=1))
+        if len(broken):
+            raise ValueError(f"embedding_matrix has NaN or infinite values in {len(broken)} rows, e.g. the tokens "
+                             f"{[vocab.tokens[i] for i in broken[:5]]}; neighbours cannot be computed from them")
         table = np.full((len(vocab), int(k)), -1, dtype=np.int32)
         real = np.arange(2, len(vocab))
         if len(real) > 1:
@@ -198,6 +202,11 @@ class TextDomain:
         if isinstance(items, str):
             items = [items]
         arr = np.asarray(items, dtype=object) if not isinstance(items, np.ndarray) else items
+        if arr.ndim == 1 and any(isinstance(s, str) for s in arr):
+            bad = next(((i, s) for i, s in enumerate(arr) if not isinstance(s, str)), None)
+            if bad is not None:     # refused, never turned into the text "5" or "nan"
+                raise ValueError(f"{what}: item {bad[0]} is {bad[1]!r} ({type(bad[1]).__name__}), not a text; give "
+                                 "every item as a string")
         if arr.ndim == 2 and arr.shape[1] == 1 and len(arr) and all(isinstance(s, str) for s in arr[:, 0]):
             arr = arr[:, 0]                            # one column of texts (a DataFrame's "text" column)
         if arr.ndim == 1 and len(arr) and all(isinstance(s, str) for s in arr):

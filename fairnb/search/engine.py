@@ -548,7 +548,7 @@ def domain_seeds(seeds, domain) -> np.ndarray:
             raise ValueError(f"seeds: a DataFrame of seeds needs exactly the domain's columns {names}; missing "
                              f"{missing}, unexpected {extra} (pass .to_numpy() if the order is already right)")
         seeds = seeds.set_axis(given, axis=1)[names]
-    X = domain.validate(np.asarray(getattr(seeds, "values", seeds)), what="seeds")
+    X = domain.validate(getattr(seeds, "values", seeds), what="seeds")   # a list as it is: ["a text", 5] is no texts
     if hasattr(domain, "lower") and not np.array_equal(X, np.rint(X)):     # a bounded integer domain
         raise ValueError("seeds: the domain's features are integer codes, but some seeds have fractional values; "
                          "round or encode them first")

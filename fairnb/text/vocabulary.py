@@ -54,10 +54,14 @@ class Vocabulary:
         if max_size is not None and max_size < 0:
             raise ValueError(f"max_size must be >= 0 or None, got {max_size}")
         counts = Counter()
-        for tokens in token_lists:
+        for row, tokens in enumerate(token_lists):
             if isinstance(tokens, str):
                 raise TypeError("token_lists must hold lists of tokens, not strings; tokenize the texts first")
+            tokens = list(tokens)
+            _require_strings(tokens, f"token list {row}")
             counts.update(tokens)
+        extra = list(extra)
+        _require_strings(extra, "extra")
         kept = [t for t, c in sorted(counts.items(), key=lambda kv: -kv[1]) if c >= min_count and t not in (PAD, OOV)]
         kept = kept[:max_size] if max_size is not None else kept
         return cls((PAD, OOV, *dict.fromkeys([*kept, *(t for t in extra if t not in (PAD, OOV))])))
@@ -121,6 +125,13 @@ class Vocabulary:
         if ids.size and (ids.min() < 0 or ids.max() >= len(self)):
             raise ValueError(f"ids must lie in 0..{len(self) - 1}, got {ids.min()}..{ids.max()}")
         return [[self.tokens[i] for i in row if keep_padding or i != PAD_ID] for row in ids.tolist()]
+
+
+def _require_strings(tokens: list, where: str) -> None:
+    """A TypeError naming the first token of ``tokens`` that is not a string (None, a number)."""
+    for t in tokens:
+        if not isinstance(t, str):
+            raise TypeError(f"tokens must be strings; {where} holds {t!r} ({type(t).__name__})")
 
 
 def as_id_array(ids) -> np.ndarray:

@@ -36,6 +36,7 @@ import numpy as np
 import pandas as pd
 import traitlets
 
+from ..domains.base import protected_columns
 from ..pair_table import CHANGED, PairTable, column_kind, decision_text, first_columns, format_cell
 from ._assets import STATIC
 from .paged import PagedInspector
@@ -82,7 +83,7 @@ class PairInspector(PagedInspector):
             shown[col] = [self.decision(v) for v in shown[col]]
         if self.seeds is not None:
             shown[CHANGED], raw[CHANGED] = self._changed_from_seed()
-        protected = set(self.domain.protected_columns)
+        protected = set(protected_columns(self.domain))
         order = first_columns(list(shown.columns), protected)
         # sort and compare on stored values where the stored form has the column, else on the shown one
         shown, raw = shown[order], pd.DataFrame({c: (raw if c in raw.columns else shown)[c] for c in order})

@@ -1,0 +1,49 @@
+"""Bad text input gets a clear error naming the item: never a silent repair (a number or NaN among seed texts
+used to become the text "5" or "nan", a None token entered the vocabulary, a NaN embedding row gave
+neighbours)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from fairnb.domains import TextDomain
+from fairnb.mitigation import discrimination_rate
+from fairnb.search import get_method
+from fairnb.text import Vocabulary
+
+WORDS = ["the", "muslim", "christian", "cook", "chef", "is", "kind", "nice"]
+GROUPS = {"religion": ["muslim", "christian"]}
+
+
+def biased(texts):
+    return [0.9 if "muslim" in t else 0.1 for t in texts]
+
+
+@pytest.fixture(scope="module")
+def dom():
+    vocab = Vocabulary.build([WORDS])
+    return TextDomain.with_embedding_neighbours(vocab, np.random.default_rng(0).normal(size=(len(vocab), 4)), GROUPS, 5, k=3)
+
+
+@pytest.mark.parametrize("item", [5, float("nan"), None, b"the cook"])
+def test_a_non_text_among_seed_texts_is_refused_by_its_position(dom, item):
+    seeds = ["the muslim cook is kind", item]
+    with pytest.raises(ValueError, match=r"seeds: item 1 is .*not a text"):
+        get_method("rp")(n_local=5, random_state=0).run(biased, dom, seeds=seeds)
+    with pytest.raises(ValueError, match=r"inputs: item 1 is .*not a text"):
+        discrimination_rate(biased, dom, inputs=seeds)
+
+
+def test_a_vocabulary_holds_strings_only():
+    with pytest.raises(TypeError, match=r"token list 1 holds None"):
+        Vocabulary.build([["the", "cook"], ["the", None]])
+    with pytest.raises(TypeError, match=r"extra holds 3"):
+        Vocabulary.build([["the"]], extra=["muslim", 3])
+
+
+def test_an_embedding_with_nan_rows_is_refused_naming_the_tokens():
+    vocab = Vocabulary.build([WORDS])
+    E = np.random.default_rng(0).normal(size=(len(vocab), 4))
+    E[vocab.id("chef")] = np.nan
+    with pytest.raises(ValueError, match=r"NaN or infinite values in 1 rows.*'chef'"):
+        TextDomain.with_embedding_neighbours(vocab, E, GROUPS, 5, k=3)
