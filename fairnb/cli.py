@@ -212,6 +212,8 @@ def _cmd_search(args) -> dict:
     from . import models
 
     check_output_file(args.out, "--out", (".csv", ".parquet"))
+    if not args.protected.replace(",", "").strip():
+        raise ValueError("--protected names no attribute; give one or more, comma-separated (e.g. --protected sex)")
     search = _make_search(args.method, n_seeds=args.seeds, max_time=args.max_time, max_tried=args.max_tried,
                           max_found=args.max_found, random_state=args.random_state, progress=sys.stderr.isatty())
     data = _load_data(args, args.protected)

@@ -52,6 +52,8 @@ def make_synthetic(n: int = 5000, *, protected: str = "sex", advantaged: int | N
     ``advantaged`` is the protected value that gets the bonus (default: the highest value).
     Deterministic given ``random_state``.
     """
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"n must be a positive number of rows, got {n!r}")
     names = [f.name for f in FEATURES]
     if protected not in names or protected not in ("sex", "race", "age"):
         raise ValueError(f"unknown protected attribute {protected!r}; choose from sex, race, age")

@@ -37,6 +37,8 @@ Example (an ``ExactFlip`` on rendered faces: numpy only)
 """
 from __future__ import annotations
 
+import numbers
+
 import base64
 import contextlib
 import hashlib
@@ -83,9 +85,12 @@ class ImageDomain:
 
     def __init__(self, shape, flipper=None, *, attribute: str = "attribute", attribute_names=("0", "1"),
                  class_names=("non-face", "face"), attribute_model=None, data=None):
-        shape = tuple(int(s) for s in shape)
-        if len(shape) != 3 or min(shape) < 1:
-            raise ValueError(f"shape must be (height, width, channels) of one image, got {shape}")
+        given = tuple(shape)
+        if len(given) != 3 or not all(isinstance(s, numbers.Integral) and not isinstance(s, bool) and s >= 1
+                                       for s in given):
+            raise ValueError(f"shape must be (height, width, channels) of one image, three positive integers, "
+                             f"got {given!r}")
+        shape = tuple(int(s) for s in given)
         if flipper is not None and not callable(getattr(flipper, "flip", None)):
             raise TypeError(f"flipper must have flip(X, index=None) (FGSMFlip, ExactFlip), got {type(flipper).__name__}")
         self.shape = shape

@@ -1,6 +1,6 @@
-"""Bad text input gets a clear error naming the item: never a silent repair (a number or NaN among seed texts
-used to become the text "5" or "nan", a None token entered the vocabulary, a NaN embedding row gave
-neighbours)."""
+"""Bad input gets a clear error naming the item or argument: never a silent repair (a number or NaN among seed
+texts used to become the text "5" or "nan", a None token entered the vocabulary, a NaN embedding row gave
+neighbours, an image 16.5 pixels high became 16, ``--protected ""`` searched every attribute)."""
 from __future__ import annotations
 
 import numpy as np
@@ -47,3 +47,26 @@ def test_an_embedding_with_nan_rows_is_refused_naming_the_tokens():
     E[vocab.id("chef")] = np.nan
     with pytest.raises(ValueError, match=r"NaN or infinite values in 1 rows.*'chef'"):
         TextDomain.with_embedding_neighbours(vocab, E, GROUPS, 5, k=3)
+
+
+@pytest.mark.parametrize("shape", [(16.5, 16, 3), ("a", 16, 3), (0, 16, 3), (True, 16, 3), (16, 16)])
+def test_an_image_shape_is_three_positive_integers(shape):
+    from fairnb.domains import ImageDomain
+
+    with pytest.raises(ValueError, match=r"three positive integers, got"):
+        ImageDomain(shape)
+
+
+@pytest.mark.parametrize("n", [-5, 0, 2.5, "100"])
+def test_synthetic_data_needs_a_positive_number_of_rows(n):
+    from fairnb.datasets import make_synthetic
+
+    with pytest.raises(ValueError, match=r"n must be a positive number of rows"):
+        make_synthetic(n=n)
+
+
+def test_the_command_line_refuses_an_empty_protected_attribute(capsys):
+    from fairnb.cli import main
+
+    assert main(["search", "--dataset", "census", "--model", "m.h5", "--protected", " , "]) == 2
+    assert "--protected names no attribute" in capsys.readouterr().err
