@@ -37,11 +37,10 @@ Example (an ``ExactFlip`` on rendered faces: numpy only)
 """
 from __future__ import annotations
 
-import numbers
-
 import base64
 import contextlib
 import hashlib
+import numbers
 import threading
 
 import numpy as np
