@@ -225,13 +225,21 @@ class Oracle:
         self.validate = validate
         self.decide = decide
         self.rows_queried = 0
+        self.n_classes: int | None = None     # the model's number of outputs, fixed by its first answer
 
     def predict_proba(self, X) -> np.ndarray:
         """One model call on encoded inputs (its rows counted in ``rows_queried``), its output checked to be
-        an ``(n, k)`` probability matrix."""
+        an ``(n, k)`` probability matrix with the same ``k`` as every earlier call."""
         X = np.asarray(X, dtype=float)
         self.rows_queried += len(X)
-        return as_probability_matrix(self.model.predict_proba(X), len(X), source="the model")
+        P = as_probability_matrix(self.model.predict_proba(X), len(X), source="the model")
+        if self.n_classes is None:
+            self.n_classes = P.shape[1]
+        elif P.shape[1] != self.n_classes:
+            raise ValueError(f"the model returned {P.shape[1]} class probabilities per input after returning "
+                             f"{self.n_classes} before: a classifier's outputs must keep the same classes on "
+                             "every call")
+        return P
 
     def differs(self, P: np.ndarray, P_all: np.ndarray) -> np.ndarray:
         """(n, m) True where a variant is treated differently from its input (``decide``, else a label flip)."""

@@ -349,6 +349,21 @@ def test_seed_frames_are_aligned_by_name(synthetic, biased_model):
         fast_search("eidig").run(biased_model, synthetic.domain, seeds=frame.rename(columns={frame.columns[0]: "x"}))
 
 
+def test_a_model_whose_classes_change_between_calls_fails_the_search_keeping_its_pairs(synthetic, biased_model):
+    """A model that returns 2 columns, then 3: the search reported 4,984 IDIs, then ``result.pairs`` raised."""
+    calls = []
+
+    def shifting(X):
+        calls.append(len(X))
+        P = biased_model.predict_proba(X)
+        return P if len(calls) < 3 else np.column_stack([P * 0.9, np.full(len(P), 0.1)])
+
+    with pytest.raises(ValueError, match="returned 3 class probabilities per input after returning 2") as info:
+        fairnb.run_search(shifting, synthetic.domain, max_tried=20_000, batch_size=1000, random_state=0)
+    result = info.value.result
+    assert result.status == "failed" and result.count() > 0 and len(result.pairs) == result.count()
+
+
 def test_a_regressor_is_not_a_classifier(synthetic):
     from sklearn.linear_model import LinearRegression
 
