@@ -27,8 +27,7 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..datasets.sources import Remote, downloads_allowed
-from ..datasets.uci import cache_dir
+from ..store import Remote, cache_dir, downloads_allowed
 
 _EIDIG = "https://raw.githubusercontent.com/LingfengZhang98/EIDIG/"
 

@@ -45,7 +45,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..datasets.uci import fetch_verified
+from ..store import fetch_verified
 from .corpus import TextDataset
 from .resources import text_cache_dir
 

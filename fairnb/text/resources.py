@@ -17,13 +17,11 @@ Example
 """
 from __future__ import annotations
 
-import hashlib
 import importlib
 import importlib.util
-import os
 from pathlib import Path
 
-from ..datasets.uci import cache_dir as _fairnb_cache
+from ..store import cache_dir as _fairnb_cache
 
 
 class ResourceMissingError(LookupError):
@@ -33,27 +31,6 @@ class ResourceMissingError(LookupError):
 def text_cache_dir(cache_dir=None) -> Path:
     """``cache_dir`` if given, else ``$FAIRNB_CACHE/text`` (default ``~/.cache/fairnb/text``); not created."""
     return Path(cache_dir).expanduser() if cache_dir is not None else _fairnb_cache() / "text"
-
-
-def cache_key(*parts) -> str:
-    """A short stable hash of ``parts`` (strings or sequences of strings), for cache file names."""
-    h = hashlib.sha256()
-    for part in parts:
-        items = [part] if isinstance(part, (str, int, float)) else list(part)
-        h.update(("\x1f".join(map(str, items)) + "\x1e").encode())
-    return h.hexdigest()[:16]
-
-
-def write_whole(path: Path, write) -> None:
-    """``write(tmp)`` to a file of this process, then rename it to ``path``: a kernel reading ``path`` while
-    another process fills the cache sees the old file or the new one, never half of one."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        write(tmp)
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
 
 
 def require(module: str, pip_name: str | None = None):
