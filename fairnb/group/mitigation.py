@@ -42,7 +42,7 @@ from sklearn.base import BaseEstimator
 from ..mitigation.measures import group_score
 from ..mitigation.retrain import MODES, retrain_model
 from ..models import wrap
-from ..training import accuracy
+from ..models.training import accuracy
 from .testsgd import TestSGD, cell_covers
 
 

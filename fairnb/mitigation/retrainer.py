@@ -47,7 +47,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator
 
 from ..models import wrap
-from ..training import accuracy
+from ..models.training import accuracy
 from .labels import RULES, VoteLabeller, seed_label, variants_label
 from .measures import discrimination_rate, idi_count
 from .report import MitigationReport

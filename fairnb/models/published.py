@@ -28,6 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..store import Remote, cache_dir, downloads_allowed
+from .loading import load_model
+from .training import train_demo_model
 
 _EIDIG = "https://raw.githubusercontent.com/LingfengZhang98/EIDIG/"
 
@@ -71,8 +73,6 @@ def obtain_published(name: str, data, *, models_dir=None, download: bool | None 
 
     ``epochs`` caps the training of step 3 (default: the paper's); ``models_dir=False`` skips step 1.
     """
-    from . import load_model
-
     if name not in PUBLISHED:
         raise ValueError(f"unknown published model {name!r}; choose from {sorted(PUBLISHED)}")
     spec = PUBLISHED[name]
@@ -101,8 +101,6 @@ def obtain_published(name: str, data, *, models_dir=None, download: bool | None 
 
 
 def _train(spec: Published, data, epochs: int | None, failures: list[str]):
-    from ..training import train_demo_model
-
     n = spec.epochs if epochs is None else int(epochs)
     model = train_demo_model(data, hidden=spec.hidden, max_iter=n, random_state=0)
     layers = "-".join(map(str, spec.hidden))
