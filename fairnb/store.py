@@ -1,7 +1,9 @@
-"""Where fairnb keeps files: the cache folder, checksum-verified downloads, and files written whole.
+"""Where fairnb finds and keeps files: the data and model folders, the cache, checksum-verified downloads.
 
 The ground floor under the data sets, the text resources and the published models:
 
+* :func:`data_folder` and :func:`models_folder`: ``$FAIRNB_DATA`` and ``$FAIRNB_MODELS``, the folders of
+  benchmark data and published models a course server or CI provides (``None`` when unset);
 * :func:`cache_dir`: ``$FAIRNB_CACHE``, default ``~/.cache/fairnb``; downloads and computed tables go there;
 * :func:`downloads_allowed`: whether a download may be tried (``$FAIRNB_DOWNLOAD=0`` switches them off);
 * :class:`Remote` and :func:`fetch_verified`: a public file fetched over HTTPS and kept only if its SHA-256
@@ -17,6 +19,10 @@ Example
 ('ba7816bf8f01', 16)
 >>> downloads_allowed(False)
 False
+>>> from unittest import mock
+>>> with mock.patch.dict(os.environ, FAIRNB_DATA="~/course-data"):
+...     data_folder() == Path.home() / "course-data"
+True
 """
 from __future__ import annotations
 
@@ -31,6 +37,21 @@ from pathlib import Path
 
 class DownloadError(FileNotFoundError):
     """A file could neither be found locally nor downloaded."""
+
+
+def _folder(variable: str) -> Path | None:
+    value = os.environ.get(variable)
+    return Path(value).expanduser() if value else None
+
+
+def data_folder() -> Path | None:
+    """``$FAIRNB_DATA``, the folder holding the benchmark data (``census_eidig/``, ...), or ``None`` when unset."""
+    return _folder("FAIRNB_DATA")
+
+
+def models_folder() -> Path | None:
+    """``$FAIRNB_MODELS``, the folder holding the published models (``adult_model.h5``, ...), or ``None``."""
+    return _folder("FAIRNB_MODELS")
 
 
 def cache_dir() -> Path:

@@ -5,7 +5,8 @@
 1. the folder you name (``data_dir=``, else ``$FAIRNB_DATA``), read by :func:`fairnb.datasets.load`;
 2. a download of the public source files into the cache (``$FAIRNB_CACHE``, default ``~/.cache/fairnb``),
    each checked against its pinned SHA-256 (:data:`SOURCES`, fetched by :class:`fairnb.store.Remote`) before
-   it is kept; a file already in the cache is checked and reused. ``download=False`` or ``$FAIRNB_DOWNLOAD=0`` skips this step;
+   it is kept; a file already in the cache is checked and reused. ``download=False`` or
+   ``$FAIRNB_DOWNLOAD=0`` skips this step;
 3. the embedded synthetic census-like data (:func:`fairnb.datasets.make_synthetic`), whose
    discrimination against ``sex`` was planted on purpose.
 
@@ -20,10 +21,9 @@ Example
 """
 from __future__ import annotations
 
-import os
 import urllib.request
 
-from ..store import Remote, cache_dir, downloads_allowed
+from ..store import Remote, cache_dir, data_folder, downloads_allowed
 from . import uci
 from .benchmarks import _spec, load
 from .synthetic import make_synthetic
@@ -63,11 +63,11 @@ def obtain(name: str, *, protected=None, data_dir=None, download: bool | None = 
     spec = _spec(name)
     protected = [protected] if isinstance(protected, str) else protected
     failures = []
-    if data_dir is not False and (data_dir or os.environ.get("FAIRNB_DATA")):
+    folder = data_dir or data_folder() if data_dir is not False else None
+    if folder:
         try:
-            data = load(spec.name, data_dir=data_dir or None)
-            return _found(data, protected, "folder", f"{spec.name}, read from the data folder "
-                                                      f"{data_dir or os.environ['FAIRNB_DATA']}")
+            data = load(spec.name, data_dir=folder)
+            return _found(data, protected, "folder", f"{spec.name}, read from the data folder {folder}")
         except (OSError, ValueError) as e:
             failures.append(f"data folder: {e}")
     if spec.name in SOURCES and downloads_allowed(download):

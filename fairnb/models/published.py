@@ -22,12 +22,11 @@ Example
 """
 from __future__ import annotations
 
-import os
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..store import Remote, cache_dir, downloads_allowed
+from ..store import Remote, cache_dir, downloads_allowed, models_folder
 from .loading import load_model
 from .training import train_demo_model
 
@@ -80,8 +79,7 @@ def obtain_published(name: str, data, *, models_dir=None, download: bool | None 
     if data.name != spec.dataset:
         failures.append(f"the data is {data.name!r}, not {spec.dataset!r}, which the published model was trained on")
     else:
-        folder = models_dir if models_dir is not False else None
-        folder = folder or (os.environ.get("FAIRNB_MODELS") if models_dir is None else None)
+        folder = models_folder() if models_dir is None else models_dir or None
         if folder:
             path = Path(folder).expanduser() / spec.file
             try:
