@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT))
 
 import fairnb  # noqa: E402
 from fairnb.group import TestSGD  # noqa: E402
-from fairnb.group.mitigation import RuleGuidedMitigation  # noqa: E402
+from fairnb.mitigation.rule_guided import RuleGuidedMitigation  # noqa: E402
 from fairnb.group.planted import make_planted_group  # noqa: E402
 
 SHARED = ROOT.parent / "shared"

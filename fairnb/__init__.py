@@ -22,7 +22,7 @@ from .domains import Feature, TabularDomain
 from .oracle import Oracle
 from .results import Result
 from .search import run_search
-from .training import accuracy, train_demo_model
+from .models.training import accuracy, train_demo_model
 from .widgets.compare import compare
 
 __version__ = "0.1.0"

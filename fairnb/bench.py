@@ -53,6 +53,7 @@ import pandas as pd
 
 from .search import get_method
 from .search.seeds import cluster_seeds
+from .store import models_folder
 
 
 @dataclass(frozen=True)
@@ -186,7 +187,7 @@ def load_benchmark(name: str, *, data_dir=None, models_dir=None):
         bench = BENCHMARKS[name]
     except KeyError:
         raise ValueError(f"unknown benchmark {name!r}; choose from {sorted(BENCHMARKS)}") from None
-    models_dir = models_dir or os.environ.get("FAIRNB_MODELS")
+    models_dir = models_dir or models_folder()
     if not models_dir:
         raise ValueError("the published models are needed: pass --models-dir (models_dir=...) or set FAIRNB_MODELS")
     path = Path(models_dir) / bench.model

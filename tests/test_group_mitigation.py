@@ -6,7 +6,7 @@ import pytest
 
 import fairnb
 from fairnb.group import TestSGD
-from fairnb.group.mitigation import RuleGuidedMitigation
+from fairnb.mitigation.rule_guided import RuleGuidedMitigation
 from fairnb.group.planted import in_planted_group, make_planted_group
 
 SENSITIVE = ["sex", "race"]

@@ -10,9 +10,9 @@ import urllib.error
 import pytest
 
 from fairnb.datasets import sources as obtain_module
-from fairnb.datasets import obtain, uci
-from fairnb.datasets.sources import Remote
+from fairnb.datasets import obtain
 from fairnb.models import published
+from fairnb.store import Remote, sha256
 
 
 @pytest.fixture
@@ -38,7 +38,7 @@ def _offline(url, timeout):
 
 def _local_source(monkeypatch, name, path, target):
     """Point ``SOURCES[name]`` at a local file (file:// address, its real SHA-256)."""
-    monkeypatch.setitem(obtain_module.SOURCES, name, (Remote(path.as_uri(), uci.sha256(path), target),))
+    monkeypatch.setitem(obtain_module.SOURCES, name, (Remote(path.as_uri(), sha256(path), target),))
 
 
 @pytest.mark.shared
@@ -106,7 +106,7 @@ def test_published_model_download_is_verified(data_dir, models_dir, cache, monke
     data = obtain("census", data_dir=data_dir)
     spec = published.PUBLISHED["census"]
     source = models_dir / "adult_model.h5"
-    assert uci.sha256(source) == spec.remote.sha256               # the pinned digest is the published file's
+    assert sha256(source) == spec.remote.sha256               # the pinned digest is the published file's
     monkeypatch.setitem(published.PUBLISHED, "census",
                         dataclasses.replace(spec, remote=dataclasses.replace(spec.remote, url=source.as_uri())))
     model, origin = published.obtain_published("census", data, models_dir=False, download=True)

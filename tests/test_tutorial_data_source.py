@@ -27,14 +27,14 @@ def _run_data_cells(monkeypatch, data_dir) -> str:
 
 
 def test_offline_the_tutorial_says_it_uses_synthetic_data(monkeypatch, tmp_path):
-    import fairnb
+    from fairnb import store
 
     def offline(url, *args, **kwargs):
-        raise fairnb.datasets.uci.DownloadError(f"could not download {url} (no network)")
+        raise store.DownloadError(f"could not download {url} (no network)")
 
     monkeypatch.setenv("FAIRNB_CACHE", str(tmp_path))
     monkeypatch.delenv("FAIRNB_DOWNLOAD", raising=False)
-    monkeypatch.setattr(fairnb.datasets.uci, "fetch_verified", offline)
+    monkeypatch.setattr(store, "fetch_verified", offline)
     printed = _run_data_cells(monkeypatch, None)
     assert "Data: SYNTHETIC census-like data" in printed and "no network" in printed
     assert "Protected attribute: sex" in printed

@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from fairnb.datasets import load, uci
+from fairnb.store import DownloadError, sha256
 
 
 def _multiset(df: pd.DataFrame) -> pd.Series:
@@ -28,7 +29,7 @@ def cache(tmp_path, monkeypatch):
 def test_checksums_are_those_of_the_unmodified_uci_files(data_dir):
     for name, (url, digest) in uci.FILES.items():
         assert url.startswith("https://archive.ics.uci.edu/")
-        assert uci.sha256(data_dir / "raw_uci" / name) == digest
+        assert sha256(data_dir / "raw_uci" / name) == digest
 
 
 @pytest.mark.shared
@@ -99,7 +100,7 @@ def test_download_through_a_file_url(data_dir, cache, monkeypatch):
     source = data_dir / "raw_uci" / "german.data"
     monkeypatch.setitem(uci.FILES, "german.data", (source.as_uri(), uci.FILES["german.data"][1]))
     (path,) = uci.download("german")                                 # real urllib opener, file:// address
-    assert uci.sha256(path) == uci.FILES["german.data"][1]
+    assert sha256(path) == uci.FILES["german.data"][1]
 
 
 def test_wrong_checksum_is_a_clear_error_and_leaves_nothing(cache):
@@ -112,9 +113,9 @@ def test_offline_download_fails_fast_and_says_how_to_use_local_files(cache):
     def offline(url, timeout):
         raise urllib.error.URLError("[Errno -2] Name or service not known")
 
-    with pytest.raises(uci.DownloadError, match=r"could not download .*adult.data.*folder='path'.*FAIRNB_CACHE"):
+    with pytest.raises(DownloadError, match=r"could not download .*adult.data.*folder='path'.*FAIRNB_CACHE"):
         uci.download("adult", opener=offline)
-    assert isinstance(uci.DownloadError("x"), FileNotFoundError)    # the CLI reports it as a missing file
+    assert isinstance(DownloadError("x"), FileNotFoundError)    # the CLI reports it as a missing file
 
 
 def test_unknown_files_and_missing_folder(tmp_path):

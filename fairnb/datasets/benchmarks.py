@@ -29,7 +29,6 @@ True
 """
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -37,6 +36,7 @@ import numpy as np
 import pandas as pd
 
 from ..domains import Feature, TabularDomain
+from ..store import data_folder
 from . import uci
 from .base import Dataset
 
@@ -197,7 +197,7 @@ def adf_sens_param_to_index(dataset: str, sens_param: int) -> int:
 def resolve_data_dir(data_dir=None) -> Path:
     """``data_dir`` if given, else ``$FAIRNB_DATA``; a missing folder raises ``FileNotFoundError``."""
     if data_dir is None:
-        data_dir = os.environ.get("FAIRNB_DATA")
+        data_dir = data_folder()
     if not data_dir:
         raise FileNotFoundError(
             "no benchmark data folder given: pass data_dir='path/to/data' or set the environment variable "

@@ -4,8 +4,9 @@
 
 1. the folder you name (``data_dir=``, else ``$FAIRNB_DATA``), read by :func:`fairnb.datasets.load`;
 2. a download of the public source files into the cache (``$FAIRNB_CACHE``, default ``~/.cache/fairnb``),
-   each checked against its pinned SHA-256 (:data:`SOURCES`) before it is kept; a file already in the cache
-   is checked and reused. ``download=False`` or ``$FAIRNB_DOWNLOAD=0`` skips this step;
+   each checked against its pinned SHA-256 (:data:`SOURCES`, fetched by :class:`fairnb.store.Remote`) before
+   it is kept; a file already in the cache is checked and reused. ``download=False`` or
+   ``$FAIRNB_DOWNLOAD=0`` skips this step;
 3. the embedded synthetic census-like data (:func:`fairnb.datasets.make_synthetic`), whose
    discrimination against ``sex`` was planted on purpose.
 
@@ -20,35 +21,15 @@ Example
 """
 from __future__ import annotations
 
-import os
 import urllib.request
-from dataclasses import dataclass
-from pathlib import Path
 
+from ..store import Remote, cache_dir, data_folder, downloads_allowed
 from . import uci
 from .benchmarks import _spec, load
 from .synthetic import make_synthetic
 
 _GITHUB = "https://raw.githubusercontent.com/"
 _ADF = _GITHUB + "pxzhang94/ADF/master/datasets/"
-
-
-@dataclass(frozen=True)
-class Remote:
-    """A public file: where to download it, its SHA-256, and where it goes in the cache folder."""
-
-    url: str
-    sha256: str
-    path: str
-
-    def fetch(self, cache: Path, *, opener=urllib.request.urlopen, timeout: float = 30.0) -> Path:
-        """The checked file in ``cache``, downloaded first when absent (a damaged copy raises ``ValueError``)."""
-        target = Path(cache) / self.path
-        what = f"the published file {self.url.rsplit('/', 1)[-1]}"
-        if target.is_file():
-            return uci.verify_sha256(target, self.sha256, what)
-        return uci.fetch_verified(self.url, self.sha256, target, what=what, timeout=timeout, opener=opener,
-                                  offline_hint=f"put a copy at {str(target)!r} or name a folder with data_dir=")
 
 
 def _uci(name: str) -> tuple[Remote, ...]:
@@ -70,13 +51,6 @@ SOURCES = {
 }
 
 
-def downloads_allowed(download: bool | None = None) -> bool:
-    """``download`` if given, else whether ``$FAIRNB_DOWNLOAD`` is not ``0``."""
-    if download is None:
-        return os.environ.get("FAIRNB_DOWNLOAD", "1").strip() not in ("0", "false", "no")
-    return bool(download)
-
-
 def obtain(name: str, *, protected=None, data_dir=None, download: bool | None = None, synthetic_rows: int = 20_000,
            opener=urllib.request.urlopen):
     """The benchmark data set ``name`` from wherever it can be had (see the module docstring).
@@ -89,15 +63,15 @@ def obtain(name: str, *, protected=None, data_dir=None, download: bool | None = 
     spec = _spec(name)
     protected = [protected] if isinstance(protected, str) else protected
     failures = []
-    if data_dir is not False and (data_dir or os.environ.get("FAIRNB_DATA")):
+    folder = data_dir or data_folder() if data_dir is not False else None
+    if folder:
         try:
-            data = load(spec.name, data_dir=data_dir or None)
-            return _found(data, protected, "folder", f"{spec.name}, read from the data folder "
-                                                      f"{data_dir or os.environ['FAIRNB_DATA']}")
+            data = load(spec.name, data_dir=folder)
+            return _found(data, protected, "folder", f"{spec.name}, read from the data folder {folder}")
         except (OSError, ValueError) as e:
             failures.append(f"data folder: {e}")
     if spec.name in SOURCES and downloads_allowed(download):
-        cache = uci.cache_dir()
+        cache = cache_dir()
         try:
             for remote in SOURCES[spec.name]:
                 remote.fetch(cache, opener=opener)

@@ -30,16 +30,13 @@ Example
 """
 from __future__ import annotations
 
-import hashlib
-import os
-import shutil
-import tempfile
-import urllib.error
 import urllib.request
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+from ..store import cache_dir, fetch_verified, verify_sha256
 
 _BASE = "https://archive.ics.uci.edu/ml/machine-learning-databases/"
 #: file name -> (HTTPS address, SHA-256 of the unmodified UCI file)
@@ -78,32 +75,6 @@ _BINS = {"age": [15, 25, 45, 65, 120], "capital_gain": [-1, 0, 99998, 100000],
          "capital_loss": [-1, 0, 99998, 100000], "hours_per_week": [0, 25, 40, 60, 168]}
 CENSUS_FEATURES = ("age", "workclass", "educational_num", "marital_status", "occupation", "relationship", "race",
                    "gender", "capital_gain", "capital_loss", "hours_per_week", "native_country")
-
-
-class DownloadError(FileNotFoundError):
-    """A raw file could neither be found locally nor downloaded."""
-
-
-def cache_dir() -> Path:
-    """``$FAIRNB_CACHE`` or ``~/.cache/fairnb`` (not created here)."""
-    return Path(os.environ.get("FAIRNB_CACHE") or Path.home() / ".cache" / "fairnb").expanduser()
-
-
-def sha256(path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
-def verify_sha256(path, expected: str, what: str) -> Path:
-    """``path`` if its SHA-256 is ``expected``, else ``ValueError`` naming ``what`` it should be."""
-    got = sha256(path)
-    if got != expected:
-        raise ValueError(f"{path}: SHA-256 {got} does not match {what} ({expected}); "
-                         f"the file is damaged or not {what}")
-    return Path(path)
 
 
 def _check(path: Path, name: str) -> Path:
@@ -161,30 +132,6 @@ def _fetch(name: str, target: Path, timeout: float, opener) -> None:
                    offline_hint=f"get the UCI file {name} elsewhere and either pass its folder "
                                 "(fairnb.datasets.uci.download(..., folder='path')) or put it in the cache folder "
                                 f"{str(target.parent)!r} ($FAIRNB_CACHE)")
-
-
-def fetch_verified(url: str, expected_sha256: str, target: Path, *, what: str, offline_hint: str,
-                   timeout: float = 30.0, opener=urllib.request.urlopen) -> Path:
-    """Download ``url`` to ``target`` if its SHA-256 is ``expected_sha256`` (nothing is left otherwise).
-
-    A failed download raises :class:`DownloadError` ending with "Without network, <offline_hint>".
-    """
-    target = Path(target)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=target.name, dir=target.parent)
-    try:
-        with os.fdopen(fd, "wb") as out:
-            try:
-                with opener(url, timeout=timeout) as response:
-                    shutil.copyfileobj(response, out)
-            except (urllib.error.URLError, OSError, ValueError) as e:
-                raise DownloadError(f"could not download {url} ({e}). Without network, {offline_hint}") from None
-        verify_sha256(tmp, expected_sha256, what)
-        os.replace(tmp, target)
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-    return target
 
 
 # ---------------------------------------------------------------------------------------------- Adult

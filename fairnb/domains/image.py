@@ -348,18 +348,16 @@ class ImageDomain:
                 "size": "x".join(map(str, self.shape))}
 
     def exact_flip(self, images, seeds=None) -> np.ndarray | None:
-        """The exact counterfactual of ``images`` (each plus its seed's re-rendered change; ``seeds``
-        default: the images themselves), or None when the data cannot be re-rendered or a seed is not
-        one of its images."""
+        """The exact counterfactual of ``images``, made by the data set this domain holds
+        (``data.counterfactual``: each image plus its seed's re-rendered change; ``seeds`` default: the
+        images themselves), or None when the data cannot be re-rendered or a seed is not one of its images."""
         data = self.data
         if data is None or getattr(data, "params", None) is None:
             return None
-        from ..images.flips import ExactFlip
-
         images = np.asarray(images, dtype=np.float32)
         try:
             rows = self.data_rows(images if seeds is None else seeds)
-            return ExactFlip(data, self.attribute).flip(images, index=rows).X_flipped
+            return data.counterfactual(images, rows, self.attribute)
         except ValueError:
             return None
 

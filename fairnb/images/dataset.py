@@ -151,6 +151,33 @@ class ImageDataset:
             rows[name] = np.broadcast_to(np.asarray(value, dtype=np.int64), (len(rows),))
         return self.render(rows)
 
+    def counterfactual(self, X, index, attribute: str | None = None) -> np.ndarray:
+        """``X`` plus the change that re-rendering images ``index`` with the other value of ``attribute``
+        (default: the protected one) makes, clipped to [0, 1]: for ``X = data.X[index]`` the re-rendered
+        images themselves. The exact flip of :class:`~fairnb.images.ExactFlip` and of an image domain
+        holding this data set.
+
+        >>> from fairnb.images import make_faces
+        >>> data = make_faces(n=20, size=8, random_state=0)
+        >>> face = np.flatnonzero(data.y == 1)[:1]
+        >>> bool(np.allclose(data.counterfactual(data.X[face], face),
+        ...                  data.rerender(face, skin_tone=1 - data.attribute[face]), atol=1e-6))
+        True
+        """
+        name = attribute or self.protected
+        index = np.asarray(index, dtype=np.int64).reshape(-1)
+        if len(index) != len(X):
+            raise ValueError(f"index has {len(index)} rows for {len(X)} images")
+        own = self.attributes[name].to_numpy(dtype=np.int64)[index]
+        values = np.unique(self.attributes[name].to_numpy(dtype=np.int64))
+        values = values[values >= 0]
+        if len(values) != 2 or not np.isin(own, values).all():
+            raise ValueError(f"ExactFlip swaps the two values of {name!r} ({values.tolist()}); images "
+                             f"{index[~np.isin(own, values)][:5].tolist()} have none (non-faces?)")
+        other = np.where(own == values[0], values[1], values[0])
+        change = self.rerender(index, **{name: other}) - self.X[index]
+        return np.clip(X + change, 0, 1)
+
 
 def _replace(data: ImageDataset, **changes) -> ImageDataset:
     fields = {name: getattr(data, name) for name in data.__dataclass_fields__}

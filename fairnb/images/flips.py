@@ -206,21 +206,9 @@ class ExactFlip:
         self.attribute = attribute
 
     def flip(self, X, index=None) -> FlipResult:
-        data, name = self.data, self.attribute or self.data.protected
         if index is None:
             raise ValueError("ExactFlip needs index=: the rows of the data set that the images X come from")
         X = _images(X)
-        index = np.asarray(index, dtype=np.int64).reshape(-1)
-        if len(index) != len(X):
-            raise ValueError(f"index has {len(index)} rows for {len(X)} images")
-        own = data.attributes[name].to_numpy(dtype=np.int64)[index]
-        values = np.unique(data.attributes[name].to_numpy(dtype=np.int64))
-        values = values[values >= 0]
-        if len(values) != 2 or not np.isin(own, values).all():
-            raise ValueError(f"ExactFlip swaps the two values of {name!r} ({values.tolist()}); images "
-                             f"{index[~np.isin(own, values)][:5].tolist()} have none (non-faces?)")
-        other = np.where(own == values[0], values[1], values[0])
-        change = data.rerender(index, **{name: other}) - data.X[index]
-        flipped = np.clip(X + change, 0, 1)
+        flipped = self.data.counterfactual(X, index, self.attribute)
         linf = np.abs(flipped - X).reshape(len(X), -1).max(axis=1)
         return FlipResult(X, flipped, np.ones(len(X), dtype=bool), np.zeros(len(X), dtype=np.int64), linf)

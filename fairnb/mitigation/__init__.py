@@ -14,7 +14,8 @@ One API for every generator's Result and for TestSGD's GroupResult:
 ``Retrainer`` is the same as a scikit-learn-style estimator. The measures work on any model without
 retraining: ``discrimination_rate`` (random-sample share with a 95 % interval), ``idi_count`` (a fresh
 search under the same budget), ``group_score`` (TestSGD). Parts: ``labels`` (labelling rules),
-``retrain_model`` (Keras, NumpyMLP, scikit-learn, or your function), ``MitigationReport``.
+``retrain_model`` (Keras, NumpyMLP, scikit-learn, or your function), ``MitigationReport``, and
+``RuleGuidedMitigation`` (TestSGD's retraining with in-group samples, which ``mitigate`` runs for a GroupResult).
 """
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from .measures import Estimate, discrimination_rate, group_score, idi_count
 from .report import MitigationReport
 from .retrain import retrain_model
 from .retrainer import Retrainer, mitigate
+from .rule_guided import RuleGuidedMitigation
 
 __all__ = ["mitigate", "Retrainer", "MitigationReport", "discrimination_rate", "idi_count", "group_score",
-           "Estimate", "retrain_model", "LABEL_RULES", "VoteLabeller", "default_voters"]
+           "Estimate", "retrain_model", "LABEL_RULES", "VoteLabeller", "default_voters", "RuleGuidedMitigation"]

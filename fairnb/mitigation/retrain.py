@@ -52,10 +52,10 @@ def retrain_model(model, X, y, *, mode: str = "finetune", epochs: int = 10, lear
 
 
 def _keras_model(model):
-    from ..models import _is_keras
+    from ..models import is_keras
 
     for m in (model, getattr(model, "model", None), getattr(model, "keras_model", None)):
-        if m is not None and _is_keras(m) and hasattr(m, "fit"):
+        if m is not None and is_keras(m) and hasattr(m, "fit"):
             return m
     return None
 

@@ -20,7 +20,7 @@ Table 11: all IDIs (``fraction=1``), each labelled with its seed's label (``labe
 the measures are the detector's ``attribute_auc`` (``fairnb.images.attribute_effect`` on the held-out
 faces and their flips by the result's flipper), its ``detection_rate`` and ``accuracy``.
 
-For a GroupResult it runs TestSGD's rule-guided mitigation (``fairnb.group.mitigation``) on the top
+For a GroupResult it runs TestSGD's rule-guided mitigation (``fairnb.mitigation.rule_guided``) on the top
 rule set, with ``fraction`` of the training set as the largest amount (10 % in the paper).
 
 The held-out split (``data.split()``'s test rows) never sees a generated sample: the labelling
@@ -47,7 +47,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator
 
 from ..models import wrap
-from ..training import accuracy
+from ..models.training import accuracy
 from .labels import RULES, VoteLabeller, seed_label, variants_label
 from .measures import discrimination_rate, idi_count
 from .report import MitigationReport
@@ -241,8 +241,8 @@ class Retrainer(BaseEstimator):
         return wrap(model).predict_proba(X).argmax(axis=1)          # "model"
 
     def _fit_group(self, model, result, data) -> list[dict]:
-        from ..group.mitigation import RuleGuidedMitigation
         from ..group.testsgd import TestSGD
+        from .rule_guided import RuleGuidedMitigation
 
         if self.labels not in (None, "model"):
             raise ValueError("a TestSGD GroupResult is mitigated with TestSGD's rule (samples keep the label the "

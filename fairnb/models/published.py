@@ -22,13 +22,13 @@ Example
 """
 from __future__ import annotations
 
-import os
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..datasets.sources import Remote, downloads_allowed
-from ..datasets.uci import cache_dir
+from ..store import Remote, cache_dir, downloads_allowed, models_folder
+from .loading import load_model
+from .training import train_demo_model
 
 _EIDIG = "https://raw.githubusercontent.com/LingfengZhang98/EIDIG/"
 
@@ -72,8 +72,6 @@ def obtain_published(name: str, data, *, models_dir=None, download: bool | None 
 
     ``epochs`` caps the training of step 3 (default: the paper's); ``models_dir=False`` skips step 1.
     """
-    from . import load_model
-
     if name not in PUBLISHED:
         raise ValueError(f"unknown published model {name!r}; choose from {sorted(PUBLISHED)}")
     spec = PUBLISHED[name]
@@ -81,8 +79,7 @@ def obtain_published(name: str, data, *, models_dir=None, download: bool | None 
     if data.name != spec.dataset:
         failures.append(f"the data is {data.name!r}, not {spec.dataset!r}, which the published model was trained on")
     else:
-        folder = models_dir if models_dir is not False else None
-        folder = folder or (os.environ.get("FAIRNB_MODELS") if models_dir is None else None)
+        folder = models_folder() if models_dir is None else models_dir or None
         if folder:
             path = Path(folder).expanduser() / spec.file
             try:
@@ -102,8 +99,6 @@ def obtain_published(name: str, data, *, models_dir=None, download: bool | None 
 
 
 def _train(spec: Published, data, epochs: int | None, failures: list[str]):
-    from ..training import train_demo_model
-
     n = spec.epochs if epochs is None else int(epochs)
     model = train_demo_model(data, hidden=spec.hidden, max_iter=n, random_state=0)
     layers = "-".join(map(str, spec.hidden))

@@ -32,7 +32,8 @@ from .blackbox import TextFunctionModel, wrap_text_model
 from .corpus import TextDataset, make_template_corpus
 from .loaders import load_civil_comments, load_imdb, load_jigsaw, load_redditbias, load_wikipedia_talk
 from .metrics import validity_metrics, validity_table
-from .resources import ResourceMissingError, setup_text_resources
+from .resources import ResourceMissingError
+from .setup import setup_text_resources
 from .terms import ADF_TERMS, TESTSGD_TERMS, TermGroups, all_builtin_terms, term_groups
 from .tokenize import Tokenizer
 from .variants import Variants, group_ids, protected_variants, sensitive_mask, text_variants

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..models import _is_keras
+from ..models import is_keras
 from ..models.base import as_probability_matrix
 from .tokenize import Tokenizer
 from .vocabulary import Vocabulary, as_id_array
@@ -60,7 +60,7 @@ def wrap_text_model(model, vocab: Vocabulary):
     ``predict_proba(ids)`` and ``embedding_gradient(ids, classes, of)``) pass through."""
     if type(model).__module__.startswith("fairnb.text.") or callable(getattr(model, "embedding_gradient", None)):
         return model
-    if _is_keras(model):
+    if is_keras(model):
         from .keras_model import KerasTextModel
 
         adapter = KerasTextModel(model)

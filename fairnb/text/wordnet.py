@@ -25,7 +25,8 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
-from .resources import ResourceMissingError, cache_key, require, text_cache_dir, write_whole
+from ..store import cache_key, write_whole
+from .resources import ResourceMissingError, require, text_cache_dir
 from .vocabulary import OOV, PAD
 
 _REQUIRED = ("data.noun", "data.verb", "data.adj", "data.adv", "index.noun", "index.verb", "index.adj",

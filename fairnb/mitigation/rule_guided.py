@@ -39,11 +39,11 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
 
-from ..mitigation.measures import group_score
-from ..mitigation.retrain import MODES, retrain_model
+from ..group.testsgd import TestSGD, cell_covers
 from ..models import wrap
-from ..training import accuracy
-from .testsgd import TestSGD, cell_covers
+from ..models.training import accuracy
+from .measures import group_score
+from .retrain import MODES, retrain_model
 
 
 class RuleGuidedMitigation(BaseEstimator):

@@ -14,7 +14,9 @@ import warnings
 
 import numpy as np
 
-from .models import NumpyMLP
+from .base import as_probability_matrix
+from .numpy_mlp import NumpyMLP
+from .wrapping import wrap
 
 
 def train_demo_model(data, *, hidden=(32, 16), ignore_protected: bool = False, max_iter: int = 300,
@@ -51,8 +53,6 @@ def accuracy(model, X, y) -> float:
     >>> accuracy(lambda X: X[:, 0], [[0.9], [0.2], [0.7]], [1, 0, 0])
     0.6666666666666666
     """
-    from .models import as_probability_matrix, wrap
-
     X, y = np.asarray(X, dtype=float), np.asarray(y)
     if len(X) != len(y) or len(y) == 0:
         raise ValueError(f"X has {len(X)} rows and y {len(y)} labels; pass as many labels as rows (at least one)")
