@@ -52,6 +52,7 @@ FLOORS = [
     ("fairnb.store", "fairnb.interrupts", "fairnb.views", "fairnb.pair_table", "fairnb.plot_text"),
     ("fairnb.models",),
     ("fairnb.oracle", "fairnb.text"),
+    ("fairnb.constraints",),
     ("fairnb.domains",),
     ("fairnb.counting", "fairnb.summaries", "fairnb.report"),
     ("fairnb.results",),

@@ -45,7 +45,9 @@ Storage and display (``Result`` keeps inputs and counterparts as float arrays ``
     with their primed counterparts (tabular: the protected features; text: the swapped ``term``;
     images: the attribute f_sa sees).
 
-Optional: ``pair_columns(X, C) -> dict`` of columns that show what each counterpart changes (put beside
+Optional: ``default_constraints() -> list`` of the ``fairnb.constraints`` a search on the domain uses unless
+given ``constraints="paper"`` or its own (none when absent: a tabular domain's bounds already keep its inputs
+valid); ``pair_columns(X, C) -> dict`` of columns that show what each counterpart changes (put beside
 the input in ``result.pairs``, e.g. ``sex'``).
 
 Optional capabilities (a strategy declares which it needs in ``Search.domain_needs``; the engine checks

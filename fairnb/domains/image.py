@@ -143,6 +143,13 @@ class ImageDomain:
 
     protected_columns = protected_names
 
+    @staticmethod
+    def default_constraints() -> list:
+        """The constraints a search on images uses unless told otherwise (``fairnb.constraints.images``)."""
+        from ..constraints import default_image_constraints
+
+        return default_image_constraints()
+
     @property
     def item_shape(self) -> tuple[int, int, int]:
         return self.shape

@@ -155,6 +155,13 @@ class TextDomain:
 
     protected_columns = ("term",)    # ``pair_columns``' swapped term (its counterpart is ``term'``)
 
+    @staticmethod
+    def default_constraints() -> list:
+        """The constraints a search on texts uses unless told otherwise (``fairnb.constraints.text``)."""
+        from ..constraints import default_text_constraints
+
+        return default_text_constraints()
+
     @property
     def item_shape(self) -> tuple[int]:
         return (self.max_len,)

@@ -1,0 +1,97 @@
+"""Constraints on hand-made cases: a race search may not bring in "muslim", "african" before "american"
+becomes another token, more than n words changed is refused, a pixel step past the budget is refused, a pair
+f_sa does not confirm is refused; and how a search's constraints parameter resolves."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from fairnb.constraints import (AttributeConfirmed, Constraint, MaxWordsChanged, PixelBudget, SameIdentityTerms,
+                                SameTokens, resolve, seed_rows)
+from fairnb.domains import TabularDomain, TextDomain, Feature
+from fairnb.text import Vocabulary
+
+from image_checks import domain as image_domain, seed_images
+
+WORDS = ["my", "the", "neighbour", "cook", "is", "was", "kind", "very", "african", "american", "muslim", "christians",
+         "black", "white"]
+
+
+@pytest.fixture(scope="module")
+def race():
+    vocab = Vocabulary.build([WORDS])
+    return TextDomain(vocab, {"race": ["black", "white"]}, 5, neighbours=np.full((len(vocab), 1), -1))
+
+
+def _texts(dom, *texts):
+    return dom.validate(list(texts))
+
+
+def test_a_race_search_may_not_bring_in_or_take_out_another_identity_term(race):
+    seed = _texts(race, "my black neighbour is kind", "my black christians is kind", "the black muslim was kind",
+                  "the black muslim was kind")
+    X = _texts(race, "my black neighbour was kind", "my black muslim is kind", "the black muslim is kind",
+               "the black cook was kind")          # "christians" is in no list; "muslim" comes in, stays, goes
+    assert SameIdentityTerms().allowed(race, X, seed).tolist() == [True, False, True, False]
+    own = SameIdentityTerms(extra=("kind",))                  # the user's own terms count too
+    assert own.allowed(race, _texts(race, "my black neighbour is very"), seed[:1]).tolist() == [False]
+
+
+def test_words_that_the_tokenizer_joins_into_one_term_are_refused(race):
+    seed = _texts(race, "my american neighbour is kind", "my american neighbour is kind")
+    X = seed.copy()
+    X[0, 0] = race.vocab.id("african")              # "african american neighbour ...": reads back as 5 tokens
+    X[1, 4] = race.vocab.id("very")
+    assert SameTokens().allowed(race, X, seed).tolist() == [False, True]
+    assert race.encode_texts([race.text(X[0])]).tolist() != [X[0].tolist()]
+
+
+def test_at_most_n_words_change_from_the_seed(race):
+    seed = _texts(race, "my black neighbour is kind", "my black neighbour is kind")
+    X = _texts(race, "the black cook was very", "the black neighbour is kind")
+    assert MaxWordsChanged(3).allowed(race, X, seed).tolist() == [False, True]
+    assert MaxWordsChanged(4).allowed(race, X, seed).tolist() == [True, True]
+    with pytest.raises(ValueError, match="n must be an integer >= 0"):
+        MaxWordsChanged(-1)
+
+
+def test_an_image_step_past_the_pixel_budget_is_refused_and_projection_keeps_it_in():
+    seeds = seed_images(4)
+    X = seeds.copy()
+    X[1] += 0.05
+    X[2, 0, 0, 0] += 0.3
+    budget = PixelBudget(linf=0.1)
+    assert budget.allowed(None, X, seeds).tolist() == [True, True, False, True]
+    assert budget.allowed(None, budget.project(X, seeds), seeds).all()
+    with pytest.raises(ValueError, match=r"linf must be a number in \(0, 1\]"):
+        PixelBudget(linf=0)
+
+
+def test_a_pair_that_f_sa_does_not_see_as_two_attributes_is_refused():
+    dom = image_domain()
+    X = seed_images(6)
+    flipped = dom.flipper.flip(X).X_flipped
+    assert AttributeConfirmed().stage == "pair"
+    assert AttributeConfirmed().allowed(dom, X, X, counterparts=flipped).all()
+    assert not AttributeConfirmed().allowed(dom, X, X, counterparts=X).any()          # the same face twice
+
+
+def test_the_constraints_parameter_resolves_per_domain(race):
+    tabular = TabularDomain([Feature("sex", 0, 1), Feature("x", 0, 3)], protected=["sex"])
+    assert resolve("default", tabular) == [] and resolve("paper", race) == []
+    assert [c.name for c in resolve("default", race)] == ["same_identity_terms", "same_tokens", "max_words_changed"]
+    assert [c.name for c in resolve("default", image_domain())] == ["pixel_budget", "attribute_confirmed"]
+    assert [c.name for c in resolve(["default", PixelBudget()], race)][-1] == "pixel_budget"
+    with pytest.raises(ValueError, match="given twice"):
+        resolve(["default", MaxWordsChanged(2)], race)
+    with pytest.raises(TypeError, match="is not a fairnb.constraints.Constraint"):
+        resolve([lambda X: X], race)
+    with pytest.raises(ValueError, match="'default', 'paper' or a list"):
+        resolve("strict", race)
+    assert isinstance(resolve([MaxWordsChanged(2)], race)[0], Constraint)
+
+
+def test_seed_rows_of_candidates_without_a_seed_are_their_own():
+    X = np.arange(6.0).reshape(3, 2)
+    rows = seed_rows(np.zeros((2, 2)), np.array([0, -1, 1]), X)
+    assert rows.tolist() == [[0, 0], [2, 3], [0, 0]] and seed_rows(None, np.array([0]), X[:1]) is None
