@@ -178,7 +178,7 @@ def _make_search(spec: str, *, n_seeds: int | None = None, **params):
         raise ValueError(f"--method names {len(specs)} methods ({spec!r}); give one, e.g. eidig[decay=0.3]")
     _, name, extra = specs[0]
     cls = get_method(name)
-    if n_seeds is not None and "n_seeds" in cls._param_names():
+    if n_seeds is not None and "n_seeds" in cls._get_param_names():
         params["n_seeds"] = n_seeds
     return cls(**{**params, **extra})
 
