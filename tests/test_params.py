@@ -13,12 +13,13 @@ import pytest
 from sklearn.base import BaseEstimator, clone
 
 from fairnb.group import TestSGD
+from fairnb.group.mitigation import RuleGuidedMitigation
 from fairnb.group.text import TextTestSGD
 from fairnb.mitigation import Retrainer
 from fairnb.params import Interval, InvalidParameterError, Options, _constraint
 from fairnb.search import METHODS, get_method
 
-ESTIMATORS = sorted({get_method(name) for name in METHODS} | {TestSGD, TextTestSGD, Retrainer},
+ESTIMATORS = sorted({get_method(name) for name in METHODS} | {TestSGD, TextTestSGD, Retrainer, RuleGuidedMitigation},
                     key=lambda c: c.__name__)
 
 
