@@ -164,8 +164,9 @@ STEPS = Interval(Integral, 0, None, closed="left")           # a number of steps
 POSITIVE = Interval(Real, 0, None, closed="neither")         # a finite positive number: a step size
 SHARE = Interval(Real, 0, 1, closed="both")                  # a probability or a share
 FINITE = Interval(Real, None, None, closed="neither")        # any finite number
-#: ``random_state`` of every estimator: what numpy's generators and scikit-learn's K-Means accept
-RANDOM_STATE = [None, Interval(Integral, 0, 2**32 - 1, closed="both")]
+#: ``random_state`` of every estimator: a seed that numpy's generators and scikit-learn's K-Means accept,
+#: or a ``SeedSequence`` (what ``fairnb.distributed`` gives each shard of a sharded run)
+RANDOM_STATE = [None, Interval(Integral, 0, 2**32 - 1, closed="both"), np.random.SeedSequence]
 
 
 def _constraint(c):

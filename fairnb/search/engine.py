@@ -261,7 +261,9 @@ class Search(Estimator):
     ``fairnb.domains.base.require_capabilities``), ``needs_gradients`` / ``needs_activations`` and ``feature_kinds``, the kinds of
     features (``Feature.kind``) they handle; ``run`` refuses a domain with another kind. The tabular
     methods handle all three: they change integer codes, and step categorical codes like numbers as
-    their papers do.
+    their papers do. A subclass's ``__init__`` lists all its parameters (scikit-learn reads them from
+    its signature), stores its own and passes the inherited ones on with ``super().__init__(...)``; its
+    ``_parameter_constraints`` extend its parent's: ``{**Parent._parameter_constraints, "size": [COUNT]}``.
     """
 
     name = "search"
