@@ -52,6 +52,7 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator
 
+
 class InvalidParameterError(ValueError, TypeError):
     """A parameter value its estimator does not allow (a ValueError and a TypeError, as scikit-learn's)."""
 
