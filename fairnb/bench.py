@@ -119,7 +119,7 @@ COLUMNS = ["benchmark", "method", "seeds", "local", "round", "status", "unique_i
 
 
 def _params_of(cls) -> list[str]:
-    return cls._param_names() if hasattr(cls, "_param_names") else list(inspect.signature(cls).parameters)
+    return cls._get_param_names() if hasattr(cls, "_get_param_names") else list(inspect.signature(cls).parameters)
 
 
 def method_params(cls, *, seeds: int, local: int, max_time: float | None) -> dict:

@@ -182,7 +182,7 @@ def _make_search(spec: str, *, n_seeds: int | None = None, **params):
     _, name, extra = specs[0]
     cls = get_method(name)
     if n_seeds is not None:
-        if "n_seeds" not in cls._param_names():
+        if "n_seeds" not in cls._get_param_names():
             raise ValueError(f"--seeds sets a method's n_seeds, and {name!r} has none; leave --seeds out")
         params["n_seeds"] = n_seeds
     return cls(**{**params, **extra})

@@ -120,7 +120,8 @@ class Nudge(Search):
 
     def __init__(self, *, n_seeds: int = 30, max_time=None, max_tried=None, max_found=None, random_state=None,
                  progress=None):
-        self._init_parent(Nudge, locals())
+        super().__init__(max_time=max_time, max_tried=max_tried, max_found=max_found, random_state=random_state,
+                         progress=progress)
         self.n_seeds = n_seeds
 
     def _generate(self, ctx):

@@ -54,7 +54,7 @@ def test_variants_learn_what_they_should(synthetic, biased_model):
     assert not np.allclose(r.extras["down_probability"], 0.5)
     r = Aequitas(**kw).run(biased_model, synthetic.domain)
     assert r.extras["variant"] == "fully" and not np.allclose(r.extras["attribute_probability"], uniform)
-    with pytest.raises(ValueError, match="unknown AEQUITAS variant"):
+    with pytest.raises(ValueError, match=r"Aequitas \('aequitas'\): variant must be one of \('random', 'semi'"):
         Aequitas(variant="directed").run(biased_model, synthetic.domain)
 
 

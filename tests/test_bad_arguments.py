@@ -44,3 +44,34 @@ def test_bad_budgets_raise_a_clear_error(name, value, method, synthetic, biased_
     ok_time = name == "max_time" and isinstance(value, float) and value > 0 and not math.isnan(value)
     assert ok_int or ok_time or (name in ("n_local",) and value == 0), f"{name}={value!r} was accepted"
     assert result.status in ("completed", "budget")
+
+
+@pytest.mark.parametrize("method, name, value", [
+    ("aequitas", "temperature", float("nan")), ("aequitas", "attribute_change", float("nan")),
+    ("sg", "threshold", float("nan")), ("maft", "h", float("inf")), ("eidig", "global_step", "1"),
+    ("random", "random_state", "abc"), ("random", "random_state", -1)])
+def test_values_once_accepted_or_blamed_elsewhere_name_the_parameter(method, name, value, synthetic, biased_model):
+    """NaN, infinity, a string for a number and a bad seed were accepted silently or failed deep inside
+    (MAFT's ``h=inf`` blamed the model, numpy's SeedSequence the seed); now the run refuses them first."""
+    search = fast_search(method).set_params(**{name: value})
+    with pytest.raises(ValueError, match=rf"{type(search).__name__} \('{method}'\): {name} must be .*, got "):
+        search.run(biased_model, synthetic.domain, seeds=synthetic.X)
+
+
+def test_run_search_without_a_method_name():
+    import fairnb
+
+    with pytest.raises(TypeError, match="method must be the name of a search method, one of .*'random'.*; got None"):
+        fairnb.run_search(None, None, method=None)
+
+
+def test_testsgd_and_retrainer_check_their_parameters_when_they_run(synthetic, biased_model):
+    from fairnb.group import TestSGD
+    from fairnb.mitigation import Retrainer
+
+    with pytest.raises(ValueError, match=r"TestSGD: min_samples must be an integer >= 1, got nan"):
+        TestSGD(min_samples=float("nan")).run(biased_model, synthetic)
+    with pytest.raises(TypeError, match=r"has no parameter 'thetaa' \(did you mean 'theta'\?\)"):
+        TestSGD(thetaa=0.1)
+    with pytest.raises(ValueError, match=r"Retrainer: epochs must be an integer >= 1, got 0"):
+        Retrainer(epochs=0).fit(biased_model, {}, synthetic)

@@ -89,7 +89,7 @@ def test_strategy_protocol_and_params(synthetic, biased_model):
 
     s = TwoSteps(size=9, random_state=3)
     assert s.get_params()["size"] == 9 and s.get_params()["random_state"] == 3
-    assert repr(s) == "TwoSteps(size=9, random_state=3)"
+    assert repr(s) == "TwoSteps(random_state=3, size=9)"      # scikit-learn's repr: parameters by name
     with pytest.raises(ValueError, match="no parameter"):
         s.set_params(bogus=1)
     r = s.run(biased_model, synthetic.domain)

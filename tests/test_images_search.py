@@ -124,7 +124,7 @@ def test_image_searches_refuse_other_domains_and_bad_parameters(seeds):
     table = TabularDomain([Feature("sex", 0, 1), Feature("x", 0, 3)], protected="sex")
     with pytest.raises(TypeError, match="ImageDomain"):
         get_method("adf_image")().run(detector(1.0), table, seeds=[[0, 1]])
-    with pytest.raises(ValueError, match="global_step must be positive"):
+    with pytest.raises(ValueError, match="global_step must be a finite number > 0"):
         get_method("eidig_image")(global_step=0).run(detector(1.0), domain(), seeds=seeds)
     with pytest.raises(ValueError, match="seed images"):
         get_method("neuronfair_image")().run(detector(1.0), domain())

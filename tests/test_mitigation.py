@@ -235,7 +235,7 @@ def test_bad_input_gives_clear_errors(synthetic, biased_model, found):
         mitigate(biased_model, found, synthetic.X)
     with pytest.raises(TypeError, match="as a dict"):
         mitigate(biased_model, [found], synthetic)
-    with pytest.raises(ValueError, match="fraction must be in"):
+    with pytest.raises(ValueError, match=r"Retrainer: fraction must be a number in \(0, 1\] or None"):
         mitigate(biased_model, found, synthetic, fraction=5)
     with pytest.raises(ValueError, match="labels must be one of"):
         mitigate(biased_model, found, synthetic, labels="majority")

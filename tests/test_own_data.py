@@ -163,7 +163,8 @@ def test_one_name_for_the_number_of_seeds_and_aequitas_uses_the_seeds_given(synt
     from fairnb.search import get_method
 
     for name in ("aequitas", "adf", "eidig", "maft", "neuronfair", "sg"):
-        assert "n_seeds" in get_method(name)._param_names() and "n_global" not in get_method(name)._param_names()
+        names = get_method(name)._get_param_names()
+        assert "n_seeds" in names and "n_global" not in names
     seeds = synthetic.X.to_numpy(float)[:40]
     r = get_method("aequitas")(n_seeds=40, n_local=5, random_state=0).run(biased_model, synthetic.domain, seeds=seeds)
     np.testing.assert_array_equal(r.extras["seeds"], seeds)

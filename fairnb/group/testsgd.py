@@ -19,18 +19,22 @@ from __future__ import annotations
 import threading
 import time
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator
 
 from ..models import wrap
+from ..params import COUNT, RANDOM_STATE, SHARE, Estimator, Interval, Options, Satisfies
 from .result import GroupResult
 from .rules import TooManyRuleSets, count_candidates, frequent_rule_sets, sensitive_features
 from .screening import screen
 from .scoring import GroupSampler, score_groups
 
 
-class TestSGD(BaseEstimator):
+OPEN_UNIT = Interval(Real, 0, 1, closed="neither")
+
+
+class TestSGD(Estimator):
     """Interpretable testing for subtle group discrimination (Zhang et al., TestSGD), batched.
 
     The defaults are the paper's.
@@ -60,6 +64,14 @@ class TestSGD(BaseEstimator):
     DUPLICATE_OVERLAP = 0.95   # rule sets selecting >= 95% the same records are one group, scored once
     WARN_CANDIDATES = 100_000
     MAX_RULE_SETS = 100_000    # frequent rule sets beyond this are refused (memory and ~2 x min_samples queries each)
+    _parameter_constraints = {
+        "theta": [SHARE], "n_bins": [Interval(Integral, 2, None, closed="left")],
+        "continuous": [Options(("auto",)), list, tuple], "error_threshold": [OPEN_UNIT], "confidence": [OPEN_UNIT],
+        "min_samples": [COUNT], "max_samples": [None, COUNT],
+        "favourable": [Interval(Integral, 0, None, closed="left")],
+        "step": [Satisfies(lambda v: not isinstance(v, bool) and v > 0 and float(v).is_integer(),
+                           "a positive whole number (features are integer codes)")],
+        "round_size": [COUNT], "batch_size": [COUNT], "top_k": [COUNT], "random_state": RANDOM_STATE}
 
     def __init__(self, theta: float = 0.05, n_bins: int = 10, continuous="auto", error_threshold: float = 0.05,
                  confidence: float = 0.95, min_samples: int = 1000, max_samples: int | None = None,
@@ -86,22 +98,6 @@ class TestSGD(BaseEstimator):
 
         return round(NormalDist().inv_cdf((1 + self.confidence) / 2), 2)
 
-    def _check_params(self):
-        if not 0 < self.error_threshold < 1:
-            raise ValueError(f"error_threshold must be in (0, 1), got {self.error_threshold!r}")
-        if not 0 < self.confidence < 1:
-            raise ValueError(f"confidence must be in (0, 1), got {self.confidence!r}")
-        for name in ("min_samples", "round_size", "batch_size"):
-            if int(getattr(self, name)) < 1:
-                raise ValueError(f"{name} must be a positive integer, got {getattr(self, name)!r}")
-        fav = self.favourable
-        if isinstance(fav, bool) or not isinstance(fav, (int, np.integer)) or fav < 0:
-            raise ValueError(f"favourable must be a class label (0, 1, ...), got {self.favourable!r}")
-
-    def _check_step(self):
-        if not (self.step > 0 and float(self.step).is_integer()):
-            raise ValueError(f"step must be a positive whole number (features are integer codes), got {self.step!r}")
-
     def stop(self):
         """End a running ``run`` between model calls (safe from another thread); scored rule sets are kept."""
         self._stop_event.set()
@@ -111,8 +107,9 @@ class TestSGD(BaseEstimator):
 
         ``data`` is a fairnb ``Dataset`` (its published training split is used) or an array/DataFrame
         of training records, with ``domain`` then required. ``sensitive`` defaults to the domain's
-        protected attributes.
+        protected attributes. The parameters are checked here (``_parameter_constraints``).
         """
+        self._validate_params()
         X, domain = _training_records(data, domain)
         feats = sensitive_features(domain, sensitive, n_bins=self.n_bins, continuous=self.continuous)
         bins = np.column_stack([f.bins(X[:, f.index]) for f in feats])
@@ -147,12 +144,10 @@ class TestSGD(BaseEstimator):
         ``MAX_RULE_SETS`` frequent ones raise ``TooManyRuleSets`` (a ``ValueError``) while they are
         enumerated, before memory runs out.
         """
-        self._check_params()
-        self._check_step()
         t0 = time.perf_counter()
         self._stop_event = threading.Event()
-        model = wrap(model)
         domain, feats, sampler = self.setup(data, domain, sensitive)
+        model = wrap(model)
         if rule_sets is None:
             n_candidates = count_candidates(feats)
             if n_candidates > self.WARN_CANDIDATES:

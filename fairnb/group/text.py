@@ -40,10 +40,12 @@ from __future__ import annotations
 import itertools
 import threading
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
 
+from ..params import COUNT, Options
 from .result import GroupResult
 from .rules import TooManyRuleSets
 from .testsgd import TestSGD
@@ -171,6 +173,9 @@ class TextTestSGD(TestSGD):
     """
 
     __test__ = False
+    _parameter_constraints = {**TestSGD._parameter_constraints, "terms": [str, Mapping],
+                              "sensitive": [None, list, tuple], "complement": [Options(COMPLEMENTS)],
+                              "max_len": [None, COUNT]}
 
     def __init__(self, terms="testsgd", sensitive=None, complement: str = "unmodified", max_len: int | None = None,
                  theta: float = 0.05, error_threshold: float = 0.05, confidence: float = 0.95,
@@ -219,8 +224,7 @@ class TextTestSGD(TestSGD):
         if not isinstance(vocab, Vocabulary):
             raise TypeError(f"vocab must be the fairnb.text.Vocabulary the model was trained with, "
                             f"got {type(vocab).__name__}")
-        if self.complement not in COMPLEMENTS:
-            raise ValueError(f"complement must be one of {COMPLEMENTS}, got {self.complement!r}")
+        self._validate_params()
         groups = self.groups()
         ids = _training_ids(data, vocab, self.max_len, groups.all_terms)
         return TextSampler(ids, {name: group_ids(vocab, terms) for name, terms in groups.items()}, self.complement)
@@ -253,7 +257,6 @@ class TextTestSGD(TestSGD):
         """
         from ..text import wrap_text_model
 
-        self._check_params()
         t0 = time.perf_counter()
         self._stop_event = threading.Event()
         sampler = self.setup(data, vocab)

@@ -41,13 +41,14 @@ True
 from __future__ import annotations
 
 import time
+from numbers import Real
 
 import numpy as np
 import pandas as pd
-from sklearn.base import BaseEstimator
 
 from ..models import wrap
 from ..models.training import accuracy
+from ..params import COUNT, POSITIVE, RANDOM_STATE, Estimator, Interval, Options
 from .labels import RULES, VoteLabeller, seed_label, variants_label
 from .measures import discrimination_rate, idi_count
 from .report import MitigationReport
@@ -61,7 +62,7 @@ GROUP_FRACTION = 0.10             # TestSGD: from 50 up to 10 % of the training 
 AUGMENT = ("input", "pair", "variants")
 
 
-class Retrainer(BaseEstimator):
+class Retrainer(Estimator):
     """Retrain ``model`` with generated samples and report the discrimination before and after.
 
     Parameters
@@ -83,6 +84,13 @@ class Retrainer(BaseEstimator):
         and after, so the comparison is paired).
     """
 
+    _parameter_constraints = {
+        "fraction": [None, Interval(Real, 0, 1, closed="right")], "repeats": [COUNT],
+        "labels": [None, Options(RULES), callable], "voters": [None, list, tuple], "augment": [Options(AUGMENT)],
+        "mode": [Options(MODES)], "epochs": [COUNT], "learning_rate": [POSITIVE], "retrain": [None, callable],
+        "n_samples": [COUNT, Options(("all",))], "fresh_search": [bool], "control": [bool],
+        "random_state": RANDOM_STATE}
+
     def __init__(self, fraction: float | None = None, repeats: int = 1, labels=None, voters=None,
                  augment: str = "input", mode: str = "finetune", epochs: int = 10, learning_rate: float = 1e-3,
                  retrain=None, n_samples: int | str = 10_000, fresh_search: bool = False, control: bool = False,
@@ -101,25 +109,12 @@ class Retrainer(BaseEstimator):
         self.control = control
         self.random_state = random_state
 
-    # ------------------------------------------------------------------ checks
-    def _check_params(self):
-        if self.fraction is not None and not (isinstance(self.fraction, (int, float)) and 0 < self.fraction <= 1):
-            raise ValueError(f"fraction must be in (0, 1] (e.g. 0.05 for 5 %), got {self.fraction!r}")
-        if not isinstance(self.repeats, (int, np.integer)) or self.repeats < 1:
-            raise ValueError(f"repeats must be a positive integer, got {self.repeats!r}")
-        if not (self.labels is None or callable(self.labels) or self.labels in RULES):
-            raise ValueError(f"labels must be one of {RULES} or a function f(X) -> labels, got {self.labels!r}")
-        if self.augment not in AUGMENT:
-            raise ValueError(f"augment must be one of {AUGMENT}, got {self.augment!r}")
-        if self.mode not in MODES:
-            raise ValueError(f"mode must be 'finetune' or 'scratch', got {self.mode!r}")
-
     # ------------------------------------------------------------------ fitting
     def fit(self, model, results, data) -> "Retrainer":
         """Mitigate ``model`` with ``results`` (a Result, a GroupResult, or a dict ``{name: result}``) on
         the Dataset ``data``; sets ``report_`` (a MitigationReport), ``models_`` and ``samples_``
         (per name, one retrained model and one ``(X, y)`` of added samples per repeat)."""
-        self._check_params()
+        self._validate_params()
         named = _named(results)
         images = any(_is_image(r) for r in named.values())
         if not (hasattr(data, "split") and (hasattr(data, "domain") or images)):

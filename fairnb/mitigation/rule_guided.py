@@ -34,19 +34,20 @@ from __future__ import annotations
 import html
 import time
 import warnings
+from numbers import Real
 
 import numpy as np
 import pandas as pd
-from sklearn.base import BaseEstimator
 
 from ..group.testsgd import TestSGD, cell_covers
 from ..models import wrap
 from ..models.training import accuracy
+from ..params import COUNT, POSITIVE, RANDOM_STATE, SHARE, Estimator, Interval, Options
 from .measures import group_score
 from .retrain import MODES, retrain_model
 
 
-class RuleGuidedMitigation(BaseEstimator):
+class RuleGuidedMitigation(Estimator):
     """Retrain a model with generated in-group samples until its worst group's score drops.
 
     Parameters
@@ -62,6 +63,11 @@ class RuleGuidedMitigation(BaseEstimator):
     retrain : optional ``f(model, X, y) -> model`` replacing the built-in retraining.
     random_state : seed of the sampling and of the retraining.
     """
+
+    _parameter_constraints = {"tester": [None, TestSGD], "max_fraction": [Interval(Real, 0, 1, closed="right")],
+                              "start": [COUNT], "mode": [Options(MODES)], "epochs": [COUNT],
+                              "learning_rate": [POSITIVE], "max_accuracy_drop": [SHARE], "max_draws": [COUNT],
+                              "retrain": [None, callable], "random_state": RANDOM_STATE}
 
     def __init__(self, tester: TestSGD | None = None, max_fraction: float = 0.1, start: int = 50,
                  mode: str = "finetune", epochs: int = 10, learning_rate: float = 1e-3,
@@ -93,8 +99,7 @@ class RuleGuidedMitigation(BaseEstimator):
 
     def run(self, model, data, rule_set=None, *, sensitive=None) -> "MitigationResult":
         """Mitigate ``model`` on the Dataset ``data`` for ``rule_set`` (default: TestSGD's top one)."""
-        if self.mode not in MODES:
-            raise ValueError(f"mode must be 'finetune' or 'scratch', got {self.mode!r}")
+        self._validate_params()
         if not (hasattr(data, "split") and hasattr(data, "domain")):
             raise TypeError("mitigation needs a fairnb Dataset (training labels and a test split)")
         t0 = time.perf_counter()

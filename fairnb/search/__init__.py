@@ -9,13 +9,24 @@ RandomSearch(n_samples=1000)
 """
 from __future__ import annotations
 
-from .engine import Batch, Engine, Event, Search, SearchContext
-from .random import RandomSearch
+import importlib
+
 from .registry import METHODS, get_method
 from .seeds import cluster_seeds
 
 __all__ = ["Batch", "Engine", "Event", "Search", "SearchContext", "RandomSearch", "METHODS", "get_method",
            "cluster_seeds", "run_search"]
+
+# The search classes build on scikit-learn's BaseEstimator (``fairnb.params``), which ``import fairnb``
+# does not load: they load on first use.
+_LAZY = {"Batch": ".engine", "Engine": ".engine", "Event": ".engine", "Search": ".engine",
+         "SearchContext": ".engine", "RandomSearch": ".random"}
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name], __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def run_search(model, domain, method: str = "random", seeds=None, *, listeners=(), client=None,

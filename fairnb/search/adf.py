@@ -44,6 +44,7 @@ True
 """
 from __future__ import annotations
 
+from ..params import Options
 from .two_phase import TwoPhaseSearch
 
 ACCEPTANCE = {"all": "accept", "metropolis": "metropolis", "reset": "reset"}
@@ -62,18 +63,18 @@ class ADF(TwoPhaseSearch):
     counterpart_rule = "class"
     objective = "loss"
     direction_sign = 1.0
+    _parameter_constraints = {**TwoPhaseSearch._parameter_constraints, "acceptance": [Options(ACCEPTANCE)]}
 
     def __init__(self, n_seeds: int = 1000, n_local: int = 1000, max_iter: int = 10, acceptance: str = "all",
                  global_step: float = 1.0, local_step: float = 1.0, c_num: int = 4,
                  seed_selection: str = "kmeans", batch_size: int = 4096, *, max_time: float | None = None,
                  max_tried: int | None = None, max_found: int | None = None, random_state: int | None = None,
                  progress: bool | None = None):
-        self._init_parent(ADF, locals())
         self.acceptance = acceptance
-
-    def _check_params(self, domain):
-        self._require_choice("acceptance", ACCEPTANCE)
-        super()._check_params(domain)
+        super().__init__(n_seeds=n_seeds, n_local=n_local, max_iter=max_iter, global_step=global_step,
+                         local_step=local_step, c_num=c_num, seed_selection=seed_selection, batch_size=batch_size,
+                         max_time=max_time, max_tried=max_tried, max_found=max_found,
+                         random_state=random_state, progress=progress)
 
     def _global_checks(self):
         return self.max_iter + 1

@@ -46,9 +46,12 @@ True
 """
 from __future__ import annotations
 
+from numbers import Real
+
 import numpy as np
 
 from ..counting import UniqueCounter
+from ..params import COUNT, SHARE, STEPS, Interval, Options
 from .engine import Batch, Search
 from .seeds import warn_if_few_seeds
 
@@ -126,6 +129,11 @@ class Aequitas(Search):
     """
 
     name = "aequitas"
+    _parameter_constraints = {**Search._parameter_constraints, "variant": [None, Options(VARIANTS)],
+                              "n_seeds": [COUNT], "n_local": [STEPS], "step_size": [COUNT],
+                              "attribute_change": [SHARE], "direction_change": [SHARE],
+                              "temperature": [Interval(Real, 0, None, closed="left")],
+                              "global_from": [None, Options(("random", "seeds"))], "batch_size": [COUNT]}
     domain_needs = ("sample", "bounded")
     default_variant = "fully"
     shard_budgets = ("n_seeds",)
@@ -135,8 +143,6 @@ class Aequitas(Search):
                  global_from: str | None = None, batch_size: int = 2000, *, max_time: float | None = None,
                  max_tried: int | None = None,
                  max_found: int | None = None, random_state: int | None = None, progress: bool | None = None):
-        super().__init__(max_time=max_time, max_tried=max_tried, max_found=max_found, random_state=random_state,
-                         progress=progress)
         self.variant = variant
         self.n_seeds = n_seeds
         self.n_local = n_local
@@ -146,12 +152,11 @@ class Aequitas(Search):
         self.temperature = temperature
         self.global_from = global_from
         self.batch_size = batch_size
+        super().__init__(max_time=max_time, max_tried=max_tried, max_found=max_found, random_state=random_state,
+                         progress=progress)
 
     def _policy(self, domain) -> PerturbationPolicy:
-        variant = self.variant or self.default_variant
-        if variant not in VARIANTS:
-            raise ValueError(f"unknown AEQUITAS variant {variant!r}; choose from {sorted(VARIANTS)}")
-        learn_attribute, learn_direction = VARIANTS[variant]
+        learn_attribute, learn_direction = VARIANTS[self.variant or self.default_variant]
         return PerturbationPolicy(domain.non_protected, learn_attribute=learn_attribute,
                                   learn_direction=learn_direction, attribute_change=self.attribute_change,
                                   direction_change=self.direction_change)
@@ -159,8 +164,6 @@ class Aequitas(Search):
     def select_seeds(self, seeds, should_stop=None, domain=None) -> np.ndarray | None:
         """The global phase's inputs drawn from ``seeds`` (``n_seeds`` at random), or None when the
         search draws random inputs (``global_from``)."""
-        if self.global_from not in (None, "random", "seeds"):
-            raise ValueError(f"global_from must be None, 'random' or 'seeds', got {self.global_from!r}")
         if self.global_from == "random" or (self.global_from is None and seeds is None):
             return None
         if seeds is None:
@@ -176,8 +179,6 @@ class Aequitas(Search):
         return ctx.domain.sample(self.n_seeds, ctx.rng) if chosen is None else chosen
 
     def _generate(self, ctx):
-        if self.temperature < 0 or self.step_size <= 0 or self.n_local < 0:
-            raise ValueError("Aequitas needs temperature >= 0, step_size > 0 and n_local >= 0")
         domain = ctx.domain
         policy = self._policy(domain)
         starts = ctx.use_seeds(self._global_inputs(ctx))

@@ -29,6 +29,9 @@ True
 """
 from __future__ import annotations
 
+from numbers import Real
+
+from ..params import SHARE, Interval
 from .two_phase import TwoPhaseSearch
 
 
@@ -45,22 +48,20 @@ class EIDIG(TwoPhaseSearch):
     local_pair = "random"
     objective = "proba"
     direction_sign = -1.0
+    _parameter_constraints = {**TwoPhaseSearch._parameter_constraints, "decay": [SHARE],
+                              "update_interval": [Interval(Real, 1, None, closed="both")]}   # inf: EIDIG-INF
 
     def __init__(self, n_seeds: int = 1000, n_local: int = 1000, max_iter: int = 10, decay: float = 0.5,
                  update_interval: float = 5, global_step: float = 1.0, local_step: float = 1.0, c_num: int = 4,
                  seed_selection: str = "kmeans", batch_size: int = 4096, *, max_time: float | None = None,
                  max_tried: int | None = None, max_found: int | None = None, random_state: int | None = None,
                  progress: bool | None = None):
-        self._init_parent(EIDIG, locals())
         self.decay = decay
         self.update_interval = update_interval
-
-    def _check_params(self, domain):
-        super()._check_params(domain)
-        if not 0 <= self.decay <= 1:
-            raise ValueError(f"{self.name}: decay must be in [0, 1], got {self.decay!r}")
-        if not self.update_interval >= 1:
-            raise ValueError(f"{self.name}: update_interval must be at least 1 (or inf), got {self.update_interval!r}")
+        super().__init__(n_seeds=n_seeds, n_local=n_local, max_iter=max_iter, global_step=global_step,
+                         local_step=local_step, c_num=c_num, seed_selection=seed_selection, batch_size=batch_size,
+                         max_time=max_time, max_tried=max_tried, max_found=max_found,
+                         random_state=random_state, progress=progress)
 
     def _decays(self):
         return self.decay, 0.0

@@ -31,12 +31,10 @@ Example
 """
 from __future__ import annotations
 
-import inspect
-import math
-import numbers
 import threading
 import time
 from dataclasses import dataclass, field
+from numbers import Real
 from typing import Callable, Generator
 
 import numpy as np
@@ -44,16 +42,9 @@ import numpy as np
 from ..interrupts import deferred_interrupts
 from ..domains.base import check_convention, require_capabilities
 from ..oracle import Oracle, Verdict, make_oracle
+from ..params import COUNT, RANDOM_STATE, Estimator, Interval
 from ..results import Result
 from .background import BackgroundSearch
-
-# Integer-valued hyperparameters any search may have, with their smallest allowed value; ``Search``
-# checks each one a search has before it runs (None is allowed where it is the default, and for SG's
-# ``limit``, where it means no limit).
-COUNT_PARAMS = {"max_tried": 1, "max_found": 1, "batch_size": 1, "n_samples": 1, "n_seeds": 1,
-                "n_local": 0, "max_iter": 0, "c_num": 1, "limit": 1, "interpret_rows": 1, "r_step_global": 1,
-                "r_step_local": 1, "step_size": 1}
-
 
 @dataclass
 class Batch:
@@ -252,15 +243,16 @@ class Engine:
                 r.status, r.error = "failed", e
 
 
-class Search:
+class Search(Estimator):
     """Base class of every generator: hyperparameters in ``__init__``, work in ``run``.
 
     Budgets shared by all searches (any combination; the search ends at the first one reached):
     ``max_time`` seconds, ``max_tried`` candidates checked, ``max_found`` unique IDIs in the method's
     own counting convention ``dedup`` (at most that many are kept). ``max_time=float("inf")`` is allowed and means no time limit: a search
     with no other budget and no natural end (e.g. ``RandomSearch(n_samples=None)``) then runs until
-    ``stop()`` or Ctrl-C. Budgets and sizes are checked when the search runs: a value that is not a
-    positive number (NaN, 0.5 of a batch) raises ``ValueError`` naming the parameter.
+    ``stop()`` or Ctrl-C. Every parameter is checked when the search runs, against the class's
+    ``_parameter_constraints`` (``fairnb.params``): a value it does not allow (NaN, 0.5 of a batch, an
+    unknown option) raises ``ValueError`` naming the parameter and what it allows.
     ``random_state`` makes the search deterministic; ``progress`` is ``None`` (a live panel in a
     notebook, nothing elsewhere), ``True`` (a panel in a notebook, a tqdm bar elsewhere) or ``False``.
 
@@ -269,12 +261,17 @@ class Search:
     ``fairnb.domains.base.require_capabilities``), ``needs_gradients`` / ``needs_activations`` and ``feature_kinds``, the kinds of
     features (``Feature.kind``) they handle; ``run`` refuses a domain with another kind. The tabular
     methods handle all three: they change integer codes, and step categorical codes like numbers as
-    their papers do.
+    their papers do. A subclass's ``__init__`` lists all its parameters (scikit-learn reads them from
+    its signature), stores its own and passes the inherited ones on with ``super().__init__(...)``; its
+    ``_parameter_constraints`` extend its parent's: ``{**Parent._parameter_constraints, "size": [COUNT]}``.
     """
 
     name = "search"
     domain_needs: tuple = ()
     dedup = "eidig"      # the method's counting convention: what max_found and the progress panel count
+    _parameter_constraints = {"max_time": [None, Interval(Real, 0, None, closed="right")],
+                              "max_tried": [None, COUNT], "max_found": [None, COUNT],
+                              "random_state": RANDOM_STATE, "progress": [None, bool]}
     needs_gradients = False
     needs_activations = False
     feature_kinds = ("categorical", "ordinal", "continuous")
@@ -285,14 +282,6 @@ class Search:
     # extras that every shard computes alike from the whole run's inputs: the merge keeps the first shard's
     same_in_every_shard: tuple = ()
 
-    def __new__(cls, *args, **params):
-        # Explicit ``__init__`` signatures (scikit-learn's convention); a misspelt parameter gets the
-        # closest valid names here, instead of Python's bare "unexpected keyword argument".
-        unknown = [k for k in params if k not in cls._param_names()]
-        if unknown:
-            raise TypeError(unknown_parameters(cls, unknown))
-        return super().__new__(cls)
-
     def __init__(self, *, max_time: float | None = None, max_tried: int | None = None,
                  max_found: int | None = None, random_state: int | None = None, progress: bool | None = None):
         self.max_time = max_time
@@ -302,54 +291,6 @@ class Search:
         self.progress = progress
         self._stop_event = threading.Event()
         self._busy = threading.Lock()       # held while a run is in progress (one run per object at a time)
-
-    # ------------------------------------------------------------------ scikit-learn estimator parameters
-    @classmethod
-    def _param_names(cls) -> list[str]:
-        """The parameters of ``cls.__init__``, in signature order (every subclass lists all of its own)."""
-        sig = inspect.signature(cls.__init__)
-        for p in sig.parameters.values():
-            if p.kind in (p.VAR_KEYWORD, p.VAR_POSITIONAL):
-                raise TypeError(f"{cls.__name__}.__init__ must list its parameters explicitly (scikit-learn's "
-                                f"convention), not *{p.name}")
-        return [p for p in sig.parameters if p != "self"]
-
-    def _init_parent(self, cls, values: dict) -> None:
-        """Call the ``__init__`` of ``cls``'s parent with the entries of ``values`` (the caller's
-        ``locals()``) that it takes. Every class lists all its parameters in its own ``__init__``, where
-        scikit-learn reads them; this passes the inherited ones on without restating the call."""
-        parent_init = super(cls, self).__init__
-        taken = inspect.signature(parent_init).parameters
-        parent_init(**{k: v for k, v in values.items() if k in taken})
-
-    def _require_choice(self, param: str, allowed) -> None:
-        """A ValueError naming ``param`` unless its value is one of ``allowed``."""
-        value = getattr(self, param)
-        if value not in allowed:
-            raise ValueError(f"{self.name}: {param} must be one of {tuple(allowed)}, got {value!r}")
-
-    def get_params(self, deep: bool = True) -> dict:
-        """The hyperparameters by name, as scikit-learn's ``get_params`` (no search has nested estimators,
-        so ``deep`` changes nothing)."""
-        return {n: getattr(self, n) for n in self._param_names()}
-
-    def set_params(self, **params) -> "Search":
-        """Set hyperparameters, as scikit-learn's ``set_params``; an unknown name raises ``ValueError``."""
-        unknown = [k for k in params if k not in self._param_names()]
-        if unknown:
-            raise ValueError(unknown_parameters(type(self), unknown))
-        for k, v in params.items():
-            setattr(self, k, v)
-        return self
-
-    @classmethod
-    def _defaults(cls) -> dict:
-        return {p.name: p.default for p in inspect.signature(cls.__init__).parameters.values()}
-
-    def __repr__(self):
-        defaults = self._defaults()
-        shown = {k: v for k, v in self.get_params().items() if not _same(defaults.get(k), v)}
-        return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in shown.items())})"
 
     # ------------------------------------------------------------------ running
     def stop(self):
@@ -440,29 +381,12 @@ class Search:
             raise error
         return result
 
-    def _check_budget(self):
-        """Raise ``ValueError`` for a budget or size that is not a usable number (see the class docstring)."""
-        t = self.max_time
-        if t is not None and (isinstance(t, bool) or not isinstance(t, numbers.Real) or math.isnan(t) or t <= 0):
-            raise ValueError(f"{type(self).__name__}: max_time must be a positive number of seconds (float('inf') "
-                             f"for no limit) or None, got {t!r}")
-        defaults = self._defaults()
-        for name, low in COUNT_PARAMS.items():
-            if name not in defaults:
-                continue
-            v = getattr(self, name)
-            if v is None and (defaults[name] is None or name == "limit"):
-                continue
-            if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < low:
-                allowed = f"an integer >= {low}" + (" or None" if defaults[name] is None or name == "limit" else "")
-                raise ValueError(f"{type(self).__name__}: {name} must be {allowed}, got {v!r}")
-
     def _checked(self, model, domain, seeds):
-        """``(model, seeds)`` ready to search: the model wrapped, the seeds validated; raises for a budget,
+        """``(model, seeds)`` ready to search: the model wrapped, the seeds validated; raises for a parameter,
         a model or a domain this search cannot use."""
         from ..models import supports_activations, supports_gradients, wrap
 
-        self._check_budget()
+        self._validate_params()
         model = wrap(model)
         require_capabilities(self.name, domain, self.domain_needs)
         if self.needs_gradients and not supports_gradients(model):
@@ -519,24 +443,6 @@ class Search:
         raise NotImplementedError
 
 
-def unknown_parameters(cls, names) -> str:
-    """The message for parameters ``cls`` does not have: the method, the closest valid names, all valid names.
-
-    >>> from fairnb.search import RandomSearch
-    >>> unknown_parameters(RandomSearch, ["n_sample"])
-    "RandomSearch ('random') has no parameter 'n_sample' (did you mean 'n_samples'?); valid parameters: n_samples, batch_size, max_time, max_tried, max_found, random_state, progress"
-    """
-    import difflib
-
-    valid = cls._param_names()
-    parts = []
-    for name in names:
-        close = difflib.get_close_matches(str(name), valid, n=1)
-        parts.append(repr(name) + (f" (did you mean {close[0]!r}?)" if close else ""))
-    return (f"{cls.__name__} ({cls.name!r}) has no parameter {', '.join(parts)}; "
-            f"valid parameters: {', '.join(valid)}")
-
-
 def domain_seeds(seeds, domain) -> np.ndarray:
     """``seeds`` as an array in the domain's column order: a DataFrame is aligned by column name (and
     refused when its names are not the domain's), values must be integer codes inside the bounds."""
@@ -554,9 +460,3 @@ def domain_seeds(seeds, domain) -> np.ndarray:
                          "round or encode them first")
     return X
 
-
-def _same(a, b) -> bool:
-    try:
-        return bool(a is b or a == b)
-    except (TypeError, ValueError):
-        return False

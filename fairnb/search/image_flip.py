@@ -53,12 +53,16 @@ from __future__ import annotations
 import numpy as np
 
 from ..counting import UniqueCounter
+from ..params import COUNT
 from .adf import ADF
 from .biased_neurons import interpret_differences, pair_activation_differences
 from .eidig import EIDIG
 from .engine import Batch
 from .neuronfair import NeuronFair
 from .two_phase import TwoPhaseSearch
+
+#: the constraints of the parameters that the image searches add to (or change from) the tabular method's
+IMAGE_CONSTRAINTS = {"n_seeds": [None, COUNT], "signed": [bool]}
 
 
 def _pixels(X) -> np.ndarray:
@@ -70,22 +74,28 @@ def _pixels(X) -> np.ndarray:
 class ImageFlipSearch:
     """The global phase on images, for a two-phase method class it is mixed into (before it): the
     method supplies the gradients (``_pair_gradients``), the direction rule (``_global_direction``), the
-    momentum (``_decays``) and the number of checks (``_global_checks``); see the module docstring."""
+    momentum (``_decays``) and the number of checks (``_global_checks``); see the module docstring.
+
+    Its ``__init__`` holds the parameters every image search has; the tabular method's ``__init__`` is
+    skipped (its local phase, seed selection and clusters do not apply to images), so a subclass passes
+    these on with ``super().__init__(...)`` and sets only its own."""
 
     domain_needs = ()
     dedup = "eidig"
 
-    def _check_image_params(self, domain):
+    def __init__(self, n_seeds: int | None = None, max_iter: int = 40, global_step: float = 0.15,
+                 signed: bool = False, batch_size: int = 1000, *, max_time: float | None = None,
+                 max_tried: int | None = None, max_found: int | None = None, random_state: int | None = None,
+                 progress: bool | None = None):
+        self.n_seeds, self.max_iter, self.global_step, self.signed, self.batch_size = (n_seeds, max_iter, global_step,
+                                                                                      signed, batch_size)
+        super(TwoPhaseSearch, self).__init__(max_time=max_time, max_tried=max_tried, max_found=max_found,
+                                             random_state=random_state, progress=progress)
+
+    def _check_image_domain(self, domain):
         if getattr(domain, "kind", None) != "image" or not callable(getattr(domain, "pinned", None)):
             raise TypeError(f"{self.name} searches images: pass a fairnb.domains.ImageDomain, got {type(domain).__name__}"
                             f" (for tables use {self.name.replace('_image', '')!r})")
-        if not self.global_step > 0:
-            raise ValueError(f"{self.name}: global_step must be positive, got {self.global_step!r}")
-        if not isinstance(self.signed, (bool, np.bool_)):
-            raise ValueError(f"{self.name}: signed must be True or False, got {self.signed!r}")
-
-    def _check_params(self, domain):
-        self._check_image_params(domain)
 
     def _global_direction(self, G1, G2):
         rule = super()._global_direction(G1, G2)       # the tabular method's (signed) direction
@@ -102,7 +112,7 @@ class ImageFlipSearch:
 
     def _generate(self, ctx):
         dom = ctx.domain
-        self._check_params(dom)
+        self._check_image_domain(dom)
         self._stats = {"gradient_rows": 0, "local_steps": 0}
         extras = ctx.result.extras
         generated = UniqueCounter(dom, "eidig")
@@ -206,21 +216,18 @@ class NeuronFairImage(ImageFlipSearch, NeuronFair):
     """
 
     name = "neuronfair_image"
+    _parameter_constraints = {**NeuronFair._parameter_constraints, **IMAGE_CONSTRAINTS}
 
     def __init__(self, n_seeds: int | None = None, max_iter: int = 40, global_step: float = 0.15,
                  momentum_global: float = 0.1, r_step_global: int = 10, random_share: float = 0.05,
                  interpret_rows: int = 5000, layer: int | None = None, signed: bool = False, batch_size: int = 1000,
                  *, max_time: float | None = None, max_tried: int | None = None, max_found: int | None = None,
                  random_state: int | None = None, progress: bool | None = None):
-        self._init_parent(TwoPhaseSearch, locals())         # the budgets; the tabular parameters do not apply
-        self.n_seeds, self.max_iter, self.global_step = n_seeds, max_iter, global_step
         self.momentum_global, self.r_step_global, self.random_share = momentum_global, r_step_global, random_share
-        self.interpret_rows, self.layer, self.signed, self.batch_size = interpret_rows, layer, signed, batch_size
-
-    def _check_params(self, domain):
-        self._check_image_params(domain)
-        if not 0 <= self.momentum_global < 1 or not 0 <= self.random_share <= 1:
-            raise ValueError("neuronfair_image: momentum_global must be in [0, 1) and random_share in [0, 1]")
+        self.interpret_rows, self.layer = interpret_rows, layer
+        super().__init__(n_seeds=n_seeds, max_iter=max_iter, global_step=global_step, signed=signed,
+                         batch_size=batch_size, max_time=max_time, max_tried=max_tried, max_found=max_found,
+                         random_state=random_state, progress=progress)
 
     def _decays(self):
         return self.momentum_global, 0.0
@@ -237,14 +244,7 @@ class ADFImage(ImageFlipSearch, ADF):
     ``NeuronFairImage`` without the NeuronFair-only ones."""
 
     name = "adf_image"
-
-    def __init__(self, n_seeds: int | None = None, max_iter: int = 40, global_step: float = 0.15,
-                 signed: bool = False, batch_size: int = 1000, *, max_time: float | None = None,
-                 max_tried: int | None = None, max_found: int | None = None, random_state: int | None = None,
-                 progress: bool | None = None):
-        self._init_parent(TwoPhaseSearch, locals())
-        self.n_seeds, self.max_iter, self.global_step, self.signed, self.batch_size = (n_seeds, max_iter, global_step,
-                                                                                      signed, batch_size)
+    _parameter_constraints = {**ADF._parameter_constraints, **IMAGE_CONSTRAINTS}
 
 
 class EIDIGImage(ImageFlipSearch, EIDIG):
@@ -252,16 +252,13 @@ class EIDIGImage(ImageFlipSearch, EIDIG):
     its global momentum (0.5)."""
 
     name = "eidig_image"
+    _parameter_constraints = {**EIDIG._parameter_constraints, **IMAGE_CONSTRAINTS}
 
     def __init__(self, n_seeds: int | None = None, max_iter: int = 40, decay: float = 0.5, global_step: float = 0.15,
                  signed: bool = False, batch_size: int = 1000, *, max_time: float | None = None,
                  max_tried: int | None = None, max_found: int | None = None, random_state: int | None = None,
                  progress: bool | None = None):
-        self._init_parent(TwoPhaseSearch, locals())
-        self.n_seeds, self.max_iter, self.decay, self.global_step = n_seeds, max_iter, decay, global_step
-        self.signed, self.batch_size = signed, batch_size
-
-    def _check_params(self, domain):
-        self._check_image_params(domain)
-        if not 0 <= self.decay <= 1:
-            raise ValueError(f"eidig_image: decay must be in [0, 1], got {self.decay!r}")
+        self.decay = decay
+        super().__init__(n_seeds=n_seeds, max_iter=max_iter, global_step=global_step, signed=signed,
+                         batch_size=batch_size, max_time=max_time, max_tried=max_tried, max_found=max_found,
+                         random_state=random_state, progress=progress)

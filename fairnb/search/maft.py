@@ -31,6 +31,7 @@ import warnings
 import numpy as np
 
 from ..models import outputs_hard_labels
+from ..params import POSITIVE
 from .eidig import EIDIG
 from .finite_difference import class_probability_gradient
 
@@ -44,20 +45,20 @@ class MAFT(EIDIG):
 
     name = "maft"
     needs_gradients = False
+    _parameter_constraints = {**EIDIG._parameter_constraints, "h": [POSITIVE], "vectorised": [bool]}
 
     def __init__(self, n_seeds: int = 1000, n_local: int = 1000, max_iter: int = 10, decay: float = 0.5,
                  update_interval: float = 5, h: float = 1.0, vectorised: bool = True, global_step: float = 1.0,
                  local_step: float = 1.0, c_num: int = 4, seed_selection: str = "kmeans",
                  batch_size: int = 4096, *, max_time: float | None = None, max_tried: int | None = None,
                  max_found: int | None = None, random_state: int | None = None, progress: bool | None = None):
-        self._init_parent(MAFT, locals())
         self.h = h
         self.vectorised = vectorised
-
-    def _check_params(self, domain):
-        super()._check_params(domain)
-        if not self.h > 0:
-            raise ValueError(f"maft: the perturbation size h must be positive, got {self.h!r}")
+        super().__init__(n_seeds=n_seeds, n_local=n_local, max_iter=max_iter, decay=decay,
+                         update_interval=update_interval, global_step=global_step, local_step=local_step,
+                         c_num=c_num, seed_selection=seed_selection, batch_size=batch_size,
+                         max_time=max_time, max_tried=max_tried, max_found=max_found,
+                         random_state=random_state, progress=progress)
 
     def _begin(self, ctx, seeds):
         probe = seeds[: min(len(seeds), 256)]

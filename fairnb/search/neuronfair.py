@@ -58,9 +58,12 @@ Example
 """
 from __future__ import annotations
 
+from numbers import Integral, Real
+
 import numpy as np
 
 from ..oracle import in_pieces
+from ..params import COUNT, SHARE, Interval, Options
 from .biased_neurons import interpret
 from .two_phase import EPSILON, TwoPhaseSearch
 
@@ -85,6 +88,12 @@ class NeuronFair(TwoPhaseSearch):
     needs_activations = True
     seed_order = "ascending"
     dedup = "adf"
+    _parameter_constraints = {**TwoPhaseSearch._parameter_constraints,
+                              "momentum_global": [Interval(Real, 0, 1, closed="left")],
+                              "momentum_local": [Interval(Real, 0, 1, closed="left")],
+                              "r_step_global": [COUNT], "r_step_local": [COUNT], "random_share": [SHARE],
+                              "interpret_rows": [COUNT], "layer": [None, Interval(Integral, 0, None, closed="left")],
+                              "local": [Options(LOCAL_WALKS)]}
 
     def __init__(self, n_seeds: int = 1000, n_local: int = 1000, max_iter: int = 40, momentum_global: float = 0.1,
                  momentum_local: float = 0.05, r_step_global: int = 10, r_step_local: int = 50,
@@ -93,7 +102,6 @@ class NeuronFair(TwoPhaseSearch):
                  seed_selection: str = "kmeans", batch_size: int = 4096, *, max_time: float | None = None,
                  max_tried: int | None = None, max_found: int | None = None, random_state: int | None = None,
                  progress: bool | None = None):
-        self._init_parent(NeuronFair, locals())
         self.momentum_global = momentum_global
         self.momentum_local = momentum_local
         self.r_step_global = r_step_global
@@ -102,16 +110,10 @@ class NeuronFair(TwoPhaseSearch):
         self.interpret_rows = interpret_rows
         self.layer = layer
         self.local = local
-
-    def _check_params(self, domain):
-        super()._check_params(domain)
-        if not (0 <= self.momentum_global < 1 and 0 <= self.momentum_local < 1):
-            raise ValueError("neuronfair: momentum_global and momentum_local must be in [0, 1)")
-        if not (self.r_step_global >= 1 and self.r_step_local >= 1):
-            raise ValueError("neuronfair: r_step_global and r_step_local must be at least 1")
-        if not 0 <= self.random_share <= 1:
-            raise ValueError(f"neuronfair: random_share must be in [0, 1], got {self.random_share!r}")
-        self._require_choice("local", LOCAL_WALKS)
+        super().__init__(n_seeds=n_seeds, n_local=n_local, max_iter=max_iter, global_step=global_step,
+                         local_step=local_step, c_num=c_num, seed_selection=seed_selection, batch_size=batch_size,
+                         max_time=max_time, max_tried=max_tried, max_found=max_found,
+                         random_state=random_state, progress=progress)
 
     # ------------------------------------------------------------------ interpretation
     def _begin(self, ctx, seeds):

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 
 from ..oracle import rows_per_call, variant_bytes
+from ..params import COUNT
 from .engine import Batch, Search
 
 
@@ -46,14 +47,16 @@ class RandomSearch(Search):
     domain_needs = ("sample",)
     shard_budgets = ("n_samples",)
     DEFAULT_SAMPLES = 10_000
+    _parameter_constraints = {**Search._parameter_constraints,
+                              "n_samples": [None, COUNT], "batch_size": [COUNT]}
 
     def __init__(self, n_samples: int | None = None, batch_size: int = 2_000, *, max_time: float | None = None,
                  max_tried: int | None = None, max_found: int | None = None, random_state: int | None = None,
                  progress: bool | None = None):
-        super().__init__(max_time=max_time, max_tried=max_tried, max_found=max_found, random_state=random_state,
-                         progress=progress)
         self.n_samples = n_samples
         self.batch_size = batch_size
+        super().__init__(max_time=max_time, max_tried=max_tried, max_found=max_found, random_state=random_state,
+                         progress=progress)
 
     def _generate(self, ctx):
         n_samples = self.n_samples

@@ -34,6 +34,8 @@ METHODS = {
 
 def get_method(name: str):
     """The Search class registered under ``name``."""
+    if not isinstance(name, str):
+        raise TypeError(f"method must be the name of a search method, one of {sorted(METHODS)}; got {name!r}")
     try:
         target = METHODS[name.lower()]
     except KeyError:

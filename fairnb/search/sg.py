@@ -51,11 +51,15 @@ from __future__ import annotations
 import numpy as np
 
 from ..counting import UniqueCounter
+from ..params import COUNT, FINITE, Options
 from .engine import Batch, Search
 from .seeds import cluster_seeds, warn_if_few_seeds
 from .symbolic import LimeSampler, PriorityQueue, Z3Solver, box, global_constraints, local_constraints, rank, tree_path
+from .symbolic.sampler import MODES
 
 ORIGINS = ("seed", "local", "global")
+SEED_ORDERS = ("round-robin", "data")
+NEGATED_CONFIDENCES = ("original", "complement")
 
 
 class SymbolicGeneration(Search):
@@ -69,7 +73,7 @@ class SymbolicGeneration(Search):
     c_num : K-Means clusters of the seed data (4).
     seed_order : ``"round-robin"`` over the clusters (the paper) or ``"data"`` (data order, Fig. 3's
         "iterative").
-    threshold : T1, the confidence below which global search stops going down a path (0.3).
+    threshold : T1, the confidence below which global search stops going down a path (0.3; above 1: no global search).
     n_samples : neighbourhood size of the surrogate (LIME's default 5000).
     sampler : ``"marginal"`` (LIME with categorical features, the ADF re-implementation) or
         ``"gaussian"`` (around the input); see :mod:`fairnb.search.symbolic.sampler`.
@@ -83,6 +87,12 @@ class SymbolicGeneration(Search):
     name = "sg"
     shard_budgets = ("limit", "n_seeds")
     domain_needs = ("bounded",)
+    _parameter_constraints = {**Search._parameter_constraints, "limit": [None, COUNT], "n_seeds": [None, COUNT],
+                              "c_num": [COUNT], "seed_order": [Options(SEED_ORDERS)], "threshold": [FINITE],
+                              "n_samples": [COUNT], "sampler": [Options(MODES)],
+                              "negated_confidence": [Options(NEGATED_CONFIDENCES)],
+                              "rank_seed": [FINITE], "rank_local": [FINITE], "rank_global": [FINITE],
+                              "enable_local": [bool], "enable_global": [bool], "batch_size": [COUNT]}
 
     def __init__(self, limit: int | None = 1000, n_seeds: int | None = None, c_num: int = 4,
                  seed_order: str = "round-robin", threshold: float = 0.3, n_samples: int = 5000,
@@ -91,8 +101,6 @@ class SymbolicGeneration(Search):
                  enable_global: bool = True, batch_size: int = 16, *, max_time: float | None = None,
                  max_tried: int | None = None, max_found: int | None = None, random_state: int | None = None,
                  progress: bool | None = None):
-        super().__init__(max_time=max_time, max_tried=max_tried, max_found=max_found, random_state=random_state,
-                         progress=progress)
         self.limit = limit
         self.n_seeds = n_seeds
         self.c_num = c_num
@@ -107,6 +115,8 @@ class SymbolicGeneration(Search):
         self.enable_local = enable_local
         self.enable_global = enable_global
         self.batch_size = batch_size
+        super().__init__(max_time=max_time, max_tried=max_tried, max_found=max_found, random_state=random_state,
+                         progress=progress)
 
     @classmethod
     def bench_params(cls, *, seeds: int, local: int, max_time: float | None) -> dict:
@@ -126,19 +136,10 @@ class SymbolicGeneration(Search):
         if self.seed_order == "round-robin":
             return cluster_seeds(data, n, c_num=self.c_num, order="ascending", random_state=2019,
                                  should_stop=should_stop)
-        if self.seed_order == "data":
-            return data[:n].copy()
-        raise ValueError(f"seed_order must be 'round-robin' or 'data', got {self.seed_order!r}")
-
-    def _check_params(self):
-        if self.limit is not None and self.limit < 1:
-            raise ValueError(f"limit must be a positive number of test cases or None, got {self.limit}")
-        if self.batch_size < 1:
-            raise ValueError(f"batch_size must be at least 1, got {self.batch_size}")
+        return data[:n].copy()
 
     # ------------------------------------------------------------------ the loop
     def _generate(self, ctx):
-        self._check_params()
         domain = ctx.domain
         seeds = self._selected_seeds(ctx)
         if seeds is None:            # stopped while K-Means chose the seeds

@@ -72,6 +72,7 @@ import json
 import numpy as np
 
 from ..domains.base import require_capabilities
+from ..params import COUNT, STEPS, Options
 from .engine import Batch, Search
 from .text_steps import (EPSILON, HF_SCORES, SIGN_CONVENTIONS, asc_step, hotflip_step, local_step, random_step,
                          token_saliency)
@@ -109,7 +110,9 @@ class TextSubstitutionSearch(Search):
     """
 
     name = "text"
-    choices = {"acceptance": ACCEPTANCE}      # options checked when a run starts
+    _parameter_constraints = {**Search._parameter_constraints, "n_seeds": [COUNT], "max_iter": [STEPS],
+                              "n_local": [STEPS], "n_walkers": [COUNT], "acceptance": [Options(ACCEPTANCE)],
+                              "batch_size": [COUNT]}
     same_in_every_shard = ("skipped_seeds",)
     domain_needs = ("substitutions",)
     dedup = "adf"
@@ -119,13 +122,14 @@ class TextSubstitutionSearch(Search):
                  acceptance: str = "reset", batch_size: int = 2048, *, max_time: float | None = None,
                  max_tried: int | None = None, max_found: int | None = None, random_state: int | None = None,
                  progress: bool | None = None):
-        self._init_parent(TextSubstitutionSearch, locals())
         self.n_seeds = n_seeds
         self.max_iter = max_iter
         self.n_local = n_local
         self.n_walkers = n_walkers
         self.acceptance = acceptance
         self.batch_size = batch_size
+        super().__init__(max_time=max_time, max_tried=max_tried, max_found=max_found,
+                         random_state=random_state, progress=progress)
 
     # ------------------------------------------------------------------ the part a method chooses
     def _global_step(self, X, G, GC, cand, E, rng, gap):
@@ -168,10 +172,6 @@ class TextSubstitutionSearch(Search):
         return ids[has][: self.n_seeds]
 
     def _generate(self, ctx):
-        for param, allowed in self.choices.items():
-            self._require_choice(param, allowed)
-        if isinstance(self.n_walkers, bool) or not isinstance(self.n_walkers, int) or self.n_walkers < 1:
-            raise ValueError(f"{self.name}: n_walkers must be an integer >= 1, got {self.n_walkers!r}")
         self._stats = {"gradient_rows": 0, "gradient_calls": 0, "raw": 0, "global": 0, "local_seeds": 0}
         extras = ctx.result.extras
         self._local_seen = self._local_found = None
@@ -381,15 +381,18 @@ class TextASCBase(TextSubstitutionSearch):
     gradient, up the loss) or ``"papernot-literal"`` (the printed ``sign(x_a - c)``)."""
 
     adf = True
-    choices = {**TextSubstitutionSearch.choices, "sign_convention": SIGN_CONVENTIONS}
+    _parameter_constraints = {**TextSubstitutionSearch._parameter_constraints,
+                              "sign_convention": [Options(SIGN_CONVENTIONS)]}
 
     def __init__(self, n_seeds: int = 1000, max_iter: int = 10, n_local: int = 1000, n_walkers: int = 1,
                  acceptance: str = "reset", batch_size: int = 2048, sign_convention: str = "toward-boundary", *,
                  max_time: float | None = None,
                  max_tried: int | None = None, max_found: int | None = None, random_state: int | None = None,
                  progress: bool | None = None):
-        self._init_parent(TextASCBase, locals())
         self.sign_convention = sign_convention
+        super().__init__(n_seeds=n_seeds, max_iter=max_iter, n_local=n_local, n_walkers=n_walkers,
+                         acceptance=acceptance, batch_size=batch_size, max_time=max_time, max_tried=max_tried,
+                         max_found=max_found, random_state=random_state, progress=progress)
 
     def _global_step(self, X, G, GC, cand, E, rng, gap):
         return asc_step(X, G, GC if self.adf else None, cand, E, convention=self.sign_convention)
@@ -414,15 +417,17 @@ class TextHotFlipBase(TextSubstitutionSearch):
     intent) or ``"absolute"`` (the printed ``|(g_a - g'_a) . (x_a - c)|``, which may close the gap)."""
 
     adf = True
-    choices = {**TextSubstitutionSearch.choices, "hf_score": HF_SCORES}
+    _parameter_constraints = {**TextSubstitutionSearch._parameter_constraints, "hf_score": [Options(HF_SCORES)]}
 
     def __init__(self, n_seeds: int = 1000, max_iter: int = 10, n_local: int = 1000, n_walkers: int = 1,
                  acceptance: str = "reset", batch_size: int = 2048, hf_score: str = "widen", *,
                  max_time: float | None = None,
                  max_tried: int | None = None, max_found: int | None = None, random_state: int | None = None,
                  progress: bool | None = None):
-        self._init_parent(TextHotFlipBase, locals())
         self.hf_score = hf_score
+        super().__init__(n_seeds=n_seeds, max_iter=max_iter, n_local=n_local, n_walkers=n_walkers,
+                         acceptance=acceptance, batch_size=batch_size, max_time=max_time, max_tried=max_tried,
+                         max_found=max_found, random_state=random_state, progress=progress)
 
     def _global_step(self, X, G, GC, cand, E, rng, gap):
         return hotflip_step(X, G, GC if self.adf else None, cand, E, gap=gap, score=self.hf_score)

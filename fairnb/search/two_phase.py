@@ -55,6 +55,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..oracle import in_pieces, rows_per_call
+from ..params import COUNT, POSITIVE, STEPS, Options
 from .perturbations import UnitStep
 from .engine import Batch, Search
 from .generated import GeneratedInputs
@@ -63,7 +64,6 @@ from .seeds import cluster_seeds, warn_if_few_seeds
 EPSILON = 1e-6          # EIDIG/MAFT's epsilon in the reciprocal-gradient probabilities
 GLOBAL_STATE_COPIES = 12   # (n, d) float arrays a global-phase seed keeps alive besides its variants
 SEED_SELECTIONS = ("kmeans", "as_given")
-FAILURE_POLICIES = ("accept", "metropolis", "reset")
 
 
 @dataclass
@@ -146,13 +146,14 @@ class TwoPhaseSearch(Search):
                                  # a uniformly random flipping variant (EIDIG/MAFT's FindPair)
     objective = "proba"          # white-box gradient of each row's class probability ("proba") or loss
     direction_sign = -1.0        # -1: descend the objective (EIDIG), +1: ascend (ADF's loss)
+    _parameter_constraints = {**Search._parameter_constraints, "n_seeds": [COUNT], "n_local": [STEPS],
+                              "max_iter": [STEPS], "global_step": [POSITIVE], "local_step": [POSITIVE],
+                              "c_num": [COUNT], "seed_selection": [Options(SEED_SELECTIONS)], "batch_size": [COUNT]}
 
     def __init__(self, n_seeds: int = 1000, n_local: int = 1000, max_iter: int = 10, global_step: float = 1.0,
                  local_step: float = 1.0, c_num: int = 4, seed_selection: str = "kmeans",
                  batch_size: int = 4096, *, max_time: float | None = None, max_tried: int | None = None,
                  max_found: int | None = None, random_state: int | None = None, progress: bool | None = None):
-        super().__init__(max_time=max_time, max_tried=max_tried, max_found=max_found, random_state=random_state,
-                         progress=progress)
         self.n_seeds = n_seeds
         self.n_local = n_local
         self.max_iter = max_iter
@@ -161,6 +162,8 @@ class TwoPhaseSearch(Search):
         self.c_num = c_num
         self.seed_selection = seed_selection
         self.batch_size = batch_size
+        super().__init__(max_time=max_time, max_tried=max_tried, max_found=max_found, random_state=random_state,
+                         progress=progress)
 
     # ------------------------------------------------------------------ the parts a method may change
     def _global_checks(self) -> int:
@@ -180,7 +183,7 @@ class TwoPhaseSearch(Search):
         return 1
 
     def _on_failure(self) -> str:
-        """What a walker does after a non-discriminatory step: one of FAILURE_POLICIES."""
+        """What a walker does after a non-discriminatory step: ``"accept"``, ``"metropolis"`` or ``"reset"``."""
         return "accept"
 
     def _local_move(self) -> str:
@@ -216,14 +219,6 @@ class TwoPhaseSearch(Search):
         return reciprocal_probabilities(G1, G2, free), np.zeros_like(G1)
 
     # ------------------------------------------------------------------ the search
-    def _check_params(self, domain):
-        for name in ("global_step", "local_step"):
-            if not getattr(self, name) > 0:
-                raise ValueError(f"{self.name}: {name} must be positive, got {getattr(self, name)!r}")
-        self._require_choice("seed_selection", SEED_SELECTIONS)
-        if self._on_failure() not in FAILURE_POLICIES:
-            raise ValueError(f"{self.name}: unknown failure policy {self._on_failure()!r}; choose from {FAILURE_POLICIES}")
-
     def select_seeds(self, seeds, should_stop=None, domain=None) -> np.ndarray | None:
         """The ``n_seeds`` global seeds chosen from ``seeds`` (``seed_selection``); None when
         ``should_stop()`` said True while K-Means ran."""
@@ -237,7 +232,6 @@ class TwoPhaseSearch(Search):
                              should_stop=should_stop)
 
     def _generate(self, ctx):
-        self._check_params(ctx.domain)
         self._stats = {"gradient_rows": 0, "local_steps": 0}
         generated = GeneratedInputs(ctx.domain)
         extras = ctx.result.extras
