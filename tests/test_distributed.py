@@ -19,7 +19,7 @@ from fairnb.search.aequitas import Aequitas
 from fairnb.search.eidig import EIDIG
 
 distributed = pytest.importorskip("distributed")
-from fairnb.distributed import local_cluster, merge_results, plan_shards  # noqa: E402
+from fairnb.distributed import local_cluster, plan_shards  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -61,26 +61,6 @@ def wait_until_running(run, shards: int, timeout: float = 60) -> None:
 
 
 # ---------------------------------------------------------------------- without a cluster
-def test_merge_deduplicates_under_both_conventions(synthetic):
-    dom = synthetic.domain          # "sex" is the protected column 1
-    a, b = fairnb.Result(dom, "x"), fairnb.Result(dom, "x")
-    row = synthetic.X.to_numpy(float)[0]
-    other_sex = row.copy()
-    other_sex[1] = 1 - row[1]
-    other_row = row.copy()
-    other_row[0] = (row[0] + 1) % (dom.upper[0] + 1)
-    p = np.array([[0.2, 0.8]])
-    for r, X, t in ((a, [row, other_row], 1.0), (b, [row, other_sex], 0.5)):
-        X = np.array(X)
-        r.record(X, X, np.repeat(p, len(X), 0), np.repeat(p, len(X), 0), phase="local", seed_ids=[0, 1], elapsed=t)
-    merged = merge_results([a, b], dom, "x", offsets=[0.0, 0.0])
-    # full inputs: row (in both), other_row, other_sex; without the protected column: row = other_sex
-    assert (merged.count("eidig"), merged.count("adf")) == (3, 2)
-    np.testing.assert_array_equal(merged.inputs[:2], a.inputs)   # a duplicate keeps the first shard's pair
-    assert merged.time_to(1) == 0.5 and merged.time_to(3) == 1.0
-    assert merged.hits == a.hits + b.hits and list(merged.extras["shards"]["unique_idis"]) == [2, 2]
-
-
 def test_plan_splits_budgets_and_seeds():
     shards = plan_shards(RandomSearch(n_samples=10, max_tried=9, random_state=0), None, 4)
     assert [s.params for s in shards] == [{"n_samples": 3, "max_tried": 3}, {"n_samples": 3, "max_tried": 2},

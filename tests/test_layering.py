@@ -10,7 +10,8 @@ from fairnb import views
 
 ROOT = Path(fairnb.__file__).parent
 CORE = [*sorted((ROOT / "search").rglob("*.py")), *sorted((ROOT / "domains").rglob("*.py")),
-        ROOT / "oracle.py", ROOT / "results.py", ROOT / "counting.py", ROOT / "summaries.py", ROOT / "pair_table.py"]
+        *sorted((ROOT / "results").rglob("*.py")), ROOT / "oracle.py", ROOT / "counting.py", ROOT / "summaries.py",
+        ROOT / "pair_table.py"]
 
 
 def imported_modules(path: Path) -> set[str]:

@@ -15,7 +15,7 @@ each shard on the workers and merges their Results, de-duplicated under both cou
   an image flipper's f_sa) as its ``.keras`` file, loaded by a ``WorkerPlugin``; numpy and scikit-learn
   models and callables pickled;
 * a shard's Result travels packed and the client merges with numpy; distinct counts (``generated``, ...)
-  count the union of the shards' keys (see ``fairnb.distributed.merge``);
+  count the union of the shards' keys (see ``fairnb.results.merging``);
 * the progress panel and tqdm show the cluster's totals; Stop (``search.stop()``, the panel of
   ``search.start(..., client=client)``, Ctrl-C, the time budget) ends every shard after its current
   batch and keeps what each returned; a worker that dies loses at most its current shard, which Dask
@@ -39,7 +39,7 @@ Example
 """
 from __future__ import annotations
 
-from .merge import merge_results
+from ..results import merge_results
 from .plan import Shard, plan_shards
 from .runner import run_sharded
 

@@ -25,7 +25,7 @@ import warnings
 import numpy as np
 
 from ..search.engine import Event
-from .merge import merge_results
+from ..results import Same, merge_results
 from .plan import plan_shards
 from .shipping import ModelPlugin, worker_model
 
@@ -140,7 +140,7 @@ class ClusterRun:
         s = self.search
         return merge_results(self.parts, self.domain, s.name, s.get_params(), offsets=self.offsets,
                              first_ids=self._first_ids(), seeds=self.all_seeds, limit=limit, convention=s.dedup,
-                             into=into, same=s.same_in_every_shard)
+                             into=into)
 
     def _first_ids(self):
         return [sh.first_id for sh in self.shards] if self.all_seeds is not None else None
@@ -313,12 +313,10 @@ def _finish(run: ClusterRun, search, status: str, deadline):
         r.ended_by = ("max_found", search.max_found) if search.max_found is not None and \
             r.count(search.dedup) >= search.max_found else (ended[0] if ended else
                                                             ("max_time", search.max_time) if deadline else None)
-    r.extras.update(search.ratio_extras(r))
     r._timeline = run.result._timeline + [(r.elapsed, r.tried, r.count())]
     lost = [i for i, st in enumerate(run.state) if st == "lost"]
-    r.extras.update(workers=len(set(m["worker"] for m in run.latest.values())), n_shards=len(run.shards),
-                    lost_shards=lost, lost_seeds=run.seeds_of(("lost",)),
-                    not_run_seeds=run.seeds_of(("not run", "waiting")))
+    r.tally(workers=Same(len(set(m["worker"] for m in run.latest.values()))), n_shards=Same(len(run.shards)))
+    r.extras.update(lost_shards=lost, lost_seeds=run.seeds_of(("lost",)), not_run_seeds=run.seeds_of(("not run", "waiting")))
     if lost:
         warnings.warn(f"{search.name}: {len(lost)} shard(s) were lost with their workers ({run.errors[lost[0]]!r}); "
                       f"their seeds {r.extras['lost_seeds']} were not searched: run them again with seeds=...",

@@ -44,7 +44,7 @@ import numpy as np
 from ..interrupts import deferred_interrupts
 from ..domains.base import check_convention, require_capabilities
 from ..oracle import Oracle, Verdict, make_oracle
-from ..results import Result
+from ..results import Count, Result
 from .background import BackgroundSearch
 
 # Integer-valued hyperparameters any search may have, with their smallest allowed value; ``Search``
@@ -110,7 +110,8 @@ class SearchContext:
         the search changed from each pair's seed.
         """
         X = np.asarray(X, dtype=float)
-        self.engine.result.extras.update(seeds=X, seeds_used=len(X))
+        self.engine.result.extras["seeds"] = X
+        self.engine.result.tally(seeds_used=Count(len(X)))
         return X
 
 
@@ -281,9 +282,7 @@ class Search:
     # count parameters that ``fairnb.distributed`` divides among a sharded run's shards (besides max_tried)
     shard_budgets: tuple = ()
     _preselected = None      # a shard's start inputs, chosen on the client (see ``_selected_seeds``)
-    _in_shard = False        # True in a shard of a sharded run: keep the keys behind distinct counts (``_distinct``)
-    # extras that every shard computes alike from the whole run's inputs: the merge keeps the first shard's
-    same_in_every_shard: tuple = ()
+    _in_shard = False        # True in a shard of a sharded run
 
     def __new__(cls, *args, **params):
         # Explicit ``__init__`` signatures (scikit-learn's convention); a misspelt parameter gets the
@@ -362,19 +361,6 @@ class Search:
         ``fairnb.distributed`` chooses them once and gives each shard a slice; ``should_stop`` is polled
         while a long choice runs (returns None when it says True)."""
         return None
-
-    def _keep_distinct(self, result, **keys) -> None:
-        """In a shard of a sharded run, keep the keys behind the distinct counts ``extras[name]`` (a
-        ``UniqueCounter``, or key rows / codes) in ``result.distinct_keys``: ``fairnb.distributed`` counts
-        the union of the shards' keys, so an input that two shards both generated counts once."""
-        if self._in_shard:
-            result.distinct_keys.update({name: k.key_rows() if hasattr(k, "key_rows") else k
-                                         for name, k in keys.items()})
-
-    def ratio_extras(self, result) -> dict:
-        """The extras that are ratios of the Result's counts, from ``result`` (``fairnb.distributed``
-        recomputes them for a merged Result, whose counts it sums)."""
-        return {}
 
     def _selected_seeds(self, ctx):
         """``select_seeds`` of the run's seeds, or the slice a shard of a sharded run was given."""

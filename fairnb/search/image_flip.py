@@ -53,6 +53,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..counting import UniqueCounter
+from ..results import Count, Derived, Distinct, PerShard, Ratio, Same
 from .adf import ADF
 from .biased_neurons import interpret_differences, pair_activation_differences
 from .eidig import EIDIG
@@ -104,16 +105,16 @@ class ImageFlipSearch:
         dom = ctx.domain
         self._check_params(dom)
         self._stats = {"gradient_rows": 0, "local_steps": 0}
-        extras = ctx.result.extras
+        result = ctx.result
         generated = UniqueCounter(dom, "eidig")
         seeds = ctx.use_seeds(self._selected_seeds(ctx))
         try:
             flip = dom.flip(seeds)
-            extras.update(flip_success_rate=round(flip.success_rate, 6), flip_failed=int((~flip.success).sum()),
-                          flip=flip.summary())
+            result.extras["flip_success_rate"] = round(flip.success_rate, 6)
+            result.tally(flip_failed=Count(int((~flip.success).sum())), flip=PerShard(flip.summary()))
             accuracy = getattr(dom.flipper, "accuracy_", None)
             if accuracy is not None:
-                extras["f_sa_accuracy"] = round(float(accuracy), 6)
+                result.tally(f_sa_accuracy=Same(round(float(accuracy), 6)))
             ok = np.flatnonzero(flip.success)
             if not len(ok):
                 return
@@ -124,17 +125,11 @@ class ImageFlipSearch:
                 part = slice(start, start + self.batch_size)
                 yield from self._global_phase(ctx, S[part], C0[part] - S[part], ok[part], flip, generated)
         finally:
-            extras.update(generated=len(generated), gradient_rows=self._stats["gradient_rows"],
-                          model_rows=ctx.oracle.rows_queried)
-            extras.update(self.ratio_extras(ctx.result))
-            self._keep_distinct(ctx.result, generated=generated)
-
-    def ratio_extras(self, result) -> dict:
-        """The counts of the pairs kept: ``global_idis``, ``strict_idis`` (f_sa still disagrees) and ``gsr``
-        (per distinct generated image)."""
-        found, n_gen = len(result), result.extras.get("generated", 0)
-        strict = sum(bool(result.details(i).get("sa_disagrees")) for i in range(found))
-        return {"global_idis": found, "strict_idis": strict, "gsr": round(found / n_gen, 6) if n_gen else 0.0}
+            # the counts of the pairs kept: global_idis, strict_idis (f_sa still disagrees) and gsr (per distinct
+            # generated image)
+            result.tally(generated=Distinct(generated), gradient_rows=Count(self._stats["gradient_rows"]),
+                         model_rows=Count(ctx.oracle.rows_queried), global_idis=Derived(len),
+                         strict_idis=Derived(strict_idis), gsr=Ratio("found", "generated"))
 
     def _global_phase(self, ctx, S, D, ids, flip, generated):
         """All seeds ``S`` (their flips ``D``, seed ids ``ids``) step together until each finds an IDI."""
@@ -265,3 +260,8 @@ class EIDIGImage(ImageFlipSearch, EIDIG):
         self._check_image_params(domain)
         if not 0 <= self.decay <= 1:
             raise ValueError(f"eidig_image: decay must be in [0, 1], got {self.decay!r}")
+
+
+def strict_idis(result) -> int:
+    """The pairs whose attribute classifier f_sa still disagrees with the seed's attribute."""
+    return sum(bool(result.details(i).get("sa_disagrees")) for i in range(len(result)))

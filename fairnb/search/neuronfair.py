@@ -61,6 +61,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..oracle import in_pieces
+from ..results import Same
 from .biased_neurons import interpret
 from .two_phase import EPSILON, TwoPhaseSearch
 
@@ -121,9 +122,10 @@ class NeuronFair(TwoPhaseSearch):
         self._use_interpretation(ctx, interpret(ctx.model, ctx.domain, rows, layer=self.layer))
 
     def _use_interpretation(self, ctx, found):
-        """Keep NeuronFair's findings (``interpretation_``, ``result.extras``) and the biased-neuron mask."""
+        """Keep NeuronFair's findings (``interpretation_``, ``result.extras``: the same in every shard, which
+        interprets the run's whole seeds) and the biased-neuron mask."""
         self.interpretation_ = found
-        ctx.result.extras.update(found.to_extras())
+        ctx.result.tally(**{name: Same(value) for name, value in found.to_extras().items()})
         self._biased = np.zeros(len(found.act_diff[found.biased_layer]), bool)
         self._biased[found.biased_neurons] = True
 
