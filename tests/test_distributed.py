@@ -52,9 +52,8 @@ def wait_until_running(run, shards: int, timeout: float = 60) -> None:
     """Wait until ``shards`` shards of the background run ``run`` have reported progress twice."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline and not run.done:
-        state = getattr(run.search.engine_, "state", [])
-        latest = getattr(run.search.engine_, "latest", {})
-        if sum(s == "running" and latest[i]["tried"] > 0 for i, s in enumerate(state)) >= shards:
+        table = run.result.extras.get("shards") if run.result is not None else None   # live: per shard
+        if table is not None and "worker" in table and sum((table["status"] == "running") & (table["tried"] > 0)) >= shards:
             return
         time.sleep(0.05)
     raise AssertionError(f"the shards did not start in {timeout} s: {run}")
@@ -124,6 +123,33 @@ def test_sharded_runs_are_reproducible_and_merged_without_duplicates(client, syn
         assert first.count(convention) == unique_keys(synthetic.domain, first.inputs, convention)
     assert first.extras["seeds"].shape == (60, synthetic.X.shape[1]) and first.pairs["seed"].max() >= 30
     assert confirmed(first, biased_model)
+
+
+@pytest.mark.parametrize("method", ["random", "adf"])
+def test_live_counters_never_decrease_and_end_at_the_merged_counts(client, synthetic, biased_model, method):
+    # the shards find many of the same inputs (a small domain): a sum of their counts would overshoot
+    params = {"random": {"n_samples": 60_000, "batch_size": 500}, "adf": {"n_seeds": 60, "n_local": 300}}[method]
+    search = fairnb.search.get_method(method)(random_state=0, progress=False, **params)
+    events = []
+    result = search.run(biased_model, synthetic.domain, synthetic.X, client=client, n_shards=2,
+                        listeners=[events.append])
+    assert [e.kind for e in events][::len(events) - 1] == ["start", "done"] and len(events) > 3
+    for name in ("tried", "found", "found_adf"):
+        values = [getattr(e, name) for e in events]
+        assert values == sorted(values), name
+    last = events[-1]
+    assert (last.tried, last.found, last.found_adf) == (result.tried, result.count(search.dedup), result.count("adf"))
+    timeline = result.timeline
+    assert timeline["tried"].is_monotonic_increasing and timeline["found"].is_monotonic_increasing
+    assert timeline["found"].iloc[-1] == result.count() and timeline["tried"].iloc[-1] == result.tried
+
+
+def test_sharded_run_keeps_max_found(client, synthetic, biased_model):
+    search = RandomSearch(n_samples=None, max_found=150, batch_size=200, random_state=0, progress=False)
+    events = []
+    result = search.run(biased_model, synthetic.domain, client=client, n_shards=2, listeners=[events.append])
+    assert result.count() == 150 == events[-1].found and result.ended_by == ("max_found", 150)
+    assert max(e.found for e in events) == 150 and confirmed(result, biased_model)
 
 
 def test_stop_ends_every_shard_and_keeps_what_each_found(client, synthetic, biased_model):
@@ -284,12 +310,12 @@ def test_killed_worker_loses_only_its_shard(client, synthetic, biased_model):
     search = EIDIG(n_seeds=40, n_local=10**6, seed_selection="as_given", batch_size=8, random_state=0, progress=False)
     run = search.start(biased_model, synthetic.domain, synthetic.X, client=client, n_shards=2)
     wait_until_running(run, 2)
-    victim = search.engine_.latest[0]["worker"]
+    victim = run.result.extras["shards"]["worker"][0]
     pid = client.run(os.getpid, workers=[victim])[victim]
     with pytest.warns(RuntimeWarning, match="lost"):
         os.kill(pid, signal.SIGKILL)
         deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and search.engine_.state[0] != "lost":
+        while time.monotonic() < deadline and run.result.extras["shards"]["status"][0] != "lost":
             time.sleep(0.05)
         result = run.stop()
     assert result.extras["lost_shards"] == [0] and result.extras["lost_seeds"] == [[0, 20]]

@@ -40,12 +40,22 @@ Example
 from __future__ import annotations
 
 from ..results import merge_results
+from ..search.executors import register_executor
 from .plan import Shard, plan_shards
-from .runner import run_sharded
+
+register_executor("distributed.client:Client", f"{__name__}.runner:run_sharded")   # search.run(client=...)
 
 WORKER_MALLOC_TRIM = 128 * 2**20   # bytes; see local_cluster
 
 __all__ = ["local_cluster", "close", "run_sharded", "plan_shards", "Shard", "merge_results"]
+
+
+def __getattr__(name):
+    if name == "run_sharded":      # imports Dask: only when asked for
+        from .runner import run_sharded
+
+        return run_sharded
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def local_cluster(n_workers: int = 2, threads_per_worker: int = 1, processes: bool = True, **kwargs):

@@ -231,6 +231,21 @@ class Result(PairTables, SavedResult, ResultDisplay):
     seed_ids = _pair_field("seed", "``(n,)`` for each pair, the id of the seed its search started from (as the search "
                                    "numbered its seeds).")
 
+    def inputs_since(self, n: int) -> np.ndarray:
+        """The inputs of the pairs stored after the first ``n``, without copying the earlier ones (a shard of a
+        sharded run reports its new pairs while it runs).
+
+        >>> Result(None).inputs_since(0).shape
+        (0,)
+        """
+        chunks = self._chunks       # copied on write: this list does not change while it is read
+        ends = np.cumsum([len(c["X"]) for c in chunks])
+        first = int(np.searchsorted(ends, n, side="right"))
+        if first == len(chunks):
+            return np.zeros((0, *getattr(self.domain, "item_shape", ())))
+        start = n - (ends[first - 1] if first else 0)
+        return np.concatenate([chunks[first]["X"][start:], *(c["X"] for c in chunks[first + 1:])])
+
     def details(self, i: int) -> dict:
         """The details the search recorded with pair ``i`` (``Batch(info=...)``); ``{}`` when none."""
         kept = self._arrays()["info"][i]

@@ -127,7 +127,6 @@ class Aequitas(Search):
     name = "aequitas"
     domain_needs = ("sample", "bounded")
     default_variant = "fully"
-    shard_budgets = ("n_seeds",)
 
     def __init__(self, variant: str | None = None, n_seeds: int = 1000, n_local: int = 1000, step_size: int = 1,
                  attribute_change: float = 0.001, direction_change: float = 0.001, temperature: float = 1.0,

@@ -46,6 +46,7 @@ from ..domains.base import check_convention, require_capabilities
 from ..oracle import Oracle, Verdict, make_oracle
 from ..results import Count, Result
 from .background import BackgroundSearch
+from .executors import executor_for
 
 # Integer-valued hyperparameters any search may have, with their smallest allowed value; ``Search``
 # checks each one a search has before it runs (None is allowed where it is the default, and for SG's
@@ -90,7 +91,10 @@ class Event:
 
 @dataclass
 class SearchContext:
-    """What a strategy sees: the parts, the random generator, the seeds and the live budget."""
+    """What a strategy sees: the parts, the random generator, the seeds and the live budget.
+
+    ``selected_seeds``: the start inputs already chosen for this run (``Search.run(selected_seeds=...)``:
+    e.g. a shard's slice of the inputs that ``select_seeds`` chose once for a sharded run), else None."""
 
     model: object
     domain: object
@@ -98,6 +102,7 @@ class SearchContext:
     rng: np.random.Generator
     seeds: np.ndarray | None
     engine: "Engine"
+    selected_seeds: np.ndarray | None = None
 
     @property
     def result(self) -> Result:
@@ -279,10 +284,6 @@ class Search:
     needs_gradients = False
     needs_activations = False
     feature_kinds = ("categorical", "ordinal", "continuous")
-    # count parameters that ``fairnb.distributed`` divides among a sharded run's shards (besides max_tried)
-    shard_budgets: tuple = ()
-    _preselected = None      # a shard's start inputs, chosen on the client (see ``_selected_seeds``)
-    _in_shard = False        # True in a shard of a sharded run
 
     def __new__(cls, *args, **params):
         # Explicit ``__init__`` signatures (scikit-learn's convention); a misspelt parameter gets the
@@ -363,13 +364,14 @@ class Search:
         return None
 
     def _selected_seeds(self, ctx):
-        """``select_seeds`` of the run's seeds, or the slice a shard of a sharded run was given."""
-        if self._preselected is not None:
-            return self._preselected
+        """The run's start inputs: those it was given already chosen (``ctx.selected_seeds``), else
+        ``select_seeds`` of its seeds."""
+        if ctx.selected_seeds is not None:
+            return ctx.selected_seeds
         return self.select_seeds(ctx.seeds, ctx.engine.stop_event.is_set, ctx.domain)
 
     def run(self, model, domain, seeds=None, *, listeners=(), progress: bool | None = None, oracle=None,
-            client=None, n_shards: int | None = None) -> Result:
+            client=None, n_shards: int | None = None, selected_seeds=None) -> Result:
         """Search ``model`` for discrimination over ``domain``; returns the Result.
 
         ``seeds`` are inputs the search starts from (e.g. the training data): an array in the domain's
@@ -386,11 +388,16 @@ class Search:
         ``fairnb.oracle.ProbabilityGap(0.2)``) or an ``Oracle`` subclass; default a label flip.
 
         ``client`` (a ``dask.distributed.Client``) runs the search in ``n_shards`` shards on the cluster's
-        workers and merges their Results (``fairnb.distributed``; default one shard per worker thread).
+        workers and merges their Results (``fairnb.distributed``; default one shard per worker thread): the
+        executor registered for the client's class runs it (``fairnb.search.executors``).
+
+        ``selected_seeds``: the start inputs, already chosen from ``seeds`` (e.g. by ``select_seeds`` for a
+        whole sharded run, of which this run is one shard); ``seeds`` still serve the strategy's other uses
+        (NeuronFair's interpretation rows, SG's sampling distribution).
         """
         self._claim()
         return self._run_claimed(model, domain, seeds, listeners=listeners, progress=progress, oracle=oracle,
-                                 limit_threads=True, client=client, n_shards=n_shards)
+                                 limit_threads=True, client=client, n_shards=n_shards, selected_seeds=selected_seeds)
 
     def _claim(self):
         if not self._busy.acquire(blocking=False):
@@ -398,17 +405,15 @@ class Search:
                                f"first, or run a copy: sklearn.base.clone(search)")
 
     def _run_claimed(self, model, domain, seeds=None, *, listeners=(), progress=None, oracle=None,
-                     limit_threads: bool, client=None, n_shards: int | None = None) -> Result:
+                     limit_threads: bool, client=None, n_shards: int | None = None, selected_seeds=None) -> Result:
         """``run`` for a caller that holds ``_busy``; releases it when the search ends."""
         try:
             if client is not None:
-                from ..distributed import run_sharded
-
-                result = run_sharded(self, model, domain, seeds, client=client, n_shards=n_shards,
-                                     listeners=listeners, progress=progress, oracle=oracle)
+                result = self._run_elsewhere(client, model, domain, seeds, listeners=listeners, progress=progress,
+                                             oracle=oracle, n_shards=n_shards)
             else:
                 result = self._run(model, domain, seeds, listeners=listeners, progress=progress, oracle=oracle,
-                                   limit_threads=limit_threads)
+                                   limit_threads=limit_threads, selected_seeds=selected_seeds)
         except KeyboardInterrupt:      # a Ctrl-C just before or after the engine's loop
             if getattr(self, "engine_", None) is None:   # nothing was searched yet
                 raise
@@ -464,23 +469,38 @@ class Search:
             seeds = domain_seeds(seeds, domain)
         return model, seeds
 
-    def _run(self, model, domain, seeds, *, listeners, progress, limit_threads, oracle=None) -> Result:
+    def _listeners(self, listeners, progress) -> tuple:
+        """``listeners`` and the run's progress display (``progress`` overrides ``self.progress``)."""
         from .progress import make_listener
 
+        bar = make_listener(self.progress if progress is None else progress, self)
+        return tuple(listeners) + ((bar,) if bar is not None else ())
+
+    def _run(self, model, domain, seeds, *, listeners, progress, limit_threads, oracle=None,
+             selected_seeds=None) -> Result:
         self.engine_ = None
         model, seeds = self._checked(model, domain, seeds)
         oracle = make_oracle(oracle, model, domain)
         self._stop_event = threading.Event()
         result = Result(domain, self.name, self.get_params())
-        listeners = tuple(listeners)
-        bar = make_listener(self.progress if progress is None else progress, self)
-        if bar is not None:
-            listeners += (bar,)
         self.engine_ = Engine(oracle, result, max_time=self.max_time, max_tried=self.max_tried,
-                              max_found=self.max_found, listeners=listeners, stop_event=self._stop_event,
-                              convention=self.dedup)
-        ctx = SearchContext(model, domain, oracle, np.random.default_rng(self.random_state), seeds, self.engine_)
+                              max_found=self.max_found, listeners=self._listeners(listeners, progress),
+                              stop_event=self._stop_event, convention=self.dedup)
+        ctx = SearchContext(model, domain, oracle, np.random.default_rng(self.random_state), seeds, self.engine_,
+                            selected_seeds)
         return self.engine_.run(self._generate(ctx), limit_threads=limit_threads)
+
+    def _run_elsewhere(self, client, model, domain, seeds, *, listeners, progress, oracle, n_shards) -> Result:
+        """Hand the run to the executor registered for ``client`` (``fairnb.search.executors``), with the
+        model and seeds checked here and a stop flag that ``stop()`` sets."""
+        execute = executor_for(client)
+        self.engine_ = None
+        model, seeds = self._checked(model, domain, seeds)
+        make_oracle(oracle, model, domain)             # a bad oracle argument fails here, not on every worker
+        self._stop_event = threading.Event()
+        return execute(self, model, domain, seeds, client=client, n_shards=n_shards,
+                       listeners=self._listeners(listeners, progress), oracle=oracle,
+                       should_stop=self._stop_event.is_set)
 
     def start(self, model, domain, seeds=None, *, listeners=(), limit_threads: bool = False, client=None,
               n_shards: int | None = None):

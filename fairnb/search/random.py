@@ -45,7 +45,6 @@ class RandomSearch(Search):
 
     name = "random"
     domain_needs = ("sample",)
-    shard_budgets = ("n_samples",)
     DEFAULT_SAMPLES = 10_000
 
     def __init__(self, n_samples: int | None = None, batch_size: int = 2_000, *, max_time: float | None = None,

@@ -82,7 +82,6 @@ class SymbolicGeneration(Search):
     """
 
     name = "sg"
-    shard_budgets = ("limit", "n_seeds")
     domain_needs = ("bounded",)
 
     def __init__(self, limit: int | None = 1000, n_seeds: int | None = None, c_num: int = 4,

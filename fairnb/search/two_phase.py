@@ -137,7 +137,6 @@ class TwoPhaseSearch(Search):
     """
 
     domain_needs = ("bounded",)
-    shard_budgets = ("n_seeds",)
     perturbation = UnitStep      # turns directions into inputs (fairnb.search.perturbations)
     needs_gradients = True
     seed_order = "ascending"     # cluster_seeds order (ADF/NeuronFair); EIDIG/MAFT use "random"
