@@ -152,6 +152,12 @@ def test_sharded_run_keeps_max_found(client, synthetic, biased_model):
     assert max(e.found for e in events) == 150 and confirmed(result, biased_model)
 
 
+def test_sharded_run_ends_at_its_time_budget(client, synthetic, biased_model):
+    search = RandomSearch(n_samples=None, max_time=1.0, batch_size=200, random_state=0, progress=False)
+    result = search.run(biased_model, synthetic.domain, client=client, n_shards=2)
+    assert result.status == "budget" and result.ended_by == ("max_time", 1.0) and 1.0 <= result.elapsed < 10
+
+
 def test_stop_ends_every_shard_and_keeps_what_each_found(client, synthetic, biased_model):
     search = RandomSearch(n_samples=None, max_time=float("inf"), batch_size=200, random_state=0, progress=False)
     events = []

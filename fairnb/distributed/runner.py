@@ -30,7 +30,7 @@ import pandas as pd
 
 from ..counting import hashable_keys
 from ..domains.base import CONVENTIONS
-from ..search.engine import Event
+from ..search.engine import Budget, Event
 from ..results import Same, merge_results
 from .plan import plan_shards
 from .shipping import ModelPlugin, worker_model
@@ -38,6 +38,7 @@ from .shipping import ModelPlugin, worker_model
 REPORT_INTERVAL = 0.1   # seconds between two progress messages of a shard
 STOP_POLL = 1.0         # seconds a shard's stop watcher waits on the stop event before it looks whether the shard ended
 STOP_TIMEOUT = 30.0     # seconds the client waits for running shards to return after a stop
+SHARD_GRACE = 1.0       # seconds past the time budget before the client stops shards that have not ended
 
 
 class ShardReporter:
@@ -248,7 +249,7 @@ def run_sharded(search, model, domain, seeds=None, *, client, n_shards=None, lis
     run = ClusterRun(search, domain, shards or [], all_seeds, listeners)
     run.emit("start")
     if shards is None:                              # stopped while the seeds were chosen
-        return _finish(run, search, "stopped", None)
+        return _finish(run, search, "stopped")
     run_id = uuid.uuid4().hex
     topic, stop_name = f"fairnb-progress-{run_id}", f"fairnb-stop-{run_id}"
     stop = StopEvent(stop_name, client=client)
@@ -266,17 +267,21 @@ def run_sharded(search, model, domain, seeds=None, *, client, n_shards=None, lis
                               oracle, deadline, key=f"fairnb-shard-{sh.index}-{run_id}", pure=False)
             f.add_done_callback(lambda _: wake.set())
             futures[f] = sh.index
-        status = _drive(run, search, client, futures, stop, wake, deadline, should_stop)
+        status = _drive(run, search, client, futures, stop, wake, should_stop)
     finally:
         client.unsubscribe_topic(topic)
         client.unregister_worker_plugin(plugin.name)
         client.cancel(list(futures))
-    return _finish(run, search, status, deadline)
+    return _finish(run, search, status)
 
 
-def _drive(run: ClusterRun, search, client, futures: dict, stop, wake: threading.Event, deadline, should_stop) -> str:
+def _drive(run: ClusterRun, search, client, futures: dict, stop, wake: threading.Event, should_stop) -> str:
     """Wait for the shards, relaying progress, until all returned; returns the run's status so far."""
     pending, status, stopped_at = set(futures), "running", None
+    # the shards end by themselves at the time budget, and each spends its part of max_tried: the client
+    # waits a little longer for the time, and counts the unique IDIs found over the cluster
+    late = None if search.max_time is None else search.max_time + SHARD_GRACE
+    budget = Budget(max_time=late, max_found=search.max_found)
     while pending:
         try:
             wake.wait(0.1)
@@ -287,7 +292,8 @@ def _drive(run: ClusterRun, search, client, futures: dict, stop, wake: threading
             if pending and not run.stopping:       # merge what returned while the other shards run
                 run.merge_returned()
             if stopped_at is None:
-                reason = _reason_to_stop(run, search, deadline, should_stop)
+                reason = "stopped" if should_stop() else \
+                    "budget" if budget.reached(run.elapsed, 0, run.totals()[search.dedup]) else None
                 if reason:
                     status, stopped_at = reason, time.monotonic()
                     _stop_all(run, client, futures, pending, stop)
@@ -303,16 +309,6 @@ def _drive(run: ClusterRun, search, client, futures: dict, stop, wake: threading
     return status
 
 
-def _reason_to_stop(run: ClusterRun, search, deadline, should_stop) -> str | None:
-    if should_stop():
-        return "stopped"
-    if deadline is not None and time.time() > deadline + 1.0:   # shards end by themselves at the deadline
-        return "budget"
-    if search.max_found is not None and run.totals()[search.dedup] >= search.max_found:
-        return "budget"
-    return None
-
-
 def _stop_all(run: ClusterRun, client, futures: dict, pending: set, stop) -> None:
     """Tell running shards to end (they return their Results) and cancel those not started."""
     run.stopping = True
@@ -322,7 +318,7 @@ def _stop_all(run: ClusterRun, client, futures: dict, pending: set, stop) -> Non
     client.cancel(waiting)
 
 
-def _finish(run: ClusterRun, search, status: str, deadline):
+def _finish(run: ClusterRun, search, status: str):
     """The final merged Result: status, why it ended, what was lost."""
     r = run.final(limit=search.max_found)
     parts = [p for p in run.parts if p is not None]
@@ -333,11 +329,10 @@ def _finish(run: ClusterRun, search, status: str, deadline):
         status = "failed"
     r.status, r.elapsed = status, run.elapsed
     r.error = failed[0].error if failed else None
-    if status == "budget":
-        ended = [p.ended_by for p in parts if p.ended_by]
-        r.ended_by = ("max_found", search.max_found) if search.max_found is not None and \
-            r.count(search.dedup) >= search.max_found else (ended[0] if ended else
-                                                            ("max_time", search.max_time) if deadline else None)
+    if status == "budget":         # the whole run's budget reached, by the engine's rule, else a shard's
+        budget = Budget(search.max_time, search.max_tried, search.max_found)
+        r.ended_by = budget.reached(r.elapsed, r.tried, r.count(search.dedup)) or \
+            next((p.ended_by for p in parts if p.ended_by), None)
     r._timeline = run.result._timeline + [(r.elapsed, r.tried, r.count())]
     lost = [i for i, st in enumerate(run.state) if st == "lost"]
     r.tally(workers=Same(len(set(m["worker"] for m in run.latest.values()))), n_shards=Same(len(run.shards)))

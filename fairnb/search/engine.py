@@ -89,6 +89,28 @@ class Event:
         return self.found / self.elapsed if self.elapsed > 0 else 0.0
 
 
+@dataclass(frozen=True)
+class Budget:
+    """A run's budgets (None: no limit) and the first of them that what it spent has reached: the rule of
+    the engine's loop, and of a sharded run's client for the whole run.
+
+    >>> Budget(max_tried=100, max_found=5).reached(elapsed=1.0, tried=40, found=5)
+    ('max_found', 5)
+    """
+
+    max_time: float | None = None
+    max_tried: int | None = None
+    max_found: int | None = None
+
+    def reached(self, elapsed: float, tried: int, found: int) -> tuple[str, float] | None:
+        """``(budget, limit)`` of the first budget reached, else None."""
+        for name, spent in (("max_time", elapsed), ("max_tried", tried), ("max_found", found)):
+            limit = getattr(self, name)
+            if limit is not None and spent >= limit:
+                return name, limit
+        return None
+
+
 @dataclass
 class SearchContext:
     """What a strategy sees: the parts, the random generator, the seeds and the live budget.
@@ -151,12 +173,11 @@ class Engine:
         """The reason to end now, or None."""
         if self.stop_event.is_set():
             return "stopped"
-        for name, limit, spent in (("max_time", self.max_time, self.elapsed),
-                                   ("max_tried", self.max_tried, self.result.tried),
-                                   ("max_found", self.max_found, self.result.count(self.convention))):
-            if limit is not None and spent >= limit:
-                self.result.ended_by = (name, limit)  # which budget ended it, for the summaries
-                return "budget"
+        reached = Budget(self.max_time, self.max_tried, self.max_found).reached(
+            self.elapsed, self.result.tried, self.result.count(self.convention))
+        if reached is not None:
+            self.result.ended_by = reached    # which budget ended it, for the summaries
+            return "budget"
         return None
 
     def _emit(self, kind: str, new: int = 0):
