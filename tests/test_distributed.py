@@ -19,7 +19,7 @@ from fairnb.search.aequitas import Aequitas
 from fairnb.search.eidig import EIDIG
 
 distributed = pytest.importorskip("distributed")
-from fairnb.distributed import local_cluster, plan_shards  # noqa: E402
+from fairnb.distributed import local_cluster  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -60,22 +60,6 @@ def wait_until_running(run, shards: int, timeout: float = 60) -> None:
 
 
 # ---------------------------------------------------------------------- without a cluster
-def test_plan_splits_budgets_and_seeds():
-    shards = plan_shards(RandomSearch(n_samples=10, max_tried=9, random_state=0), None, 4)
-    assert [s.params for s in shards] == [{"n_samples": 3, "max_tried": 3}, {"n_samples": 3, "max_tried": 2},
-                                          {"n_samples": 2, "max_tried": 2}, {"n_samples": 2, "max_tried": 2}]
-    seeds = np.arange(20.0).reshape(10, 2)
-    shards = plan_shards(EIDIG(n_seeds=7, seed_selection="as_given", random_state=0), seeds, 3)
-    assert [(s.first_id, s.n_seeds, s.params["n_seeds"]) for s in shards] == [(0, 3, 3), (3, 2, 2), (5, 2, 2)]
-    np.testing.assert_array_equal(np.concatenate([s.seeds for s in shards]), seeds[:7])
-    draws = {tuple(np.random.default_rng(s.stream).integers(0, 10**9, 3)) for s in shards}
-    assert len(draws) == 3                        # independent streams
-    one = plan_shards(EIDIG(n_seeds=10, seed_selection="as_given", random_state=5), seeds, 1)[0]
-    assert np.random.default_rng(one.stream).random() == np.random.default_rng(5).random()
-    with pytest.raises(ValueError, match="n_shards"):
-        plan_shards(RandomSearch(), None, 0)
-
-
 def test_importing_fairnb_does_not_import_dask():
     code = "import sys, fairnb; print(sorted(k for k in sys.modules if k.split('.')[0] in ('dask', 'distributed')))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
