@@ -336,7 +336,8 @@ def _finish(run: ClusterRun, search, status: str):
     r._timeline = run.result._timeline + [(r.elapsed, r.tried, r.count())]
     lost = [i for i, st in enumerate(run.state) if st == "lost"]
     r.tally(workers=Same(len(set(m["worker"] for m in run.latest.values()))), n_shards=Same(len(run.shards)))
-    r.extras.update(lost_shards=lost, lost_seeds=run.seeds_of(("lost",)), not_run_seeds=run.seeds_of(("not run", "waiting")))
+    r.extras.update(lost_shards=lost, lost_seeds=run.seeds_of(("lost",)),
+                    not_run_seeds=run.seeds_of(("not run", "waiting")))
     if lost:
         warnings.warn(f"{search.name}: {len(lost)} shard(s) were lost with their workers ({run.errors[lost[0]]!r}); "
                       f"their seeds {r.extras['lost_seeds']} were not searched: run them again with seeds=...",

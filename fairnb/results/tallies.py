@@ -27,7 +27,7 @@ Example
 >>> a.extras["steps"] = 4
 Traceback (most recent call last):
 ...
-TypeError: extras['steps'] = 4 is a whole number without a merge rule: declare it with result.tally(steps=Count(4)) (or Distinct, Same, ...; see fairnb.results.tallies)
+TypeError: extras['steps'] = 4 is a whole number without a merge rule: declare it with result.tally(steps=Count(4)) ...
 """
 from __future__ import annotations
 
@@ -217,8 +217,9 @@ class Extras(dict):
 
     def __setitem__(self, name, value):
         if isinstance(value, numbers.Integral) and not isinstance(value, bool):
-            raise TypeError(f"extras[{name!r}] = {value!r} is a whole number without a merge rule: declare it with "
-                            f"result.tally({name}=Count({value!r})) (or Distinct, Same, ...; see fairnb.results.tallies)")
+            raise TypeError(f"extras[{name!r}] = {value!r} is a whole number without a merge rule: declare it "
+                            f"with result.tally({name}=Count({value!r})) (or Distinct, Same, ...; see "
+                            "fairnb.results.tallies)")
         super().__setitem__(name, value)
 
     def update(self, *args, **kwargs):
