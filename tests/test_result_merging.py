@@ -70,6 +70,18 @@ def test_a_value_every_shard_computes_alike_is_never_summed(synthetic, biased_mo
     assert merged.extras["interpretation_pairs"] == a.extras["interpretation_pairs"]
 
 
+def test_an_interpretation_of_each_shards_own_sample_stays_per_shard(synthetic, biased_model):
+    search = lambda seed: NeuronFair(layer=1, interpret_rows=50, n_seeds=6, max_iter=3, n_local=2,  # noqa: E731
+                                     random_state=seed, progress=False)
+    a, b = (search(seed).run(biased_model, synthetic.domain, synthetic.X[:200]) for seed in (0, 1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        merged = merge_results([a, b], synthetic.domain, "neuronfair")
+    assert "biased_layer" not in merged.extras
+    assert [s["biased_layer"] for s in merged.extras["per_shard"]] == [1, 1]
+    assert merge_results([a], synthetic.domain, "neuronfair").extras["biased_layer"] == 1
+
+
 def test_shards_that_disagree_on_a_same_value_are_kept_apart_with_a_warning(synthetic):
     dom = synthetic.domain
     with pytest.warns(RuntimeWarning, match="disagree"):

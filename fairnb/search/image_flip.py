@@ -224,7 +224,7 @@ class NeuronFairImage(ImageFlipSearch, NeuronFair):
         k = min(len(X), self.interpret_rows)
         rows = np.sort(ctx.rng.choice(len(X), k, replace=False)) if k < len(X) else np.arange(len(X))
         diffs, _ = pair_activation_differences(ctx.model, X[rows], C[rows])
-        self._use_interpretation(ctx, interpret_differences(diffs, k, layer=self.layer))
+        self._use_interpretation(ctx, interpret_differences(diffs, k, layer=self.layer), PerShard)   # own seeds
 
 
 class ADFImage(ImageFlipSearch, ADF):
