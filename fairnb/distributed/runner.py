@@ -348,8 +348,10 @@ def _finish(run: ClusterRun, search, status: str):
 
 
 def key_hashes(domain, X, convention: str) -> np.ndarray:
-    """``(n,)`` uint64: a hash of each input's key under ``convention``, the same in every process (pandas'
-    fixed-key hash), so that the client counts the distinct pairs that the shards report.
+    """``(n,)`` uint64: a hash of each input's key under ``convention``, the same in every process, so that
+    the client counts the distinct pairs that the shards report: integer key rows by a linear hash with
+    fixed random odd weights (one pass over the rows, whatever their width), other keys by pandas'
+    fixed-key hash.
 
     >>> from fairnb.domains import Feature, TabularDomain
     >>> dom = TabularDomain([Feature("sex", 0, 1), Feature("x", 0, 9)], protected=["sex"])
@@ -357,6 +359,7 @@ def key_hashes(domain, X, convention: str) -> np.ndarray:
     (True, dtype('uint64'))
     """
     keys = domain.key(X, convention)
-    if isinstance(keys, np.ndarray) and keys.ndim == 2:
-        return pd.util.hash_pandas_object(pd.DataFrame(keys), index=False).to_numpy()
+    if isinstance(keys, np.ndarray) and keys.ndim == 2 and keys.dtype.kind in "iub":
+        weights = np.random.default_rng(keys.shape[1]).integers(1, 2**63, keys.shape[1], dtype=np.uint64)
+        return (keys.astype(np.uint64) * (weights | np.uint64(1))).sum(axis=1, dtype=np.uint64)   # mod 2**64
     return pd.util.hash_pandas_object(pd.Series(hashable_keys(keys), dtype=object), index=False).to_numpy()
