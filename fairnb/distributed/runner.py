@@ -166,13 +166,13 @@ class ClusterRun:
             return
         merged = self._merge()
         with self.lock:
-            merged._timeline = self.result._timeline
+            merged.continue_timeline(self.result)
             self.result, self.merged = merged, returned
 
     def final(self, limit=None) -> "Result":  # noqa: F821
         """The merged Result of every shard that returned (``max_found``: at most ``limit`` unique IDIs)."""
         if limit is not None:
-            return self._merge(limit=limit)
+            return self._merge(limit=limit).continue_timeline(self.result)
         self.merge_returned()
         return self._merge(into=self.result)
 
@@ -213,8 +213,8 @@ class ClusterRun:
             now = {"tried": r.tried, "eidig": r.count("eidig"), "adf": r.count("adf")}
         else:
             now = self.totals()
-            r.tried, r.hits, r.elapsed = now["tried"], now["hits"], self.elapsed
-            r._timeline.append((r.elapsed, now["tried"], now["eidig"]))
+            r.tried, r.hits = now["tried"], now["hits"]
+            r.mark(self.elapsed, found=now["eidig"])
             r.extras["shards"] = self.shard_table()
         event = Event(kind, r.elapsed, now["tried"], now[self.search.dedup], now["adf"], self.phase, 0, r)
         for listen in self.listeners:
@@ -333,7 +333,7 @@ def _finish(run: ClusterRun, search, status: str):
         budget = Budget(search.max_time, search.max_tried, search.max_found)
         r.ended_by = budget.reached(r.elapsed, r.tried, r.count(search.dedup)) or \
             next((p.ended_by for p in parts if p.ended_by), None)
-    r._timeline = run.result._timeline + [(r.elapsed, r.tried, r.count())]
+    r.mark(r.elapsed)
     lost = [i for i, st in enumerate(run.state) if st == "lost"]
     r.tally(workers=Same(len(set(m["worker"] for m in run.latest.values()))), n_shards=Same(len(run.shards)))
     r.extras.update(lost_shards=lost, lost_seeds=run.seeds_of(("lost",)),

@@ -202,10 +202,17 @@ class Result(PairTables, SavedResult, ResultDisplay):
             self.tallies[name] = t
             dict.__setitem__(self.extras, name, t.value_in(self))
 
-    def mark(self, elapsed: float):
-        """Add a timeline sample (called by the engine after each batch)."""
+    def mark(self, elapsed: float, found: int | None = None):
+        """Add a timeline sample (called by the engine after each batch): ``found`` unique IDIs (full inputs),
+        default this Result's count (a sharded run's client gives the count over its running shards)."""
         self.elapsed = elapsed
-        self._timeline.append((elapsed, self.tried, len(self._seen)))
+        self._timeline.append((elapsed, self.tried, len(self._seen) if found is None else found))
+
+    def continue_timeline(self, earlier: "Result") -> "Result":
+        """This Result, its timeline starting with ``earlier``'s samples (a sharded run's Result, merged anew
+        when a shard returns, keeps the run's timeline so far)."""
+        self._timeline = list(earlier._timeline) + self._timeline
+        return self
 
     # ------------------------------------------------------------------ arrays
     def _arrays(self) -> dict:
