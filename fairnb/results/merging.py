@@ -91,7 +91,7 @@ def merge_results(parts, domain, method: str = "", params: dict | None = None, *
     tallies = merge_tallies(done)
     kept = [{k: v for k, v in p.extras.items() if k not in _SHARD_OWN and k not in tallies} for p in done]
     if len(kept) == 1:             # one shard: its findings are the run's (a one-shard run is the local run)
-        merged.extras.update(kept[0])
+        dict.update(merged.extras, kept[0])    # as they are: a Result loaded from a file has no tallies
     elif kept:
         merged.extras["per_shard"] = kept
     merged.tally(**{k: t for k, t in tallies.items() if not t.derived and k not in _SHARD_OWN})
