@@ -210,7 +210,12 @@ class Result(PairTables, SavedResult, ResultDisplay):
 
     def continue_timeline(self, earlier: "Result") -> "Result":
         """This Result, its timeline starting with ``earlier``'s samples (a sharded run's Result, merged anew
-        when a shard returns, keeps the run's timeline so far)."""
+        when a shard returns, keeps the run's timeline so far).
+
+        >>> earlier = Result(None); earlier.mark(0.5, found=3)
+        >>> Result(None).continue_timeline(earlier).timeline.values.tolist()
+        [[0.5, 0.0, 3.0]]
+        """
         self._timeline = list(earlier._timeline) + self._timeline
         return self
 
