@@ -17,7 +17,7 @@ Importing fairnb loads numpy, pandas and scikit-learn only; TensorFlow loads whe
 """
 from __future__ import annotations
 
-from . import datasets, domains, models
+from . import datasets, distributed, domains, models   # distributed: registers search.run(client=...) (no Dask import)
 from .domains import Feature, TabularDomain
 from .oracle import Oracle
 from .results import Result

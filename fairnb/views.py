@@ -21,7 +21,12 @@ _INSPECTORS: dict[str, object] = {}
 _PROGRESS: list[object] = []
 
 
-def _resolve(target):
+def resolve_target(target):
+    """``target`` itself, or the object a ``"module:name"`` string names (imported now: registrations stay lazy).
+
+    >>> resolve_target("math:pi") > 3
+    True
+    """
     if not isinstance(target, str):
         return target
     module, _, name = target.partition(":")
@@ -42,7 +47,7 @@ def inspector_for(kind: str):
     if kind not in _INSPECTORS:
         raise LookupError(f"no inspector for domain kind {kind!r} (registered: {', '.join(sorted(_INSPECTORS))}); "
                           "add one with fairnb.views.register_inspector")
-    return _resolve(_INSPECTORS[kind])
+    return resolve_target(_INSPECTORS[kind])
 
 
 def register_progress_panel(target) -> None:
@@ -53,4 +58,4 @@ def register_progress_panel(target) -> None:
 
 def progress_panel():
     """The registered progress display class, or None (then searches show a tqdm bar)."""
-    return _resolve(_PROGRESS[0]) if _PROGRESS else None
+    return resolve_target(_PROGRESS[0]) if _PROGRESS else None

@@ -19,7 +19,7 @@ from fairnb.search.aequitas import Aequitas
 from fairnb.search.eidig import EIDIG
 
 distributed = pytest.importorskip("distributed")
-from fairnb.distributed import local_cluster, merge_results, plan_shards  # noqa: E402
+from fairnb.distributed import local_cluster  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -52,51 +52,14 @@ def wait_until_running(run, shards: int, timeout: float = 60) -> None:
     """Wait until ``shards`` shards of the background run ``run`` have reported progress twice."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline and not run.done:
-        state = getattr(run.search.engine_, "state", [])
-        latest = getattr(run.search.engine_, "latest", {})
-        if sum(s == "running" and latest[i]["tried"] > 0 for i, s in enumerate(state)) >= shards:
+        table = run.result.extras.get("shards") if run.result is not None else None   # live: per shard
+        if table is not None and "worker" in table and sum((table["status"] == "running") & (table["tried"] > 0)) >= shards:
             return
         time.sleep(0.05)
     raise AssertionError(f"the shards did not start in {timeout} s: {run}")
 
 
 # ---------------------------------------------------------------------- without a cluster
-def test_merge_deduplicates_under_both_conventions(synthetic):
-    dom = synthetic.domain          # "sex" is the protected column 1
-    a, b = fairnb.Result(dom, "x"), fairnb.Result(dom, "x")
-    row = synthetic.X.to_numpy(float)[0]
-    other_sex = row.copy()
-    other_sex[1] = 1 - row[1]
-    other_row = row.copy()
-    other_row[0] = (row[0] + 1) % (dom.upper[0] + 1)
-    p = np.array([[0.2, 0.8]])
-    for r, X, t in ((a, [row, other_row], 1.0), (b, [row, other_sex], 0.5)):
-        X = np.array(X)
-        r.record(X, X, np.repeat(p, len(X), 0), np.repeat(p, len(X), 0), phase="local", seed_ids=[0, 1], elapsed=t)
-    merged = merge_results([a, b], dom, "x", offsets=[0.0, 0.0])
-    # full inputs: row (in both), other_row, other_sex; without the protected column: row = other_sex
-    assert (merged.count("eidig"), merged.count("adf")) == (3, 2)
-    np.testing.assert_array_equal(merged.inputs[:2], a.inputs)   # a duplicate keeps the first shard's pair
-    assert merged.time_to(1) == 0.5 and merged.time_to(3) == 1.0
-    assert merged.hits == a.hits + b.hits and list(merged.extras["shards"]["unique_idis"]) == [2, 2]
-
-
-def test_plan_splits_budgets_and_seeds():
-    shards = plan_shards(RandomSearch(n_samples=10, max_tried=9, random_state=0), None, 4)
-    assert [s.params for s in shards] == [{"n_samples": 3, "max_tried": 3}, {"n_samples": 3, "max_tried": 2},
-                                          {"n_samples": 2, "max_tried": 2}, {"n_samples": 2, "max_tried": 2}]
-    seeds = np.arange(20.0).reshape(10, 2)
-    shards = plan_shards(EIDIG(n_seeds=7, seed_selection="as_given", random_state=0), seeds, 3)
-    assert [(s.first_id, s.n_seeds, s.params["n_seeds"]) for s in shards] == [(0, 3, 3), (3, 2, 2), (5, 2, 2)]
-    np.testing.assert_array_equal(np.concatenate([s.seeds for s in shards]), seeds[:7])
-    draws = {tuple(np.random.default_rng(s.stream).integers(0, 10**9, 3)) for s in shards}
-    assert len(draws) == 3                        # independent streams
-    one = plan_shards(EIDIG(n_seeds=10, seed_selection="as_given", random_state=5), seeds, 1)[0]
-    assert np.random.default_rng(one.stream).random() == np.random.default_rng(5).random()
-    with pytest.raises(ValueError, match="n_shards"):
-        plan_shards(RandomSearch(), None, 0)
-
-
 def test_importing_fairnb_does_not_import_dask():
     code = "import sys, fairnb; print(sorted(k for k in sys.modules if k.split('.')[0] in ('dask', 'distributed')))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
@@ -144,6 +107,39 @@ def test_sharded_runs_are_reproducible_and_merged_without_duplicates(client, syn
         assert first.count(convention) == unique_keys(synthetic.domain, first.inputs, convention)
     assert first.extras["seeds"].shape == (60, synthetic.X.shape[1]) and first.pairs["seed"].max() >= 30
     assert confirmed(first, biased_model)
+
+
+@pytest.mark.parametrize("method", ["random", "adf"])
+def test_live_counters_never_decrease_and_end_at_the_merged_counts(client, synthetic, biased_model, method):
+    # the shards find many of the same inputs (a small domain): a sum of their counts would overshoot
+    params = {"random": {"n_samples": 60_000, "batch_size": 500}, "adf": {"n_seeds": 60, "n_local": 300}}[method]
+    search = fairnb.search.get_method(method)(random_state=0, progress=False, **params)
+    events = []
+    result = search.run(biased_model, synthetic.domain, synthetic.X, client=client, n_shards=2,
+                        listeners=[events.append])
+    assert [e.kind for e in events][::len(events) - 1] == ["start", "done"] and len(events) > 3
+    for name in ("tried", "found", "found_adf"):
+        values = [getattr(e, name) for e in events]
+        assert values == sorted(values), name
+    last = events[-1]
+    assert (last.tried, last.found, last.found_adf) == (result.tried, result.count(search.dedup), result.count("adf"))
+    timeline = result.timeline
+    assert timeline["tried"].is_monotonic_increasing and timeline["found"].is_monotonic_increasing
+    assert timeline["found"].iloc[-1] == result.count() and timeline["tried"].iloc[-1] == result.tried
+
+
+def test_sharded_run_keeps_max_found(client, synthetic, biased_model):
+    search = RandomSearch(n_samples=None, max_found=150, batch_size=200, random_state=0, progress=False)
+    events = []
+    result = search.run(biased_model, synthetic.domain, client=client, n_shards=2, listeners=[events.append])
+    assert result.count() == 150 == events[-1].found and result.ended_by == ("max_found", 150)
+    assert max(e.found for e in events) == 150 and confirmed(result, biased_model)
+
+
+def test_sharded_run_ends_at_its_time_budget(client, synthetic, biased_model):
+    search = RandomSearch(n_samples=None, max_time=1.0, batch_size=200, random_state=0, progress=False)
+    result = search.run(biased_model, synthetic.domain, client=client, n_shards=2)
+    assert result.status == "budget" and result.ended_by == ("max_time", 1.0) and 1.0 <= result.elapsed < 10
 
 
 def test_stop_ends_every_shard_and_keeps_what_each_found(client, synthetic, biased_model):
@@ -304,12 +300,12 @@ def test_killed_worker_loses_only_its_shard(client, synthetic, biased_model):
     search = EIDIG(n_seeds=40, n_local=10**6, seed_selection="as_given", batch_size=8, random_state=0, progress=False)
     run = search.start(biased_model, synthetic.domain, synthetic.X, client=client, n_shards=2)
     wait_until_running(run, 2)
-    victim = search.engine_.latest[0]["worker"]
+    victim = run.result.extras["shards"]["worker"][0]
     pid = client.run(os.getpid, workers=[victim])[victim]
     with pytest.warns(RuntimeWarning, match="lost"):
         os.kill(pid, signal.SIGKILL)
         deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and search.engine_.state[0] != "lost":
+        while time.monotonic() < deadline and run.result.extras["shards"]["status"][0] != "lost":
             time.sleep(0.05)
         result = run.stop()
     assert result.extras["lost_shards"] == [0] and result.extras["lost_seeds"] == [[0, 20]]

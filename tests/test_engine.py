@@ -1,5 +1,6 @@
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import fairnb
@@ -115,6 +116,8 @@ def test_result_save_load_roundtrip(tmp_path, synthetic, biased_model):
         assert np.array_equal(back.inputs, r.inputs) and np.array_equal(back.counterparts, r.counterparts)
         assert back.summary() == r.summary()
         assert back.pairs.equals(r.pairs)
+        pd.testing.assert_frame_equal(back.timeline, r.timeline)
+        assert len(r.timeline) > 1 and back.params == r.params
     with pytest.raises(ValueError, match="format"):
         r.save(tmp_path / "r.txt")
     with pytest.raises(FileNotFoundError):

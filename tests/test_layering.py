@@ -10,7 +10,8 @@ from fairnb import views
 
 ROOT = Path(fairnb.__file__).parent
 CORE = [*sorted((ROOT / "search").rglob("*.py")), *sorted((ROOT / "domains").rglob("*.py")),
-        ROOT / "oracle.py", ROOT / "results.py", ROOT / "counting.py", ROOT / "summaries.py", ROOT / "pair_table.py"]
+        *sorted((ROOT / "results").rglob("*.py")), ROOT / "oracle.py", ROOT / "counting.py", ROOT / "summaries.py",
+        ROOT / "pair_table.py"]
 
 
 def imported_modules(path: Path) -> set[str]:
@@ -69,12 +70,6 @@ FLOORS = [
 ]
 FLOOR = {room: level for level, rooms in enumerate(FLOORS) for room in rooms}
 
-# Removed when sharding moves behind the executor registry (issue #23 item 1): the search engine reaches up
-# into fairnb.distributed for ``run_sharded``, and fairnb.distributed takes private names from below it.
-SHARDING_EXCEPTION = "fairnb.distributed"
-# Removed when fairnb/results.py becomes a package (issue #23): GroupResult borrows its JSON conversion,
-# which the split makes public (fairnb/results.py is not edited on this branch).
-PRIVATE_EXCEPTIONS = {("fairnb.group.result", "fairnb.results", "_jsonable")}
 
 
 def _module_name(path: Path) -> str:
@@ -115,10 +110,6 @@ def room(module: str) -> str:
 EDGES = sorted({(m, target) for m in MODULES for target, _ in _imports(m)})
 
 
-def _exempt(module: str, target: str) -> bool:
-    return module == "fairnb.search.engine" and room(target) == SHARDING_EXCEPTION
-
-
 def _cycles(edges) -> list[list[str]]:
     """The strongly connected components with more than one node (Tarjan)."""
     succ = {}
@@ -157,12 +148,12 @@ def test_every_room_stands_on_a_floor():
 
 def test_no_module_imports_a_higher_floor():
     placed = [(m, t) for m, t in EDGES if room(m) in FLOOR and room(t) in FLOOR]     # the others: the test above
-    upward = [f"{m} -> {t}" for m, t in placed if FLOOR[room(t)] > FLOOR[room(m)] and not _exempt(m, t)]
+    upward = [f"{m} -> {t}" for m, t in placed if FLOOR[room(t)] > FLOOR[room(m)]]
     assert upward == []
 
 
 def test_no_cycles_between_rooms():
-    edges = {(room(m), room(t)) for m, t in EDGES if room(m) != room(t) and not _exempt(m, t)}
+    edges = {(room(m), room(t)) for m, t in EDGES if room(m) != room(t)}
     assert _cycles(edges) == []
 
 
@@ -173,7 +164,7 @@ def test_no_cycles_between_the_modules_of_a_package():
 def test_no_private_name_is_imported_across_packages():
     private = [f"{m} imports {name} from {t}" for m in MODULES for t, name in _imports(m)
                if name and name.startswith("_") and not name.startswith("__") and _package(m) != _package(t)
-               and room(m) != SHARDING_EXCEPTION and (m, t, name) not in PRIVATE_EXCEPTIONS]
+]
     assert private == []
 
 

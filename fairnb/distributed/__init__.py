@@ -15,7 +15,7 @@ each shard on the workers and merges their Results, de-duplicated under both cou
   an image flipper's f_sa) as its ``.keras`` file, loaded by a ``WorkerPlugin``; numpy and scikit-learn
   models and callables pickled;
 * a shard's Result travels packed and the client merges with numpy; distinct counts (``generated``, ...)
-  count the union of the shards' keys (see ``fairnb.distributed.merge``);
+  count the union of the shards' keys (see ``fairnb.results.merging``);
 * the progress panel and tqdm show the cluster's totals; Stop (``search.stop()``, the panel of
   ``search.start(..., client=client)``, Ctrl-C, the time budget) ends every shard after its current
   batch and keeps what each returned; a worker that dies loses at most its current shard, which Dask
@@ -39,13 +39,23 @@ Example
 """
 from __future__ import annotations
 
-from .merge import merge_results
+from ..results import merge_results
+from ..search.executors import register_executor
 from .plan import Shard, plan_shards
-from .runner import run_sharded
+
+register_executor("distributed.client:Client", f"{__name__}.runner:run_sharded")   # search.run(client=...)
 
 WORKER_MALLOC_TRIM = 128 * 2**20   # bytes; see local_cluster
 
 __all__ = ["local_cluster", "close", "run_sharded", "plan_shards", "Shard", "merge_results"]
+
+
+def __getattr__(name):
+    if name == "run_sharded":      # imports Dask: only when asked for
+        from .runner import run_sharded
+
+        return run_sharded
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def local_cluster(n_workers: int = 2, threads_per_worker: int = 1, processes: bool = True, **kwargs):

@@ -9,7 +9,7 @@ Two ways, chosen by what the strategy starts from:
   pointing at the right seed. The strategy's other inputs (``seeds`` itself: NeuronFair's
   interpretation rows, SG's sampling distribution) go to every shard whole.
 * **Budget** (random sampling, AEQUITAS without seeds): each shard gets its part of the strategy's
-  count budgets (``Search.shard_budgets``: ``n_samples``, ``n_seeds``, SG's ``limit``) and draws its
+  count budgets (``DIVIDED_BUDGETS``: ``n_samples``, ``n_seeds``, SG's ``limit``) and draws its
   own inputs.
 
 Either way ``max_tried`` is divided too, time budgets apply to every shard (they run side by side),
@@ -28,6 +28,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
+from ..search.aequitas import Aequitas
+from ..search.random import RandomSearch
+from ..search.sg import SymbolicGeneration
+from ..search.two_phase import TwoPhaseSearch
+
+# the count parameters that size what a search draws or generates itself, divided among the shards (besides
+# max_tried); a search of another class keeps its parameters whole in every shard
+DIVIDED_BUDGETS = {RandomSearch: ("n_samples",), Aequitas: ("n_seeds",), SymbolicGeneration: ("limit", "n_seeds"),
+                   TwoPhaseSearch: ("n_seeds",)}
 
 
 @dataclass
@@ -68,7 +78,8 @@ def plan_shards(search, seeds, n_shards: int, should_stop=None, domain=None) -> 
     selected = search.select_seeds(seeds, should_stop, domain)
     if selected is None and should_stop is not None and should_stop():
         return None
-    budgets = {name: getattr(search, name) for name in (*search.shard_budgets, "max_tried")
+    divided = next((names for cls, names in DIVIDED_BUDGETS.items() if isinstance(search, cls)), ())
+    budgets = {name: getattr(search, name) for name in (*divided, "max_tried")
                if getattr(search, name, None) is not None}
     if selected is not None:
         selected = np.asarray(selected)

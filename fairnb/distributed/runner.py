@@ -2,10 +2,13 @@
 
 The client plans the shards (``plan.py``), ships the model once per worker (``shipping.py``), submits
 one task per shard and merges what they return (``merge.py``). While they run, each shard publishes
-its counters (``get_worker().log_event``) at most ten times a second; the client receives them
+its counters and a hash of the key of each pair found since its last message (``key_hashes``,
+``get_worker().log_event``) at most ten times a second; the client receives them
 (``Client.subscribe_topic``) and tells the search's listeners (the progress panel, tqdm) the cluster's
-totals: candidates tried by all shards, unique IDIs of the finished shards (merged, de-duplicated)
-plus those the running shards reported so far.
+totals: candidates tried by all shards (a returned shard's own counters, else its last message's) and
+the distinct pairs reported, so an input that two shards found counts once. None of them decreases,
+and the last event has the merged Result's counts. The live Result's ``extras["shards"]`` shows each
+shard's state.
 
 Stop (``search.stop()``, the panel's button for a background run, Ctrl-C, the time budget reached or
 ``max_found`` reached) sets a cluster-wide ``distributed.Event``: every running shard ends after its
@@ -23,15 +26,19 @@ import uuid
 import warnings
 
 import numpy as np
+import pandas as pd
 
-from ..search.engine import Event
-from .merge import merge_results
+from ..counting import hashable_keys
+from ..domains.base import CONVENTIONS
+from ..search.engine import Budget, Event
+from ..results import Same, merge_results
 from .plan import plan_shards
 from .shipping import ModelPlugin, worker_model
 
 REPORT_INTERVAL = 0.1   # seconds between two progress messages of a shard
 STOP_POLL = 1.0         # seconds a shard's stop watcher waits on the stop event before it looks whether the shard ended
 STOP_TIMEOUT = 30.0     # seconds the client waits for running shards to return after a stop
+SHARD_GRACE = 1.0       # seconds past the time budget before the client stops shards that have not ended
 
 
 class ShardReporter:
@@ -48,6 +55,7 @@ class ShardReporter:
         self.stop_event = StopEvent(stop_name, client=get_client())   # explicit: it is used from another thread
         self.started = time.time()
         self._last = float("-inf")
+        self._sent = 0             # the shard's pairs whose keys were reported
         self._over = threading.Event()
         self._watcher = threading.Thread(target=self._watch, name=f"fairnb-stop-{shard}", daemon=True)
         self._watcher.start()
@@ -73,10 +81,12 @@ class ShardReporter:
             return
         self._last = now
         r = event.result
+        new = r.inputs_since(self._sent)
+        self._sent += len(new)
         self.worker.log_event(self.topic, {
             "shard": self.shard, "kind": event.kind, "tried": int(event.tried), "hits": int(r.hits),
-            "found": r.count("eidig"), "found_adf": r.count("adf"), "elapsed": float(event.elapsed),
-            "phase": event.phase or "", "worker": self.worker.address, "started": self.started})
+            "elapsed": float(event.elapsed), "phase": event.phase or "", "worker": self.worker.address,
+            "started": self.started, **{f"keys_{c}": key_hashes(r.domain, new, c).tobytes() for c in CONVENTIONS}})
 
 
 def run_shard(plugin_name: str, cls, params: dict, data, shard, topic: str, stop_name: str, oracle,
@@ -86,12 +96,11 @@ def run_shard(plugin_name: str, cls, params: dict, data, shard, topic: str, stop
     if deadline is not None:       # time budgets are wall-clock for the whole run
         params["max_time"] = max(deadline - time.time(), 1e-3)
     search = cls(**params)
-    search._preselected, search._in_shard = shard.seeds, True
     model, domain = worker_model(plugin_name)
     reporter = ShardReporter(shard.index, topic, stop_name, search)
     cpu = time.thread_time()
     try:
-        result = search.run(model, domain, data, listeners=[reporter], oracle=oracle)
+        result = search.run(model, domain, data, listeners=[reporter], oracle=oracle, selected_seeds=shard.seeds)
     except Exception as e:          # noqa: BLE001 - the model or the strategy failed: keep the partial Result
         if getattr(e, "result", None) is None:
             raise
@@ -103,8 +112,8 @@ def run_shard(plugin_name: str, cls, params: dict, data, shard, topic: str, stop
 
 
 class ClusterRun:
-    """The client's view of a sharded run while it goes on (``search.engine_``): ``result`` is the merged
-    Result of the shards finished so far, ``elapsed`` the seconds since the run started."""
+    """The client's view of a sharded run while it goes on: ``result`` is the merged Result of the shards
+    finished so far (what the listeners' events carry), ``elapsed`` the seconds since the run started."""
 
     def __init__(self, search, domain, shards, all_seeds, listeners):
         self.search, self.domain, self.shards, self.all_seeds = search, domain, shards, all_seeds
@@ -120,6 +129,7 @@ class ClusterRun:
         self.phase = ""
         self.stopping = False      # set when the client stops the shards (cancelled ones were not run)
         self.merged: set[int] = set()   # the shards whose Results are in ``result``
+        self.found_keys = {c: set() for c in CONVENTIONS}   # key hashes of every pair the shards reported
 
     @property
     def elapsed(self) -> float:
@@ -135,12 +145,14 @@ class ClusterRun:
             if self.state[i] == "waiting":
                 self.state[i] = "running"
             self.phase = msg["phase"] or self.phase
+            for c in CONVENTIONS:
+                self.found_keys[c].update(np.frombuffer(msg[f"keys_{c}"], np.uint64).tolist())
 
     def _merge(self, limit=None, into=None) -> "Result":  # noqa: F821 - fairnb.results.Result
         s = self.search
         return merge_results(self.parts, self.domain, s.name, s.get_params(), offsets=self.offsets,
                              first_ids=self._first_ids(), seeds=self.all_seeds, limit=limit, convention=s.dedup,
-                             into=into, same=s.same_in_every_shard)
+                             into=into)
 
     def _first_ids(self):
         return [sh.first_id for sh in self.shards] if self.all_seeds is not None else None
@@ -154,46 +166,65 @@ class ClusterRun:
             return
         merged = self._merge()
         with self.lock:
-            merged._timeline = self.result._timeline
+            merged.continue_timeline(self.result)
             self.result, self.merged = merged, returned
 
     def final(self, limit=None) -> "Result":  # noqa: F821
         """The merged Result of every shard that returned (``max_found``: at most ``limit`` unique IDIs)."""
         if limit is not None:
-            return self._merge(limit=limit)
+            return self._merge(limit=limit).continue_timeline(self.result)
         self.merge_returned()
         return self._merge(into=self.result)
 
     def finish_shard(self, i: int, future) -> None:
         if future.status == "finished":
             part = future.result().with_domain(self.domain)
-            with self.lock:
+            with self.lock:      # its pairs count at once, also those its last progress messages have not brought yet
                 self.parts[i], self.state[i] = part, "done"
+                for c in CONVENTIONS:
+                    self.found_keys[c].update(key_hashes(self.domain, part.inputs, c).tolist())
         elif future.status == "cancelled" and self.stopping:
             self.state[i] = "not run"
         else:                      # its worker died (KilledWorker), or the cluster cancelled it
             self.errors[i] = future.exception() if future.status == "error" else RuntimeError(future.status)
             self.state[i] = "lost"
 
-    def totals(self) -> tuple[int, int, int, int]:
-        """(tried, hits, found in the search's convention, found ADF-unique) over the cluster."""
+    def totals(self) -> dict:
+        """``tried``, ``hits`` and unique IDIs (``eidig``, ``adf``) over the cluster so far: the counters of the
+        shards returned plus the last reported by those running, and the distinct keys of every pair reported
+        (at most ``max_found`` in the search's convention). None of them decreases, and once every shard
+        returned they are the merged Result's (``max_found`` in the search's convention only)."""
+        out = {"tried": 0, "hits": 0}
         with self.lock:
-            r = self.result
-            running = [m for i, m in self.latest.items() if i not in self.merged]
-            key = "found" if self.search.dedup == "eidig" else "found_adf"
-            return (r.tried + sum(m["tried"] for m in running), r.hits + sum(m["hits"] for m in running),
-                    r.count(self.search.dedup) + sum(m[key] for m in running),
-                    r.count("adf") + sum(m["found_adf"] for m in running))
+            for i, part in enumerate(self.parts):     # a returned shard's own counters, else its last message's
+                last = {k: getattr(part, k) for k in out} if part is not None else self.latest.get(i, {})
+                for k in out:
+                    out[k] += last.get(k, 0)
+            out.update({c: len(self.found_keys[c]) for c in CONVENTIONS})
+        cap = self.search.max_found
+        if cap is not None:
+            out[self.search.dedup] = min(out[self.search.dedup], cap)
+        return out
 
     def emit(self, kind: str) -> None:
-        tried, hits, found, found_adf = self.totals()
+        """Tell the listeners the cluster's totals (the final Result's counts when ``kind`` is "done")."""
         r = self.result
-        if kind != "done":
-            r.tried, r.hits, r.elapsed = tried, hits, self.elapsed
-            r._timeline.append((r.elapsed, tried, found))
-        event = Event(kind, r.elapsed, tried, found, found_adf, self.phase, 0, r)
+        if kind == "done":
+            now = {"tried": r.tried, "eidig": r.count("eidig"), "adf": r.count("adf")}
+        else:
+            now = self.totals()
+            r.tried, r.hits = now["tried"], now["hits"]
+            r.mark(self.elapsed, found=now["eidig"])
+            r.extras["shards"] = self.shard_table()
+        event = Event(kind, r.elapsed, now["tried"], now[self.search.dedup], now["adf"], self.phase, 0, r)
         for listen in self.listeners:
             listen(event)
+
+    def shard_table(self) -> pd.DataFrame:
+        """Each shard's state (waiting, running, done, lost, not run), candidates tried and worker so far."""
+        with self.lock:
+            return pd.DataFrame([{"shard": i, "status": st, "tried": self.latest.get(i, {}).get("tried", 0),
+                                  "worker": self.latest.get(i, {}).get("worker")} for i, st in enumerate(self.state)])
 
     def seeds_of(self, states) -> list[list[int]]:
         """``[first, last + 1)`` seed-index ranges of the shards in ``states`` (seeded shards only)."""
@@ -201,29 +232,24 @@ class ClusterRun:
                 if st in states and sh.seeds is not None]
 
 
-def run_sharded(search, model, domain, seeds=None, *, client, n_shards=None, listeners=(), progress=None,
-                oracle=None):
-    """Run ``search`` in shards on ``client``'s cluster (see the module docstring); returns the merged Result."""
+def run_sharded(search, model, domain, seeds=None, *, client, n_shards=None, listeners=(), oracle=None,
+                should_stop=lambda: False):
+    """Run ``search`` in shards on ``client``'s cluster (see the module docstring); returns the merged Result.
+
+    The executor of ``search.run(..., client=client)`` for a Dask client (``fairnb.search.executors``):
+    ``model`` wrapped and ``seeds`` validated by the search, ``listeners`` told the cluster's totals,
+    ``should_stop()`` polled to end every shard."""
     from distributed import Event as StopEvent
 
-    from ..oracle import make_oracle
-    from ..search.progress import make_listener
-
-    search.engine_ = None
-    model, seeds = search._checked(model, domain, seeds)
-    make_oracle(oracle, model, domain)             # a bad oracle argument fails here, not on every worker
-    search._stop_event = threading.Event()
     threads = sum(client.nthreads().values())
     if threads < 1:
         raise ValueError("client: the Dask cluster has no workers; start some (fairnb.distributed.local_cluster)")
-    shards = plan_shards(search, seeds, threads if n_shards is None else n_shards, search._stop_event.is_set, domain)
+    shards = plan_shards(search, seeds, threads if n_shards is None else n_shards, should_stop, domain)
     all_seeds = None if shards is None or shards[0].seeds is None else np.concatenate([s.seeds for s in shards])
-    bar = make_listener(search.progress if progress is None else progress, search)
-    run = ClusterRun(search, domain, shards or [], all_seeds, tuple(listeners) + ((bar,) if bar else ()))
-    search.engine_ = run
+    run = ClusterRun(search, domain, shards or [], all_seeds, listeners)
     run.emit("start")
     if shards is None:                              # stopped while the seeds were chosen
-        return _finish(run, search, "stopped", None)
+        return _finish(run, search, "stopped")
     run_id = uuid.uuid4().hex
     topic, stop_name = f"fairnb-progress-{run_id}", f"fairnb-stop-{run_id}"
     stop = StopEvent(stop_name, client=client)
@@ -241,17 +267,21 @@ def run_sharded(search, model, domain, seeds=None, *, client, n_shards=None, lis
                               oracle, deadline, key=f"fairnb-shard-{sh.index}-{run_id}", pure=False)
             f.add_done_callback(lambda _: wake.set())
             futures[f] = sh.index
-        status = _drive(run, search, client, futures, stop, wake, deadline)
+        status = _drive(run, search, client, futures, stop, wake, should_stop)
     finally:
         client.unsubscribe_topic(topic)
         client.unregister_worker_plugin(plugin.name)
         client.cancel(list(futures))
-    return _finish(run, search, status, deadline)
+    return _finish(run, search, status)
 
 
-def _drive(run: ClusterRun, search, client, futures: dict, stop, wake: threading.Event, deadline) -> str:
+def _drive(run: ClusterRun, search, client, futures: dict, stop, wake: threading.Event, should_stop) -> str:
     """Wait for the shards, relaying progress, until all returned; returns the run's status so far."""
     pending, status, stopped_at = set(futures), "running", None
+    # the shards end by themselves at the time budget, and each spends its part of max_tried: the client
+    # waits a little longer for the time, and counts the unique IDIs found over the cluster
+    late = None if search.max_time is None else search.max_time + SHARD_GRACE
+    budget = Budget(max_time=late, max_found=search.max_found)
     while pending:
         try:
             wake.wait(0.1)
@@ -262,7 +292,8 @@ def _drive(run: ClusterRun, search, client, futures: dict, stop, wake: threading
             if pending and not run.stopping:       # merge what returned while the other shards run
                 run.merge_returned()
             if stopped_at is None:
-                reason = _reason_to_stop(run, search, deadline)
+                reason = "stopped" if should_stop() else \
+                    "budget" if budget.reached(run.elapsed, 0, run.totals()[search.dedup]) else None
                 if reason:
                     status, stopped_at = reason, time.monotonic()
                     _stop_all(run, client, futures, pending, stop)
@@ -278,16 +309,6 @@ def _drive(run: ClusterRun, search, client, futures: dict, stop, wake: threading
     return status
 
 
-def _reason_to_stop(run: ClusterRun, search, deadline) -> str | None:
-    if search._stop_event.is_set():
-        return "stopped"
-    if deadline is not None and time.time() > deadline + 1.0:   # shards end by themselves at the deadline
-        return "budget"
-    if search.max_found is not None and run.totals()[2] >= search.max_found:
-        return "budget"
-    return None
-
-
 def _stop_all(run: ClusterRun, client, futures: dict, pending: set, stop) -> None:
     """Tell running shards to end (they return their Results) and cancel those not started."""
     run.stopping = True
@@ -297,7 +318,7 @@ def _stop_all(run: ClusterRun, client, futures: dict, pending: set, stop) -> Non
     client.cancel(waiting)
 
 
-def _finish(run: ClusterRun, search, status: str, deadline):
+def _finish(run: ClusterRun, search, status: str):
     """The final merged Result: status, why it ended, what was lost."""
     r = run.final(limit=search.max_found)
     parts = [p for p in run.parts if p is not None]
@@ -308,16 +329,14 @@ def _finish(run: ClusterRun, search, status: str, deadline):
         status = "failed"
     r.status, r.elapsed = status, run.elapsed
     r.error = failed[0].error if failed else None
-    if status == "budget":
-        ended = [p.ended_by for p in parts if p.ended_by]
-        r.ended_by = ("max_found", search.max_found) if search.max_found is not None and \
-            r.count(search.dedup) >= search.max_found else (ended[0] if ended else
-                                                            ("max_time", search.max_time) if deadline else None)
-    r.extras.update(search.ratio_extras(r))
-    r._timeline = run.result._timeline + [(r.elapsed, r.tried, r.count())]
+    if status == "budget":         # the whole run's budget reached, by the engine's rule, else a shard's
+        budget = Budget(search.max_time, search.max_tried, search.max_found)
+        r.ended_by = budget.reached(r.elapsed, r.tried, r.count(search.dedup)) or \
+            next((p.ended_by for p in parts if p.ended_by), None)
+    r.mark(r.elapsed)
     lost = [i for i, st in enumerate(run.state) if st == "lost"]
-    r.extras.update(workers=len(set(m["worker"] for m in run.latest.values())), n_shards=len(run.shards),
-                    lost_shards=lost, lost_seeds=run.seeds_of(("lost",)),
+    r.tally(workers=Same(len(set(m["worker"] for m in run.latest.values()))), n_shards=Same(len(run.shards)))
+    r.extras.update(lost_shards=lost, lost_seeds=run.seeds_of(("lost",)),
                     not_run_seeds=run.seeds_of(("not run", "waiting")))
     if lost:
         warnings.warn(f"{search.name}: {len(lost)} shard(s) were lost with their workers ({run.errors[lost[0]]!r}); "
@@ -326,3 +345,21 @@ def _finish(run: ClusterRun, search, status: str, deadline):
     run.result = r
     run.emit("done")
     return r
+
+
+def key_hashes(domain, X, convention: str) -> np.ndarray:
+    """``(n,)`` uint64: a hash of each input's key under ``convention``, the same in every process, so that
+    the client counts the distinct pairs that the shards report: integer key rows by a linear hash with
+    fixed random odd weights (one pass over the rows, whatever their width), other keys by pandas'
+    fixed-key hash.
+
+    >>> from fairnb.domains import Feature, TabularDomain
+    >>> dom = TabularDomain([Feature("sex", 0, 1), Feature("x", 0, 9)], protected=["sex"])
+    >>> h = key_hashes(dom, np.array([[0, 3], [1, 3]]), "adf"); bool(h[0] == h[1]), h.dtype
+    (True, dtype('uint64'))
+    """
+    keys = domain.key(X, convention)
+    if isinstance(keys, np.ndarray) and keys.ndim == 2 and keys.dtype.kind in "iub":
+        weights = np.random.default_rng(keys.shape[1]).integers(1, 2**63, keys.shape[1], dtype=np.uint64)
+        return (keys.astype(np.uint64) * (weights | np.uint64(1))).sum(axis=1, dtype=np.uint64)   # mod 2**64
+    return pd.util.hash_pandas_object(pd.Series(hashable_keys(keys), dtype=object), index=False).to_numpy()

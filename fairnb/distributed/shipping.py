@@ -40,13 +40,13 @@ def _rebuild_keras(payload: bytes, module: str, name: str, settings: dict):
     """On a worker: the Keras adapter ``module.name`` around the model saved in ``payload``."""
     import importlib
 
-    from ..models.keras import _keras
+    import keras
 
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, "model.keras")
         with open(path, "wb") as f:
             f.write(payload)
-        keras_model = _keras().saving.load_model(path, compile=False)
+        keras_model = keras.saving.load_model(path, compile=False)
     return getattr(importlib.import_module(module), name)(keras_model, **settings)
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..results import _jsonable
+from ..results import jsonable
 from .display import html_table, plot_scores
 from .scoring import wald_margin
 
@@ -91,8 +91,8 @@ class GroupResult:
 
     def to_dict(self) -> dict:
         """Everything (parameters, counters, every scored rule set) as JSON-ready data."""
-        return {"summary": self.summary(), "params": _jsonable(self.params), "info": _jsonable(self.info),
-                "rule_sets": _jsonable(self.frame.reset_index().to_dict("records"))}
+        return {"summary": self.summary(), "params": jsonable(self.params), "info": jsonable(self.info),
+                "rule_sets": jsonable(self.frame.reset_index().to_dict("records"))}
 
     def save(self, path) -> Path:
         """Write ``to_dict()`` as JSON."""

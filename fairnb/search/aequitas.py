@@ -52,6 +52,7 @@ import numpy as np
 
 from ..counting import UniqueCounter
 from ..params import COUNT, SHARE, STEPS, Interval, Options
+from ..results import Count, Derived, Distinct, PerShard, Same
 from .engine import Batch, Search
 from .seeds import warn_if_few_seeds
 
@@ -136,7 +137,6 @@ class Aequitas(Search):
                               "global_from": [None, Options(("random", "seeds"))], "batch_size": [COUNT]}
     domain_needs = ("sample", "bounded")
     default_variant = "fully"
-    shard_budgets = ("n_seeds",)
 
     def __init__(self, variant: str | None = None, n_seeds: int = 1000, n_local: int = 1000, step_size: int = 1,
                  attribute_change: float = 0.001, direction_change: float = 0.001, temperature: float = 1.0,
@@ -196,23 +196,15 @@ class Aequitas(Search):
                 stats["global"][1] += int(new.sum())
                 walkers.append(np.flatnonzero(verdict.discriminatory)[new] + lo)
             walker_ids = np.concatenate(walkers) if walkers else np.zeros(0, int)
-            global_keys = seen.key_rows() if self._in_shard else None
+            global_keys = seen.key_rows()
             yield from self._local_walks(ctx, policy, starts[walker_ids].copy(), walker_ids, seen, found, stats)
         finally:
-            ctx.result.extras.update(
-                variant=self.variant or self.default_variant,
-                generated=stats["global"][0] + stats["local"][0],
-                global_generated=stats["global"][0], global_idis=stats["global"][1],
-                local_generated=stats["local"][0], local_idis=stats["local"][1],
-                attribute_probability=policy.attribute_probability.round(6).tolist(),
-                down_probability=policy.down_probability.round(6).tolist())
-            self._keep_distinct(ctx.result, generated=seen,
-                                **({} if global_keys is None else {"global_generated": global_keys}))
-
-    def ratio_extras(self, result) -> dict:
-        """``local_generated``: the distinct tuples generated that the global phase had not generated."""
-        e = result.extras
-        return {"local_generated": e["generated"] - e["global_generated"]} if "global_generated" in e else {}
+            ctx.result.tally(variant=Same(self.variant or self.default_variant), generated=Distinct(seen),
+                             global_generated=Distinct(seen if global_keys is None else global_keys),
+                             global_idis=Count(stats["global"][1]), local_generated=Derived(local_generated),
+                             local_idis=Count(stats["local"][1]),
+                             attribute_probability=PerShard(policy.attribute_probability.round(6).tolist()),
+                             down_probability=PerShard(policy.down_probability.round(6).tolist()))
 
     def _local_walks(self, ctx, policy, X, walker_ids, seen, found, stats):
         domain, rng = ctx.domain, ctx.rng
@@ -252,3 +244,8 @@ class AequitasSemiDirected(Aequitas):
 
     name = "aequitas-semi"
     default_variant = "semi"
+
+
+def local_generated(result) -> int:
+    """The distinct tuples AEQUITAS generated that its global phase had not generated."""
+    return result.extras["generated"] - result.extras["global_generated"]

@@ -42,9 +42,9 @@ class BackgroundSearch:
         self.panel = progress if hasattr(progress, "fail") else None   # the notebook panel, not a tqdm bar
         self._stop_requested = threading.Event()
         self._result = None
+        self._live = None          # the running search's Result, as its last event showed it
         self._error: BaseException | None = None
-        listeners = tuple(listeners) + ((progress,) if progress is not None else ()) + (self._forward_stop,)
-        search.engine_ = None
+        listeners = tuple(listeners) + ((progress,) if progress is not None else ()) + (self._follow,)
         self._thread = threading.Thread(target=self._work, args=(model, domain, seeds, listeners, limit_threads),
                                         kwargs={"client": client, "n_shards": n_shards},
                                         name=f"fairnb-{search.name}", daemon=True)
@@ -60,7 +60,8 @@ class BackgroundSearch:
             if self.panel is not None:
                 self.panel.fail(e)
 
-    def _forward_stop(self, event):
+    def _follow(self, event):
+        self._live = event.result
         # a stop() that came before the search created its stop flag still ends it
         if self._stop_requested.is_set():
             self.search.stop()
@@ -74,10 +75,7 @@ class BackgroundSearch:
     @property
     def result(self):
         """The Result: final once ``done``, live (still growing) before; None before the search starts."""
-        if self._result is not None:
-            return self._result
-        engine = self.search.engine_
-        return engine.result if engine is not None else None
+        return self._result if self._result is not None else self._live
 
     def stop(self, wait: bool = True, timeout: float | None = None):
         """End the search after its current batch; with ``wait``, return the Result."""

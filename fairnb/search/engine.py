@@ -43,8 +43,9 @@ from ..interrupts import deferred_interrupts
 from ..domains.base import check_convention, require_capabilities
 from ..oracle import Oracle, Verdict, make_oracle
 from ..params import COUNT, RANDOM_STATE, Estimator, Interval
-from ..results import Result
+from ..results import Count, Result
 from .background import BackgroundSearch
+from .executors import executor_for
 
 @dataclass
 class Batch:
@@ -79,9 +80,34 @@ class Event:
         return self.found / self.elapsed if self.elapsed > 0 else 0.0
 
 
+@dataclass(frozen=True)
+class Budget:
+    """A run's budgets (None: no limit) and the first of them that what it spent has reached: the rule of
+    the engine's loop, and of a sharded run's client for the whole run.
+
+    >>> Budget(max_tried=100, max_found=5).reached(elapsed=1.0, tried=40, found=5)
+    ('max_found', 5)
+    """
+
+    max_time: float | None = None
+    max_tried: int | None = None
+    max_found: int | None = None
+
+    def reached(self, elapsed: float, tried: int, found: int) -> tuple[str, float] | None:
+        """``(budget, limit)`` of the first budget reached, else None."""
+        for name, spent in (("max_time", elapsed), ("max_tried", tried), ("max_found", found)):
+            limit = getattr(self, name)
+            if limit is not None and spent >= limit:
+                return name, limit
+        return None
+
+
 @dataclass
 class SearchContext:
-    """What a strategy sees: the parts, the random generator, the seeds and the live budget."""
+    """What a strategy sees: the parts, the random generator, the seeds and the live budget.
+
+    ``selected_seeds``: the start inputs already chosen for this run (``Search.run(selected_seeds=...)``:
+    e.g. a shard's slice of the inputs that ``select_seeds`` chose once for a sharded run), else None."""
 
     model: object
     domain: object
@@ -89,6 +115,7 @@ class SearchContext:
     rng: np.random.Generator
     seeds: np.ndarray | None
     engine: "Engine"
+    selected_seeds: np.ndarray | None = None
 
     @property
     def result(self) -> Result:
@@ -101,7 +128,8 @@ class SearchContext:
         the search changed from each pair's seed.
         """
         X = np.asarray(X, dtype=float)
-        self.engine.result.extras.update(seeds=X, seeds_used=len(X))
+        self.engine.result.extras["seeds"] = X
+        self.engine.result.tally(seeds_used=Count(len(X)))
         return X
 
 
@@ -136,12 +164,11 @@ class Engine:
         """The reason to end now, or None."""
         if self.stop_event.is_set():
             return "stopped"
-        for name, limit, spent in (("max_time", self.max_time, self.elapsed),
-                                   ("max_tried", self.max_tried, self.result.tried),
-                                   ("max_found", self.max_found, self.result.count(self.convention))):
-            if limit is not None and spent >= limit:
-                self.result.ended_by = (name, limit)  # which budget ended it, for the summaries
-                return "budget"
+        reached = Budget(self.max_time, self.max_tried, self.max_found).reached(
+            self.elapsed, self.result.tried, self.result.count(self.convention))
+        if reached is not None:
+            self.result.ended_by = reached    # which budget ended it, for the summaries
+            return "budget"
         return None
 
     def _emit(self, kind: str, new: int = 0):
@@ -275,12 +302,6 @@ class Search(Estimator):
     needs_gradients = False
     needs_activations = False
     feature_kinds = ("categorical", "ordinal", "continuous")
-    # count parameters that ``fairnb.distributed`` divides among a sharded run's shards (besides max_tried)
-    shard_budgets: tuple = ()
-    _preselected = None      # a shard's start inputs, chosen on the client (see ``_selected_seeds``)
-    _in_shard = False        # True in a shard of a sharded run: keep the keys behind distinct counts (``_distinct``)
-    # extras that every shard computes alike from the whole run's inputs: the merge keeps the first shard's
-    same_in_every_shard: tuple = ()
 
     def __init__(self, *, max_time: float | None = None, max_tried: int | None = None,
                  max_found: int | None = None, random_state: int | None = None, progress: bool | None = None):
@@ -304,27 +325,15 @@ class Search(Estimator):
         while a long choice runs (returns None when it says True)."""
         return None
 
-    def _keep_distinct(self, result, **keys) -> None:
-        """In a shard of a sharded run, keep the keys behind the distinct counts ``extras[name]`` (a
-        ``UniqueCounter``, or key rows / codes) in ``result.distinct_keys``: ``fairnb.distributed`` counts
-        the union of the shards' keys, so an input that two shards both generated counts once."""
-        if self._in_shard:
-            result.distinct_keys.update({name: k.key_rows() if hasattr(k, "key_rows") else k
-                                         for name, k in keys.items()})
-
-    def ratio_extras(self, result) -> dict:
-        """The extras that are ratios of the Result's counts, from ``result`` (``fairnb.distributed``
-        recomputes them for a merged Result, whose counts it sums)."""
-        return {}
-
     def _selected_seeds(self, ctx):
-        """``select_seeds`` of the run's seeds, or the slice a shard of a sharded run was given."""
-        if self._preselected is not None:
-            return self._preselected
+        """The run's start inputs: those it was given already chosen (``ctx.selected_seeds``), else
+        ``select_seeds`` of its seeds."""
+        if ctx.selected_seeds is not None:
+            return ctx.selected_seeds
         return self.select_seeds(ctx.seeds, ctx.engine.stop_event.is_set, ctx.domain)
 
     def run(self, model, domain, seeds=None, *, listeners=(), progress: bool | None = None, oracle=None,
-            client=None, n_shards: int | None = None) -> Result:
+            client=None, n_shards: int | None = None, selected_seeds=None) -> Result:
         """Search ``model`` for discrimination over ``domain``; returns the Result.
 
         ``seeds`` are inputs the search starts from (e.g. the training data): an array in the domain's
@@ -341,11 +350,16 @@ class Search(Estimator):
         ``fairnb.oracle.ProbabilityGap(0.2)``) or an ``Oracle`` subclass; default a label flip.
 
         ``client`` (a ``dask.distributed.Client``) runs the search in ``n_shards`` shards on the cluster's
-        workers and merges their Results (``fairnb.distributed``; default one shard per worker thread).
+        workers and merges their Results (``fairnb.distributed``; default one shard per worker thread): the
+        executor registered for the client's class runs it (``fairnb.search.executors``).
+
+        ``selected_seeds``: the start inputs, already chosen from ``seeds`` (e.g. by ``select_seeds`` for a
+        whole sharded run, of which this run is one shard); ``seeds`` still serve the strategy's other uses
+        (NeuronFair's interpretation rows, SG's sampling distribution).
         """
         self._claim()
         return self._run_claimed(model, domain, seeds, listeners=listeners, progress=progress, oracle=oracle,
-                                 limit_threads=True, client=client, n_shards=n_shards)
+                                 limit_threads=True, client=client, n_shards=n_shards, selected_seeds=selected_seeds)
 
     def _claim(self):
         if not self._busy.acquire(blocking=False):
@@ -353,17 +367,15 @@ class Search(Estimator):
                                f"first, or run a copy: sklearn.base.clone(search)")
 
     def _run_claimed(self, model, domain, seeds=None, *, listeners=(), progress=None, oracle=None,
-                     limit_threads: bool, client=None, n_shards: int | None = None) -> Result:
+                     limit_threads: bool, client=None, n_shards: int | None = None, selected_seeds=None) -> Result:
         """``run`` for a caller that holds ``_busy``; releases it when the search ends."""
         try:
             if client is not None:
-                from ..distributed import run_sharded
-
-                result = run_sharded(self, model, domain, seeds, client=client, n_shards=n_shards,
-                                     listeners=listeners, progress=progress, oracle=oracle)
+                result = self._run_elsewhere(client, model, domain, seeds, listeners=listeners, progress=progress,
+                                             oracle=oracle, n_shards=n_shards)
             else:
                 result = self._run(model, domain, seeds, listeners=listeners, progress=progress, oracle=oracle,
-                                   limit_threads=limit_threads)
+                                   limit_threads=limit_threads, selected_seeds=selected_seeds)
         except KeyboardInterrupt:      # a Ctrl-C just before or after the engine's loop
             if getattr(self, "engine_", None) is None:   # nothing was searched yet
                 raise
@@ -402,23 +414,38 @@ class Search(Estimator):
             seeds = domain_seeds(seeds, domain)
         return model, seeds
 
-    def _run(self, model, domain, seeds, *, listeners, progress, limit_threads, oracle=None) -> Result:
+    def _listeners(self, listeners, progress) -> tuple:
+        """``listeners`` and the run's progress display (``progress`` overrides ``self.progress``)."""
         from .progress import make_listener
 
+        bar = make_listener(self.progress if progress is None else progress, self)
+        return tuple(listeners) + ((bar,) if bar is not None else ())
+
+    def _run(self, model, domain, seeds, *, listeners, progress, limit_threads, oracle=None,
+             selected_seeds=None) -> Result:
         self.engine_ = None
         model, seeds = self._checked(model, domain, seeds)
         oracle = make_oracle(oracle, model, domain)
         self._stop_event = threading.Event()
         result = Result(domain, self.name, self.get_params())
-        listeners = tuple(listeners)
-        bar = make_listener(self.progress if progress is None else progress, self)
-        if bar is not None:
-            listeners += (bar,)
         self.engine_ = Engine(oracle, result, max_time=self.max_time, max_tried=self.max_tried,
-                              max_found=self.max_found, listeners=listeners, stop_event=self._stop_event,
-                              convention=self.dedup)
-        ctx = SearchContext(model, domain, oracle, np.random.default_rng(self.random_state), seeds, self.engine_)
+                              max_found=self.max_found, listeners=self._listeners(listeners, progress),
+                              stop_event=self._stop_event, convention=self.dedup)
+        ctx = SearchContext(model, domain, oracle, np.random.default_rng(self.random_state), seeds, self.engine_,
+                            selected_seeds)
         return self.engine_.run(self._generate(ctx), limit_threads=limit_threads)
+
+    def _run_elsewhere(self, client, model, domain, seeds, *, listeners, progress, oracle, n_shards) -> Result:
+        """Hand the run to the executor registered for ``client`` (``fairnb.search.executors``), with the
+        model and seeds checked here and a stop flag that ``stop()`` sets."""
+        execute = executor_for(client)
+        self.engine_ = None
+        model, seeds = self._checked(model, domain, seeds)
+        make_oracle(oracle, model, domain)             # a bad oracle argument fails here, not on every worker
+        self._stop_event = threading.Event()
+        return execute(self, model, domain, seeds, client=client, n_shards=n_shards,
+                       listeners=self._listeners(listeners, progress), oracle=oracle,
+                       should_stop=self._stop_event.is_set)
 
     def start(self, model, domain, seeds=None, *, listeners=(), limit_threads: bool = False, client=None,
               n_shards: int | None = None):

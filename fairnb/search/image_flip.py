@@ -54,6 +54,7 @@ import numpy as np
 
 from ..counting import UniqueCounter
 from ..params import COUNT
+from ..results import Count, Derived, Distinct, PerShard, Ratio, Same
 from .adf import ADF
 from .biased_neurons import interpret_differences, pair_activation_differences
 from .eidig import EIDIG
@@ -114,16 +115,16 @@ class ImageFlipSearch:
         dom = ctx.domain
         self._check_image_domain(dom)
         self._stats = {"gradient_rows": 0, "local_steps": 0}
-        extras = ctx.result.extras
+        result = ctx.result
         generated = UniqueCounter(dom, "eidig")
         seeds = ctx.use_seeds(self._selected_seeds(ctx))
         try:
             flip = dom.flip(seeds)
-            extras.update(flip_success_rate=round(flip.success_rate, 6), flip_failed=int((~flip.success).sum()),
-                          flip=flip.summary())
+            result.extras["flip_success_rate"] = round(flip.success_rate, 6)
+            result.tally(flip_failed=Count(int((~flip.success).sum())), flip=PerShard(flip.summary()))
             accuracy = getattr(dom.flipper, "accuracy_", None)
             if accuracy is not None:
-                extras["f_sa_accuracy"] = round(float(accuracy), 6)
+                result.tally(f_sa_accuracy=Same(round(float(accuracy), 6)))
             ok = np.flatnonzero(flip.success)
             if not len(ok):
                 return
@@ -134,17 +135,11 @@ class ImageFlipSearch:
                 part = slice(start, start + self.batch_size)
                 yield from self._global_phase(ctx, S[part], C0[part] - S[part], ok[part], flip, generated)
         finally:
-            extras.update(generated=len(generated), gradient_rows=self._stats["gradient_rows"],
-                          model_rows=ctx.oracle.rows_queried)
-            extras.update(self.ratio_extras(ctx.result))
-            self._keep_distinct(ctx.result, generated=generated)
-
-    def ratio_extras(self, result) -> dict:
-        """The counts of the pairs kept: ``global_idis``, ``strict_idis`` (f_sa still disagrees) and ``gsr``
-        (per distinct generated image)."""
-        found, n_gen = len(result), result.extras.get("generated", 0)
-        strict = sum(bool(result.details(i).get("sa_disagrees")) for i in range(found))
-        return {"global_idis": found, "strict_idis": strict, "gsr": round(found / n_gen, 6) if n_gen else 0.0}
+            # the counts of the pairs kept: global_idis, strict_idis (f_sa still disagrees) and gsr (per distinct
+            # generated image)
+            result.tally(generated=Distinct(generated), gradient_rows=Count(self._stats["gradient_rows"]),
+                         model_rows=Count(ctx.oracle.rows_queried), global_idis=Derived(len),
+                         strict_idis=Derived(strict_idis), gsr=Ratio("found", "generated"))
 
     def _global_phase(self, ctx, S, D, ids, flip, generated):
         """All seeds ``S`` (their flips ``D``, seed ids ``ids``) step together until each finds an IDI."""
@@ -236,7 +231,7 @@ class NeuronFairImage(ImageFlipSearch, NeuronFair):
         k = min(len(X), self.interpret_rows)
         rows = np.sort(ctx.rng.choice(len(X), k, replace=False)) if k < len(X) else np.arange(len(X))
         diffs, _ = pair_activation_differences(ctx.model, X[rows], C[rows])
-        self._use_interpretation(ctx, interpret_differences(diffs, k, layer=self.layer))
+        self._use_interpretation(ctx, interpret_differences(diffs, k, layer=self.layer), PerShard)   # own seeds
 
 
 class ADFImage(ImageFlipSearch, ADF):
@@ -262,3 +257,8 @@ class EIDIGImage(ImageFlipSearch, EIDIG):
         super().__init__(n_seeds=n_seeds, max_iter=max_iter, global_step=global_step, signed=signed,
                          batch_size=batch_size, max_time=max_time, max_tried=max_tried, max_found=max_found,
                          random_state=random_state, progress=progress)
+
+
+def strict_idis(result) -> int:
+    """The pairs whose attribute classifier f_sa still disagrees with the seed's attribute."""
+    return sum(bool(result.details(i).get("sa_disagrees")) for i in range(len(result)))

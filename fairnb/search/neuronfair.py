@@ -64,6 +64,7 @@ import numpy as np
 
 from ..oracle import in_pieces
 from ..params import COUNT, SHARE, Interval, Options
+from ..results import PerShard, Same
 from .biased_neurons import interpret
 from .two_phase import EPSILON, TwoPhaseSearch
 
@@ -118,14 +119,17 @@ class NeuronFair(TwoPhaseSearch):
     # ------------------------------------------------------------------ interpretation
     def _begin(self, ctx, seeds):
         rows = np.asarray(ctx.seeds, dtype=float)
-        if len(rows) > self.interpret_rows:
+        whole = len(rows) <= self.interpret_rows      # then every shard of a sharded run interprets the same rows
+        if not whole:
             rows = rows[ctx.rng.choice(len(rows), self.interpret_rows, replace=False)]
-        self._use_interpretation(ctx, interpret(ctx.model, ctx.domain, rows, layer=self.layer))
+        self._use_interpretation(ctx, interpret(ctx.model, ctx.domain, rows, layer=self.layer),
+                                 Same if whole else PerShard)
 
-    def _use_interpretation(self, ctx, found):
-        """Keep NeuronFair's findings (``interpretation_``, ``result.extras``) and the biased-neuron mask."""
+    def _use_interpretation(self, ctx, found, kind):
+        """Keep NeuronFair's findings (``interpretation_``, ``result.extras`` as tallies of ``kind``: ``Same``
+        where every shard interprets the same rows, else ``PerShard``) and the biased-neuron mask."""
         self.interpretation_ = found
-        ctx.result.extras.update(found.to_extras())
+        ctx.result.tally(**{name: kind(value) for name, value in found.to_extras().items()})
         self._biased = np.zeros(len(found.act_diff[found.biased_layer]), bool)
         self._biased[found.biased_neurons] = True
 

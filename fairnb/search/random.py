@@ -18,6 +18,7 @@ import math
 
 from ..oracle import rows_per_call, variant_bytes
 from ..params import COUNT
+from ..results import Derived, Ratio
 from .engine import Batch, Search
 
 
@@ -45,7 +46,6 @@ class RandomSearch(Search):
 
     name = "random"
     domain_needs = ("sample",)
-    shard_budgets = ("n_samples",)
     DEFAULT_SAMPLES = 10_000
     _parameter_constraints = {**Search._parameter_constraints,
                               "n_samples": [None, COUNT], "batch_size": [COUNT]}
@@ -74,11 +74,16 @@ class RandomSearch(Search):
                 X = ctx.domain.sample(int(size), ctx.rng)
                 yield Batch(X, phase="random", seed_ids=-1)
                 drawn += len(X)
-        finally:
-            ctx.result.extras.update(self.ratio_extras(ctx.result))
+        finally:   # the discriminatory share of the domain with its 95% Wilson interval
+            ctx.result.tally(discriminatory_share=Ratio("hits", "tried"), share_ci_low=Derived(share_ci_low),
+                             share_ci_high=Derived(share_ci_high))
 
-    def ratio_extras(self, result) -> dict:
-        """The discriminatory share of the domain with its 95% Wilson interval."""
-        lo, hi = wilson_interval(result.hits, result.tried)
-        return {"discriminatory_share": round(result.hits / result.tried, 6) if result.tried else 0.0,
-                "share_ci_low": round(lo, 6), "share_ci_high": round(hi, 6)}
+
+def share_ci_low(result) -> float:
+    """The low end of the 95% Wilson interval of the discriminatory share ``hits / tried``."""
+    return round(wilson_interval(result.hits, result.tried)[0], 6)
+
+
+def share_ci_high(result) -> float:
+    """The high end of the 95% Wilson interval of the discriminatory share ``hits / tried``."""
+    return round(wilson_interval(result.hits, result.tried)[1], 6)

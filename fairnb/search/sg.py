@@ -52,6 +52,7 @@ import numpy as np
 
 from ..counting import UniqueCounter
 from ..params import COUNT, FINITE, Options
+from ..results import Count, Distinct, Ratio
 from .engine import Batch, Search
 from .seeds import cluster_seeds, warn_if_few_seeds
 from .symbolic import LimeSampler, PriorityQueue, Z3Solver, box, global_constraints, local_constraints, rank, tree_path
@@ -85,7 +86,6 @@ class SymbolicGeneration(Search):
     """
 
     name = "sg"
-    shard_budgets = ("limit", "n_seeds")
     domain_needs = ("bounded",)
     _parameter_constraints = {**Search._parameter_constraints, "limit": [None, COUNT], "n_seeds": [None, COUNT],
                               "c_num": [COUNT], "seed_order": [Options(SEED_ORDERS)], "threshold": [FINITE],
@@ -176,16 +176,16 @@ class SymbolicGeneration(Search):
             state["stop_reason"] = "limit" if self.limit is not None and len(generated) >= self.limit else "queue_empty"
         finally:
             gen = sum(t[0] for t in tally.values())
-            succ = sum(t[1] for t in tally.values())
-            extras = {"test_cases_generated": gen, "successful_test_cases": succ,
-                      "success_rate": round(succ / gen, 6) if gen else 0.0}
+            counts = {"successful_test_cases": sum(t[1] for t in tally.values()), "surrogates": state["surrogates"],
+                      "neighbourhood_rows": state["neighbourhood_rows"], "constraints_solved": solver.solved,
+                      "sat": solver.sat, "unsat": solver.unsat, "z3_checks": solver.checks, "queue_left": len(queue)}
             for o in ORIGINS:
-                extras[f"{o}_generated"], extras[f"{o}_successful"] = tally[o]
-            extras.update(stop_reason=state["stop_reason"], surrogates=state["surrogates"],
-                          neighbourhood_rows=state["neighbourhood_rows"], constraints_solved=solver.solved,
-                          sat=solver.sat, unsat=solver.unsat, z3_checks=solver.checks, queue_left=len(queue))
-            ctx.result.extras.update(extras)
-            self._keep_distinct(ctx.result, test_cases_generated=generated)
+                counts[f"{o}_generated"], counts[f"{o}_successful"] = tally[o]
+            # the inputs checked are the first ``gen`` generated (a round's inputs are generated, then checked)
+            ctx.result.tally(test_cases_generated=Distinct(generated.key_rows()[:gen]),
+                             **{name: Count(n) for name, n in counts.items()},
+                             success_rate=Ratio("successful_test_cases", "test_cases_generated"))
+            ctx.result.extras["stop_reason"] = state["stop_reason"]
 
     def _expand(self, ctx, X, sids, disc, sampler, solver, queue, visited, state):
         """Fit each input's surrogate, derive its new constraints, solve them all, enqueue the answers."""

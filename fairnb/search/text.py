@@ -73,6 +73,7 @@ import numpy as np
 
 from ..domains.base import require_capabilities
 from ..params import COUNT, STEPS, Options
+from ..results import Count, Distinct, Ratio, Same
 from .engine import Batch, Search
 from .text_steps import (EPSILON, HF_SCORES, SIGN_CONVENTIONS, asc_step, hotflip_step, local_step, random_step,
                          token_saliency)
@@ -113,7 +114,6 @@ class TextSubstitutionSearch(Search):
     _parameter_constraints = {**Search._parameter_constraints, "n_seeds": [COUNT], "max_iter": [STEPS],
                               "n_local": [STEPS], "n_walkers": [COUNT], "acceptance": [Options(ACCEPTANCE)],
                               "batch_size": [COUNT]}
-    same_in_every_shard = ("skipped_seeds",)
     domain_needs = ("substitutions",)
     dedup = "adf"
     uses_gradients = True
@@ -172,12 +172,14 @@ class TextSubstitutionSearch(Search):
         return ids[has][: self.n_seeds]
 
     def _generate(self, ctx):
-        self._stats = {"gradient_rows": 0, "gradient_calls": 0, "raw": 0, "global": 0, "local_seeds": 0}
-        extras = ctx.result.extras
+        self._stats = {"gradient_rows": 0, "gradient_calls": 0, "raw": 0, "global": 0}
+        result = ctx.result
         self._local_seen = self._local_found = None
+        local_seeds = []
         try:
             given = ctx.domain.ids(ctx.seeds) if ctx.seeds is not None and len(ctx.seeds) else None
-            extras["skipped_seeds"] = 0 if given is None else int((~ctx.domain.sensitive_mask(given).any(axis=1)).sum())
+            result.tally(skipped_seeds=Same(0 if given is None else
+                                            int((~ctx.domain.sensitive_mask(given).any(axis=1)).sum())))
             seeds = ctx.domain.ids(self._selected_seeds(ctx))
             ctx.use_seeds(seeds)
             self._seed_ids = seeds
@@ -190,8 +192,7 @@ class TextSubstitutionSearch(Search):
                 self._local_seen = UniqueCounter(ctx.domain, "eidig")
                 self._local_found = UniqueCounter(ctx.domain, "eidig")
                 _, first = np.unique(ctx.domain.key(starts["X"], self.dedup), axis=0, return_index=True)
-                self._stats["local_seeds"] = len(first)
-                self._keep_distinct(ctx.result, local_seeds=ctx.domain.key(starts["X"][first], self.dedup))
+                local_seeds = ctx.domain.key(starts["X"][first], self.dedup)
                 first = np.repeat(np.sort(first), self.n_walkers)
                 for s in range(0, len(first), self.batch_size):
                     rows = first[s:s + self.batch_size]
@@ -199,20 +200,12 @@ class TextSubstitutionSearch(Search):
                                                 for k, v in starts.items()})
         finally:
             st = self._stats
-            seen = 0 if self._local_seen is None else len(self._local_seen)
-            found = 0 if self._local_found is None else len(self._local_found)
-            extras.update(raw_idis=st["raw"], global_idis=st["global"], local_seeds=st["local_seeds"],
-                          local_idis=found, local_generated=seen,
-                          gradient_rows=st["gradient_rows"], gradient_calls=st["gradient_calls"],
-                          model_rows=ctx.oracle.rows_queried)
-            extras.update(self.ratio_extras(ctx.result))
-            if self._local_seen is not None:
-                self._keep_distinct(ctx.result, local_generated=self._local_seen, local_idis=self._local_found)
-
-    def ratio_extras(self, result) -> dict:
-        """``local_success_rate``: distinct local IDIs per distinct local text generated."""
-        found, seen = result.extras.get("local_idis", 0), result.extras.get("local_generated", 0)
-        return {"local_success_rate": round(found / seen, 6) if seen else 0.0}
+            # local_success_rate: distinct local IDIs per distinct local text generated
+            result.tally(raw_idis=Count(st["raw"]), global_idis=Count(st["global"]), local_seeds=Distinct(local_seeds),
+                         local_idis=Distinct(self._local_found or []), local_generated=Distinct(self._local_seen or []),
+                         gradient_rows=Count(st["gradient_rows"]), gradient_calls=Count(st["gradient_calls"]),
+                         model_rows=Count(ctx.oracle.rows_queried),
+                         local_success_rate=Ratio("local_idis", "local_generated"))
 
     def _check(self, ctx, X, phase, seed_ids, chains, saliency):
         """One oracle call for ``X`` and all its variants; the engine asks for the details of the

@@ -56,6 +56,7 @@ import numpy as np
 
 from ..oracle import in_pieces, rows_per_call
 from ..params import COUNT, POSITIVE, STEPS, Options
+from ..results import Count, Distinct, Ratio
 from .perturbations import UnitStep
 from .engine import Batch, Search
 from .generated import GeneratedInputs
@@ -136,7 +137,6 @@ class TwoPhaseSearch(Search):
     """
 
     domain_needs = ("bounded",)
-    shard_budgets = ("n_seeds",)
     perturbation = UnitStep      # turns directions into inputs (fairnb.search.perturbations)
     needs_gradients = True
     seed_order = "ascending"     # cluster_seeds order (ADF/NeuronFair); EIDIG/MAFT use "random"
@@ -234,7 +234,7 @@ class TwoPhaseSearch(Search):
     def _generate(self, ctx):
         self._stats = {"gradient_rows": 0, "local_steps": 0}
         generated = GeneratedInputs(ctx.domain)
-        extras = ctx.result.extras
+        result = ctx.result
         try:
             seeds = self._selected_seeds(ctx)
             if seeds is None:        # stopped while K-Means chose the seeds
@@ -243,21 +243,15 @@ class TwoPhaseSearch(Search):
             self._begin(ctx, seeds)
             found = yield from self._global_phase_in_chunks(ctx, seeds, generated)
             walkers = self._distinct(ctx.domain, found)
-            extras["global_idis"] = len(walkers)
-            self._keep_distinct(ctx.result, global_idis=ctx.domain.key(walkers.X, self.dedup))
+            result.tally(global_idis=Distinct(ctx.domain.key(walkers.X, self.dedup)))
             for start in range(0, len(walkers), self.batch_size):
                 yield from self._walk(ctx, walkers.take(np.arange(start, min(start + self.batch_size, len(walkers)))),
                                       generated)
         finally:
-            extras.update(generated=generated.count("eidig"), generated_adf=generated.count("adf"))
-            self._keep_distinct(ctx.result, generated=generated.codes("eidig"), generated_adf=generated.codes("adf"))
-            extras.update(self.ratio_extras(ctx.result), local_steps=self._stats["local_steps"],
-                          gradient_rows=self._stats["gradient_rows"], model_rows=ctx.oracle.rows_queried)
-
-    def ratio_extras(self, result) -> dict:
-        """GSR: unique IDIs per distinct generated input (``extras["generated"]``)."""
-        n_gen = result.extras.get("generated", 0)
-        return {"gsr": round(result.count("eidig") / n_gen, 6) if n_gen else 0.0}
+            # GSR: unique IDIs per distinct generated input
+            result.tally(generated=Distinct(generated.codes("eidig")), generated_adf=Distinct(generated.codes("adf")),
+                         gsr=Ratio("found", "generated"), local_steps=Count(self._stats["local_steps"]),
+                         gradient_rows=Count(self._stats["gradient_rows"]), model_rows=Count(ctx.oracle.rows_queried))
 
     def _check(self, generated: GeneratedInputs, X, phase: str, seed_ids):
         verdict = yield Batch(X, phase=phase, seed_ids=seed_ids)

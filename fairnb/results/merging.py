@@ -1,4 +1,4 @@
-"""One Result from the Results of a sharded search's shards.
+"""One Result from the Results of a sharded search's shards (no Dask needed: plain Results merge).
 
 The shards' pairs are concatenated in shard order (each shard's times shifted by when it started, its
 seed ids by where its seeds start among all shards' seeds) and de-duplicated with numpy on the domain's
@@ -6,7 +6,9 @@ keys under both counting conventions, as one search recording them in that order
 by two shards counts once, with the pair of the first shard that found it (so a rerun with the same seed
 gives the same pairs, whatever the timing). No Python object per pair: a shard's Result arrives packed
 (``Result.__getstate__``) and the merged Result's unique counters are built lazily
-(``UniqueCounter.of_items``).
+(``UniqueCounter.of_items``). The shards' tallies merge by their declared types
+(``fairnb.results.tallies``): counts sum, distinct counts unite their keys, values every shard computes
+alike are checked to agree, ratios and derived values are recomputed from the merged Result.
 
 Example
 -------
@@ -20,13 +22,12 @@ Example
 """
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 import pandas as pd
 
-from ..counting import first_occurrences, hashable_keys
-from ..results import Result
+from ..counting import first_occurrences
+from .recording import Result
+from .tallies import Count, merge_tallies
 
 _SHARD_OWN = ("seeds", "seeds_used", "shard_cpu_s")    # extras merged by position or kept in extras["shards"]
 
@@ -63,19 +64,18 @@ def merged_pairs(parts, domain, method: str = "", params: dict | None = None, *,
 
 def merge_results(parts, domain, method: str = "", params: dict | None = None, *, offsets=None,
                   first_ids=None, seeds=None, limit: int | None = None, convention: str = "eidig",
-                  into: Result | None = None, same=()) -> Result:
+                  into: Result | None = None) -> Result:
     """Merge shard Results ``parts`` (None for a shard that returned nothing) into one Result.
 
     ``offsets``: seconds from the start of the whole run to each shard's start (default 0);
     ``first_ids``: the index of each shard's first seed among all ``seeds`` (default: the shards' own seeds
     one after another). ``limit``: keep at most that many unique IDIs in ``convention`` (the search's ``max_found``).
-    Counters (``tried``, ``hits``) and whole-number extras are summed, but for the extras in ``same`` (every
-    shard computes them alike: the first shard's is kept) and the distinct counts whose keys the shards kept
-    (``Result.distinct_keys``: the size of the union of their keys). Other extras (tables, rates: recomputed
-    by the search's ``ratio_extras``) are the shard's when one returned, else each shard's are kept in
-    ``extras["per_shard"]`` (a list of dicts); every shard's own numbers are kept in
-    ``extras["shards"]`` (a DataFrame). ``into``: a Result that already holds the parts' pairs
-    (``merged_pairs``'s, e.g. a live run's): only its counters and extras are set.
+    Counters (``tried``, ``hits``) are summed and the tallies merged by their types (``merge_tallies``;
+    derived ones recomputed from the merged Result). Other extras, ``PerShard`` tallies and ``Same`` ones
+    the shards disagree on are the shard's when one returned, else each shard's are kept in
+    ``extras["per_shard"]`` (a list of dicts); every shard's own numbers are kept in ``extras["shards"]``
+    (a DataFrame). ``into``: a Result that already holds the parts' pairs (``merged_pairs``'s, e.g. a live
+    run's): only its counters and extras are set.
     """
     parts = list(parts)
     offsets = [0.0] * len(parts) if offsets is None else list(offsets)
@@ -88,15 +88,17 @@ def merge_results(parts, domain, method: str = "", params: dict | None = None, *
     done = [p for p in parts if p is not None]
     merged.tried = sum(p.tried for p in done)
     merged.hits = sum(p.hits for p in done)
-    kept = [{k: v for k, v in p.extras.items() if k not in _SHARD_OWN and not _is_count(v)} for p in done]
+    tallies = merge_tallies(done)
+    kept = [{k: v for k, v in p.extras.items() if k not in _SHARD_OWN and k not in tallies} for p in done]
     if len(kept) == 1:             # one shard: its findings are the run's (a one-shard run is the local run)
-        merged.extras.update(kept[0])
+        dict.update(merged.extras, kept[0])    # as they are: a Result loaded from a file has no tallies
     elif kept:
         merged.extras["per_shard"] = kept
-    merged.extras.update(_summed_extras(done, same))
-    merged.extras.update(_distinct_counts(done))
+    merged.tally(**{k: t for k, t in tallies.items() if not t.derived and k not in _SHARD_OWN})
+    merged.tally(**{k: t for k, t in tallies.items() if t.derived})
     if seeds is not None:
-        merged.extras.update(seeds=seeds, seeds_used=len(seeds))
+        merged.extras["seeds"] = seeds
+        merged.tally(seeds_used=Count(len(seeds)))
     merged.extras["shards"] = pd.DataFrame([_shard_row(i, p, o) for i, (p, o) in enumerate(zip(parts, offsets))])
     return merged
 
@@ -111,34 +113,6 @@ def _merged_seeds(parts):
         ids.append(None if s is None else start)
         start += 0 if s is None else len(s)
     return np.concatenate([np.asarray(s) for s in own if s is not None]), ids
-
-
-def _summed_extras(parts, same=()) -> dict:
-    """Whole-number extras that every shard has, summed (e.g. AEQUITAS's ``local_idis``, SG's
-    ``successful_test_cases``: per-shard counts, so a sum counts an input that two shards found twice; the
-    distinct counts are replaced by ``_distinct_counts``), and the first shard's value of those in ``same``."""
-    if not parts:
-        return {}
-    keys = [k for k, v in parts[0].extras.items() if k not in _SHARD_OWN and _is_count(v)]
-    return {k: parts[0].extras[k] if k in same else sum(p.extras[k] for p in parts)
-            for k in keys if all(_is_count(p.extras.get(k)) for p in parts)}
-
-
-def _distinct_counts(parts) -> dict:
-    """The size of the union of the shards' keys, for each distinct count whose keys they kept."""
-    names = {name for p in parts for name in p.distinct_keys}
-    out = {}
-    for name in names:
-        keys = [p.distinct_keys[name] for p in parts if name in p.distinct_keys]
-        if all(isinstance(k, np.ndarray) and k.ndim == 2 for k in keys) and len({k.shape[1] for k in keys}) == 1:
-            out[name] = len(first_occurrences(np.concatenate(keys)))
-        else:
-            out[name] = len({key for k in keys for key in hashable_keys(k)})
-    return out
-
-
-def _is_count(v) -> bool:
-    return isinstance(v, numbers.Integral) and not isinstance(v, bool)
 
 
 def _shard_row(index: int, part, offset: float) -> dict:

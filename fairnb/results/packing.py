@@ -1,0 +1,63 @@
+"""A Result's pairs in compact form, for a shard's Result travelling to the client (``Result.__getstate__``).
+
+Example
+-------
+>>> import numpy as np
+>>> unpack_pairs(pack_pairs({"X": np.ones((1, 2)), "phase": np.array(["g"], object),
+...                          "info": np.array([None])}))["phase"].tolist()
+['g']
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+_FLOAT_FIELDS, _EXACT_DTYPES = ("X", "C", "P", "PC", "time"), (np.int8, np.uint8, np.int16, np.uint16, np.int32)
+
+
+def compact(A: np.ndarray) -> np.ndarray:
+    """``A`` in the smallest dtype that holds every value exactly: an integer type for whole numbers in
+    its range (a tabular domain's codes: int8), else float32 where that is exact (images), else ``A``.
+
+    >>> compact(np.array([0.0, 3.0, -2.0])).dtype, compact(np.array([0.5, 0.25])).dtype, compact(np.array([0.1])).dtype
+    (dtype('int8'), dtype('float32'), dtype('float64'))
+    """
+    if not A.size or A.dtype.kind not in "fiu":
+        return A
+    lo, hi = A.min(), A.max()
+    if A.dtype.kind in "iu" or (np.isfinite(lo) and np.isfinite(hi) and np.array_equal(A, np.rint(A))):
+        for dtype in _EXACT_DTYPES:
+            if np.iinfo(dtype).min <= lo and hi <= np.iinfo(dtype).max:
+                return A.astype(dtype)
+    if A.dtype == np.float64:
+        f32 = A.astype(np.float32)
+        if np.array_equal(f32, A):
+            return f32
+    return A
+
+
+def pack_pairs(a: dict) -> dict:
+    """The pair arrays ``a`` (``Result._arrays()``) in compact form: numbers by ``compact``, phases as
+    small integer codes and their labels, details only when some pair has them; ``unpack_pairs`` inverts it.
+
+    >>> a = {"X": np.ones((2, 3)), "phase": np.array(["global", "local"], object), "info": np.array([None, None])}
+    >>> p = pack_pairs(a); p["X"].dtype, p["phase"], p["info"]
+    (dtype('int8'), (array([0, 1], dtype=int8), ['global', 'local']), None)
+    >>> unpack_pairs(p)["X"].dtype, unpack_pairs(p)["phase"].tolist()
+    (dtype('float64'), ['global', 'local'])
+    """
+    out = {k: compact(v) for k, v in a.items() if k not in ("phase", "info")}
+    codes, labels = pd.factorize(a["phase"])
+    out["phase"] = (compact(codes), list(labels))
+    has_info = a["info"] != None  # noqa: E711 - element-wise on an object array
+    out["info"] = a["info"] if has_info.any() else None
+    return out
+
+
+def unpack_pairs(p: dict) -> dict:
+    """The pair arrays that ``pack_pairs`` packed, in their usual dtypes."""
+    out = {k: v.astype(float if k in _FLOAT_FIELDS else np.int64) for k, v in p.items() if k not in ("phase", "info")}
+    codes, labels = p["phase"]
+    out["phase"] = np.array(labels, dtype=object)[codes]
+    out["info"] = p["info"] if p["info"] is not None else np.empty(len(codes), dtype=object)
+    return out

@@ -1,0 +1,26 @@
+"""How a search is cut into shards (``fairnb.distributed.plan``): no Dask needed."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from fairnb.distributed import plan_shards
+from fairnb.search import RandomSearch
+from fairnb.search.eidig import EIDIG
+
+
+def test_plan_splits_budgets_and_seeds():
+    shards = plan_shards(RandomSearch(n_samples=10, max_tried=9, random_state=0), None, 4)
+    assert [s.params for s in shards] == [{"n_samples": 3, "max_tried": 3}, {"n_samples": 3, "max_tried": 2},
+                                          {"n_samples": 2, "max_tried": 2}, {"n_samples": 2, "max_tried": 2}]
+    seeds = np.arange(20.0).reshape(10, 2)
+    shards = plan_shards(EIDIG(n_seeds=7, seed_selection="as_given", random_state=0), seeds, 3)
+    assert [(s.first_id, s.n_seeds, s.params["n_seeds"]) for s in shards] == [(0, 3, 3), (3, 2, 2), (5, 2, 2)]
+    np.testing.assert_array_equal(np.concatenate([s.seeds for s in shards]), seeds[:7])
+    draws = {tuple(np.random.default_rng(s.stream).integers(0, 10**9, 3)) for s in shards}
+    assert len(draws) == 3                        # independent streams
+    one = plan_shards(EIDIG(n_seeds=10, seed_selection="as_given", random_state=5), seeds, 1)[0]
+    assert np.random.default_rng(one.stream).random() == np.random.default_rng(5).random()
+    with pytest.raises(ValueError, match="n_shards"):
+        plan_shards(RandomSearch(), None, 0)
+
