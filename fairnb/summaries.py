@@ -25,6 +25,10 @@ LABELS = {
     "method": "method",
     "status": "ended",
     "protected": "protected attributes",
+    "natural_rate": "seeds discriminatory as they are (compare with a fair model's)",
+    "natural_low": "  95 % interval, low",
+    "natural_high": "  95 % interval, high",
+    "natural_n": "  seeds checked as they are",
     "unique_idis_eidig": "discriminatory inputs (unique full inputs)",
     "unique_idis_adf": "discriminatory inputs (unique without protected attributes)",
     "tried": "candidates checked",
@@ -35,7 +39,10 @@ LABELS = {
     "time_to_first_s": "time to the first discriminatory input",
     "time_to_1000_s": "time to 1,000 discriminatory inputs",
     "near_threshold": "pairs within a millionth of the decision threshold (float rounding may decide them)",
+    "immaterial_pairs": "pairs whose two probabilities differ by less than 0.1 (boundary noise, counted apart)",
+    "rejected_idis": "discriminatory inputs refused by the constraints (not counted above)",
 }
+SHARES = ("success_rate", "natural_rate", "natural_low", "natural_high")   # shown as percentages
 _BUDGETS = {
     "max_time": lambda v: f"time budget of {fmt_seconds(v)} reached",
     "max_tried": lambda v: f"{fmt_count(v)}-candidate cap reached",
@@ -93,7 +100,7 @@ def formatted(key: str, value, ended_by=None) -> str:
         return ending(value, ended_by)
     if key == "protected":
         return ", ".join(map(str, value)) or "none"
-    if key == "success_rate":
+    if key in SHARES:
         return fmt_share(value)
     if key == "idis_per_s":
         return fmt_rate(value)

@@ -29,15 +29,27 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..search.aequitas import Aequitas
-from ..search.random import RandomSearch
-from ..search.sg import SymbolicGeneration
-from ..search.two_phase import TwoPhaseSearch
 
 # the count parameters that size what a search draws or generates itself, divided among the shards (besides
-# max_tried); a search of another class keeps its parameters whole in every shard
-DIVIDED_BUDGETS = {RandomSearch: ("n_samples",), Aequitas: ("n_seeds",), SymbolicGeneration: ("limit", "n_seeds"),
-                   TwoPhaseSearch: ("n_seeds",)}
+# max_tried), by the class that has them ("module:Class": nothing is imported to match, so ``import fairnb``
+# stays light); a search of another class keeps its parameters whole in every shard
+DIVIDED_BUDGETS = {"fairnb.search.random:RandomSearch": ("n_samples",), "fairnb.search.aequitas:Aequitas": ("n_seeds",),
+                   "fairnb.search.sg:SymbolicGeneration": ("limit", "n_seeds"),
+                   "fairnb.search.two_phase:TwoPhaseSearch": ("n_seeds",)}
+
+
+def divided_budgets(search) -> tuple:
+    """The count parameters of ``search`` that the shards divide (``DIVIDED_BUDGETS`` of its nearest class).
+
+    >>> from fairnb.search import get_method
+    >>> divided_budgets(get_method("eidig")()), divided_budgets(get_method("rp")())
+    (('n_seeds',), ())
+    """
+    for cls in type(search).__mro__:
+        names = DIVIDED_BUDGETS.get(f"{cls.__module__}:{cls.__qualname__}")
+        if names is not None:
+            return names
+    return ()
 
 
 @dataclass
@@ -78,7 +90,7 @@ def plan_shards(search, seeds, n_shards: int, should_stop=None, domain=None) -> 
     selected = search.select_seeds(seeds, should_stop, domain)
     if selected is None and should_stop is not None and should_stop():
         return None
-    divided = next((names for cls, names in DIVIDED_BUDGETS.items() if isinstance(search, cls)), ())
+    divided = divided_budgets(search)
     budgets = {name: getattr(search, name) for name in (*divided, "max_tried")
                if getattr(search, name, None) is not None}
     if selected is not None:

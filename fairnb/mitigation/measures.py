@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..oracle import Oracle
-from ..search.random import wilson_interval
+from ..stats import wilson_interval
 
 MAX_EXHAUSTIVE = 2_000_000   # most inputs n_samples="all" enumerates
 

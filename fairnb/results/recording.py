@@ -24,12 +24,13 @@ from .. import summaries
 from ..counting import UniqueCounter
 from ..domains.base import check_convention
 from ..interrupts import deferred_interrupts
+from ..stats import wilson_interval
 from .details import _info_column
 from .display import ResultDisplay
 from .packing import pack_pairs, unpack_pairs
 from .storage import SavedResult
-from .tables import PairTables, near_threshold
-from .tallies import Extras, Tally
+from .tables import PairTables, material, near_threshold
+from .tallies import Count, Extras, Tally
 
 def _pair_field(key: str, doc: str) -> property:
     """A read-only ``Result`` property: the per-pair array ``key`` of its stored pairs."""
@@ -293,10 +294,12 @@ class Result(PairTables, SavedResult, ResultDisplay):
 
     def summary(self) -> dict:
         """The headline numbers as a flat dict (JSON-serialisable)."""
+        a = self._arrays()
         out = {
             "method": self.method,
             "status": self.status,
             "protected": list(getattr(self.domain, "protected_names", ())),
+            **self.natural(),
             "unique_idis_eidig": self.count("eidig"),
             "unique_idis_adf": self.count("adf"),
             "tried": int(self.tried),
@@ -306,7 +309,8 @@ class Result(PairTables, SavedResult, ResultDisplay):
             "idis_per_s": round(self.count("eidig") / self.elapsed, 2) if self.elapsed > 0 else None,
             "time_to_first_s": _round(self.time_to(1)),
             "time_to_1000_s": _round(self.time_to(1000)),
-            "near_threshold": int(near_threshold(self._arrays()["P"], self._arrays()["PC"]).sum()),
+            "near_threshold": int(near_threshold(a["P"], a["PC"]).sum()),
+            "immaterial_pairs": int((~material(a["P"], a["PC"])).sum()),
         }
         for k, v in self.extras.items():
             if isinstance(v, (int, float, str, bool)) or v is None:
@@ -314,6 +318,22 @@ class Result(PairTables, SavedResult, ResultDisplay):
             elif isinstance(v, (list, tuple)) and all(isinstance(x, (int, float)) for x in v):
                 out[k] = list(v)
         return out
+
+    def natural(self) -> dict:
+        """The headline that tells a biased model from a fair one: the share of the search's seeds that are
+        discriminatory as they are (``natural_rate``), its 95 % Wilson interval (``natural_low``,
+        ``natural_high``) and how many seeds could be (``natural_n``); empty when the search checked none.
+
+        >>> r = Result(None); r.tally(natural_n=Count(200), natural_idis=Count(50)); r.natural()["natural_rate"]
+        0.25
+        """
+        n = self.extras.get("natural_n")
+        if not n:
+            return {}
+        found = self.extras.get("natural_idis", 0)
+        low, high = wilson_interval(found, n)
+        return {"natural_rate": round(found / n, 6), "natural_low": round(low, 6), "natural_high": round(high, 6),
+                "natural_n": int(n)}
 
     @property
     def timeline(self) -> pd.DataFrame:

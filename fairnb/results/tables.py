@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 NEAR_THRESHOLD = 1e-6
+MATERIAL_MARGIN = 0.1   # a pair whose two probabilities are closer than this is marked immaterial
 
 
 class PairTables:
@@ -28,7 +29,9 @@ class PairTables:
         form ``domain.to_columns`` of the input and, primed, of the counterpart), then outputs (``p``,
         ``p'`` = probability of class 1 for binary models), labels, the ``difference`` of the outputs,
         ``near_threshold`` (True where a decision is within ``NEAR_THRESHOLD`` of flipping, so float32
-        and float64 rounding may decide it), phase, seed id and the time found. A Result column whose
+        and float64 rounding may decide it), ``material`` (False where the two outputs differ by less than
+        ``MATERIAL_MARGIN``: both sit at the decision threshold, boundary noise a fair model has too), phase,
+        seed id and the time found. A Result column whose
         name an input column already has is prefixed ``result:`` (e.g. ``result:p`` beside a feature
         called ``p``)."""
         a = self._arrays()
@@ -48,6 +51,7 @@ class PairTables:
         own["label'"] = a["PC"].argmax(axis=1)
         own["difference"] = np.abs(a["P"] - a["PC"]).sum(axis=1) / 2
         own["near_threshold"] = near_threshold(a["P"], a["PC"])
+        own["material"] = material(a["P"], a["PC"])
         own["phase"] = a["phase"]
         own["seed"] = a["seed"]
         own["time"] = a["time"]
@@ -56,6 +60,17 @@ class PairTables:
         for name, values in own.items():
             frame[f"result:{name}" if name in taken else name] = values
         return frame
+
+
+def material(P: np.ndarray, PC: np.ndarray, margin: float = MATERIAL_MARGIN) -> np.ndarray:
+    """(n,) True where a pair's two outputs differ by at least ``margin`` (half the L1 distance of the
+    probability vectors: ``|p - p'|`` for two classes). A label flip between 0.49 and 0.51 is a finding no
+    reader should act on; it is counted apart (``summary()["immaterial_pairs"]``).
+
+    >>> material(np.array([[0.49, 0.51], [0.2, 0.8]]), np.array([[0.51, 0.49], [0.7, 0.3]])).tolist()
+    [False, True]
+    """
+    return np.abs(np.asarray(P) - np.asarray(PC)).sum(axis=1) / 2 >= margin
 
 
 def near_threshold(P: np.ndarray, PC: np.ndarray, tol: float = NEAR_THRESHOLD) -> np.ndarray:

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from numbers import Real
 from typing import Callable, Generator
 
@@ -42,8 +42,10 @@ import numpy as np
 from ..interrupts import deferred_interrupts
 from ..domains.base import check_convention, require_capabilities
 from ..oracle import Oracle, Verdict, make_oracle
-from ..params import COUNT, RANDOM_STATE, Estimator, Interval
-from ..results import Count, Result
+from ..constraints import resolve as resolve_constraints, seed_rows
+from ..params import COUNT, RANDOM_STATE, Estimator, Interval, Options
+from ..counting import UniqueCounter
+from ..results import Count, Distinct, Result
 from .background import BackgroundSearch
 from .executors import executor_for
 
@@ -125,11 +127,13 @@ class SearchContext:
         """Declare the inputs that this strategy's ``Batch.seed_ids`` index; returns ``X``.
 
         They are kept as ``result.extras["seeds"]``, so the pair inspector can show which features
-        the search changed from each pair's seed.
+        the search changed from each pair's seed, and checked as they are for the Result's headline, the
+        share of seeds already discriminatory (``Engine.measure_natural``).
         """
         X = np.asarray(X, dtype=float)
         self.engine.result.extras["seeds"] = X
         self.engine.result.tally(seeds_used=Count(len(X)))
+        self.engine.measure_natural(X)
         return X
 
 
@@ -139,8 +143,10 @@ class Engine:
     def __init__(self, oracle: Oracle, result: Result, *, max_time: float | None = None,
                  max_tried: int | None = None, max_found: int | None = None,
                  listeners: tuple[Callable[[Event], None], ...] = (), stop_event: threading.Event | None = None,
-                 convention: str = "eidig"):
+                 convention: str = "eidig", constraints: tuple = ()):
         self.oracle = oracle
+        self.constraints = tuple(constraints)   # fairnb.constraints consulted on every discriminatory candidate
+        self._refused = None                    # the distinct discriminatory inputs they refused
         self.convention = check_convention(convention)   # what max_found and Event.found count
         self.result = result
         self.max_time = max_time
@@ -178,11 +184,14 @@ class Engine:
             listen(event)
 
     def check(self, batch: Batch) -> Verdict:
-        """Send one batch to the oracle and record what it finds."""
+        """Send one batch to the oracle, hold its discriminatory candidates to the constraints (a refused
+        one reads as not discriminatory) and record what is left."""
         verdict = self.oracle.check(batch.X)
         if batch.info is not None and not callable(batch.info) and len(batch.info) != len(verdict):
             raise ValueError(f"Batch.info has {len(batch.info)} entries for {len(verdict)} candidates; "
                              "give one dict per row of Batch.X")
+        if self.constraints and verdict.discriminatory.any():
+            verdict = self._constrained(verdict, batch.seed_ids)
         r = self.result
         r.tried += len(verdict)
         new = 0
@@ -202,6 +211,53 @@ class Engine:
             self._emit("phase", new)
         self._emit("progress", new)
         return verdict
+
+    def measure_natural(self, X, chunk: int = 4096) -> None:
+        """Check the inputs ``X`` (a search's seeds) as they are, outside the budget and the counts: how many
+        could be discriminatory (``natural_n``: those with a protected variant) and how many are, by the
+        oracle and the pair constraints (``natural_idis``). ``Result.summary`` leads with their share: it tells
+        a biased model from its unbiased twin where the count of generated IDIs often does not."""
+        n = found = 0
+        pair_constraints = [c for c in self.constraints if c.stage == "pair"]
+        for start in range(0, len(X), chunk):
+            verdict = self.oracle.check(X[start:start + chunk])
+            rows = np.flatnonzero(verdict.discriminatory)
+            keep = np.ones(len(rows), bool)
+            for constraint in pair_constraints:
+                keep &= np.asarray(constraint.allowed(self.oracle.domain, verdict.X[rows], verdict.X[rows],
+                                                      verdict.counterpart[rows]), dtype=bool)
+            n += int(verdict.comparable.sum())
+            found += int(keep.sum())
+        r = self.result
+        r.tally(natural_n=Count(r.extras.get("natural_n", 0) + n),
+                natural_idis=Count(r.extras.get("natural_idis", 0) + found))
+
+    def _constrained(self, verdict: Verdict, seed_ids) -> Verdict:
+        """``verdict`` with the discriminatory candidates that a constraint refuses marked not discriminatory;
+        each constraint's refusals counted in ``extras["rejected_<name>"]``, the distinct refused inputs in
+        ``extras["rejected_idis"]``."""
+        rows = np.flatnonzero(verdict.discriminatory)
+        X = verdict.X[rows]
+        seeds = seed_rows(self.result.extras.get("seeds"), np.broadcast_to(np.asarray(seed_ids), (len(verdict),))[rows], X)
+        counterparts = verdict.counterpart[rows] if any(c.stage == "pair" for c in self.constraints) else None
+        keep = np.ones(len(rows), bool)
+        r = self.result
+        for constraint in self.constraints:
+            ok = np.asarray(constraint.allowed(self.oracle.domain, X, seeds, counterparts), dtype=bool)
+            name = f"rejected_{constraint.name}"
+            r.tally(**{name: Count(r.extras.get(name, 0) + int((~ok).sum()))})
+            keep &= ok
+        if keep.all():
+            return verdict
+        if self._refused is None:
+            self._refused = UniqueCounter(self.oracle.domain, "eidig")
+            r.tally(rejected_idis=Distinct(self._refused))
+        self._refused.add(X[~keep])
+        r.tally(rejected_idis=Distinct(self._refused))
+        discriminatory = verdict.discriminatory.copy()
+        discriminatory[rows[~keep]] = False
+        return replace(verdict, discriminatory=discriminatory,
+                       counterpart_index=np.where(discriminatory, verdict.counterpart_index, -1))
 
     def run(self, strategy: Generator[Batch, Verdict, None], *, limit_threads: bool = True) -> Result:
         """Drive ``strategy`` until it finishes or the search must end; always returns the Result.
@@ -282,6 +338,10 @@ class Search(Estimator):
     unknown option) raises ``ValueError`` naming the parameter and what it allows.
     ``random_state`` makes the search deterministic; ``progress`` is ``None`` (a live panel in a
     notebook, nothing elsewhere), ``True`` (a panel in a notebook, a tqdm bar elsewhere) or ``False``.
+    ``constraints`` (``fairnb.constraints``): ``"default"`` (the domain's: e.g. a text keeps its identity
+    terms and changes at most 4 words, an image stays within a pixel budget of its seed; none on tables),
+    ``"paper"`` (the paper's unconstrained search) or a list (``["default", mine]`` adds to the defaults).
+    A candidate a constraint refuses is never reported; ``result.extras`` counts them per constraint.
 
     Subclasses implement ``_generate(ctx)``, a generator of ``Batch``es (see the module docstring),
     and may set ``domain_needs`` (the domain capabilities they use: ``"sample"``, ``"bounded"``; see
@@ -298,18 +358,21 @@ class Search(Estimator):
     dedup = "eidig"      # the method's counting convention: what max_found and the progress panel count
     _parameter_constraints = {"max_time": [None, Interval(Real, 0, None, closed="right")],
                               "max_tried": [None, COUNT], "max_found": [None, COUNT],
-                              "random_state": RANDOM_STATE, "progress": [None, bool]}
+                              "random_state": RANDOM_STATE, "progress": [None, bool],
+                              "constraints": [Options({"default", "paper"}), list, tuple]}
     needs_gradients = False
     needs_activations = False
     feature_kinds = ("categorical", "ordinal", "continuous")
 
     def __init__(self, *, max_time: float | None = None, max_tried: int | None = None,
-                 max_found: int | None = None, random_state: int | None = None, progress: bool | None = None):
+                 max_found: int | None = None, random_state: int | None = None, progress: bool | None = None,
+                 constraints="default"):
         self.max_time = max_time
         self.max_tried = max_tried
         self.max_found = max_found
         self.random_state = random_state
         self.progress = progress
+        self.constraints = constraints
         self._stop_event = threading.Event()
         self._busy = threading.Lock()       # held while a run is in progress (one run per object at a time)
 
@@ -427,10 +490,12 @@ class Search(Estimator):
         model, seeds = self._checked(model, domain, seeds)
         oracle = make_oracle(oracle, model, domain)
         self._stop_event = threading.Event()
+        constraints = resolve_constraints(self.constraints, domain)
         result = Result(domain, self.name, self.get_params())
+        result.extras["constraints"] = ", ".join(c.name for c in constraints) or "none"    # the ones active
         self.engine_ = Engine(oracle, result, max_time=self.max_time, max_tried=self.max_tried,
                               max_found=self.max_found, listeners=self._listeners(listeners, progress),
-                              stop_event=self._stop_event, convention=self.dedup)
+                              stop_event=self._stop_event, convention=self.dedup, constraints=constraints)
         ctx = SearchContext(model, domain, oracle, np.random.default_rng(self.random_state), seeds, self.engine_,
                             selected_seeds)
         return self.engine_.run(self._generate(ctx), limit_threads=limit_threads)

@@ -14,23 +14,11 @@ True
 """
 from __future__ import annotations
 
-import math
-
 from ..oracle import rows_per_call, variant_bytes
 from ..params import COUNT
 from ..results import Derived, Ratio
+from ..stats import wilson_interval
 from .engine import Batch, Search
-
-
-def wilson_interval(successes: int, n: int, z: float = 1.959964) -> tuple[float, float]:
-    """95% Wilson score interval for a binomial proportion."""
-    if n == 0:
-        return (0.0, 1.0)
-    p = successes / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
 
 
 class RandomSearch(Search):
@@ -52,11 +40,11 @@ class RandomSearch(Search):
 
     def __init__(self, n_samples: int | None = None, batch_size: int = 2_000, *, max_time: float | None = None,
                  max_tried: int | None = None, max_found: int | None = None, random_state: int | None = None,
-                 progress: bool | None = None):
+                 progress: bool | None = None, constraints="default"):
         self.n_samples = n_samples
         self.batch_size = batch_size
         super().__init__(max_time=max_time, max_tried=max_tried, max_found=max_found, random_state=random_state,
-                         progress=progress)
+                         progress=progress, constraints=constraints)
 
     def _generate(self, ctx):
         n_samples = self.n_samples
@@ -76,7 +64,8 @@ class RandomSearch(Search):
                 drawn += len(X)
         finally:   # the discriminatory share of the domain with its 95% Wilson interval
             ctx.result.tally(discriminatory_share=Ratio("hits", "tried"), share_ci_low=Derived(share_ci_low),
-                             share_ci_high=Derived(share_ci_high))
+                             share_ci_high=Derived(share_ci_high), natural_n=Derived(tried),
+                             natural_idis=Derived(hits))   # random inputs are checked as they are
 
 
 def share_ci_low(result) -> float:
@@ -87,3 +76,13 @@ def share_ci_low(result) -> float:
 def share_ci_high(result) -> float:
     """The high end of the 95% Wilson interval of the discriminatory share ``hits / tried``."""
     return round(wilson_interval(result.hits, result.tried)[1], 6)
+
+
+def tried(result) -> int:
+    """The candidates ``result`` checked (a random search's natural inputs)."""
+    return result.tried
+
+
+def hits(result) -> int:
+    """The discriminatory candidates of ``result``, repeats included."""
+    return result.hits

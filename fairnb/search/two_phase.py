@@ -153,7 +153,7 @@ class TwoPhaseSearch(Search):
     def __init__(self, n_seeds: int = 1000, n_local: int = 1000, max_iter: int = 10, global_step: float = 1.0,
                  local_step: float = 1.0, c_num: int = 4, seed_selection: str = "kmeans",
                  batch_size: int = 4096, *, max_time: float | None = None, max_tried: int | None = None,
-                 max_found: int | None = None, random_state: int | None = None, progress: bool | None = None):
+                 max_found: int | None = None, random_state: int | None = None, progress: bool | None = None, constraints="default"):
         self.n_seeds = n_seeds
         self.n_local = n_local
         self.max_iter = max_iter
@@ -163,7 +163,7 @@ class TwoPhaseSearch(Search):
         self.seed_selection = seed_selection
         self.batch_size = batch_size
         super().__init__(max_time=max_time, max_tried=max_tried, max_found=max_found, random_state=random_state,
-                         progress=progress)
+                         progress=progress, constraints=constraints)
 
     # ------------------------------------------------------------------ the parts a method may change
     def _global_checks(self) -> int:

@@ -38,7 +38,7 @@ import pandas as pd
 import traitlets
 
 from ..pair_table import PairTable, format_cell
-from ..search.random import wilson_interval
+from ..stats import wilson_interval
 from ._assets import STATIC
 from .inspector import PairInspector
 
