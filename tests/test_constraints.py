@@ -95,3 +95,23 @@ def test_seed_rows_of_candidates_without_a_seed_are_their_own():
     X = np.arange(6.0).reshape(3, 2)
     rows = seed_rows(np.zeros((2, 2)), np.array([0, -1, 1]), X)
     assert rows.tolist() == [[0, 0], [2, 3], [0, 0]] and seed_rows(None, np.array([0]), X[:1]) is None
+
+
+def test_paper_searches_unconstrained_and_the_default_refuses_what_breaks_a_constraint():
+    """``constraints="paper"`` is the papers' search: it reports texts whose walk changed many words; under the
+    defaults none of them is reported, each refusal is counted, and the pairs re-check independently."""
+    from fairnb.search import get_method
+    from text_checks import bench, biased_linear
+
+    dom, texts, E = bench(bias=1.0)
+    model = biased_linear(dom, E)
+    kw = dict(n_seeds=60, n_local=300, random_state=0)
+    paper = get_method("rp")(constraints="paper", **kw).run(model, dom, seeds=texts)
+    default = get_method("rp")(**kw).run(model, dom, seeds=texts)
+    words = lambda r: (dom.ids(r.inputs) != dom.ids(r.extras["seeds"][r.seed_ids])).sum(axis=1)   # noqa: E731
+    assert words(paper).max() > 4 >= words(default).max()
+    assert paper.extras["constraints"] == "none" and "max_words_changed" in default.extras["constraints"]
+    assert default.extras["rejected_max_words_changed"] > 0 and default.extras["rejected_idis"] > 0
+    assert "rejected_max_words_changed" not in paper.extras
+    same = get_method("rp")(constraints=[], **kw).run(model, dom, seeds=texts)
+    assert np.array_equal(same.inputs, paper.inputs)                  # "paper" is the empty list of constraints

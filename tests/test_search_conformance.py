@@ -137,6 +137,39 @@ def test_deterministic_given_random_state(cls, case):
     assert a.tried == b.tried
 
 
+def assert_pairs_keep_their_constraints(result):
+    """Every reported pair, re-checked from its inputs (not from fairnb's bookkeeping) against the domain's
+    default constraints: the seed each descends from, its counterpart."""
+    from fairnb.constraints import resolve, seed_rows
+
+    if not len(result):
+        return
+    X, C = result.inputs, result.counterparts
+    seeds = seed_rows(result.extras.get("seeds"), result.seed_ids, X)
+    for constraint in resolve("default", result.domain):
+        ok = constraint.allowed(result.domain, X, seeds, C)
+        assert ok.all(), f"{result.method}: {int((~ok).sum())} pairs break {constraint.name}"
+
+
+def test_reported_pairs_keep_the_default_constraints_and_lead_with_the_natural_rate(cls, case):
+    biased = fast(cls, random_state=0).run(case.biased, case.domain, seeds=case.seeds)
+    fair = fast(cls, random_state=0).run(case.fair, case.domain, seeds=case.seeds)
+    assert biased.count() > 0
+    assert_pairs_keep_their_constraints(biased)
+    head, summary = list(biased.summary()), biased.summary()
+    assert head.index("natural_rate") < head.index("unique_idis_eidig")
+    assert summary["natural_low"] <= summary["natural_rate"] <= summary["natural_high"]
+    assert summary["natural_n"] > 0 and fair.summary()["natural_rate"] == 0
+    assert fair.summary()["natural_high"] < summary["natural_low"]          # the headline tells them apart
+    assert biased.extras["constraints"] == (", ".join(c.name for c in resolve_default(case.domain)) or "none")
+
+
+def resolve_default(domain):
+    from fairnb.constraints import resolve
+
+    return resolve("default", domain)
+
+
 def test_sklearn_models_and_plain_callables(cls, case):
     for model in case.black_boxes:
         search = fast(cls, random_state=0)
