@@ -115,3 +115,17 @@ def test_paper_searches_unconstrained_and_the_default_refuses_what_breaks_a_cons
     assert "rejected_max_words_changed" not in paper.extras
     same = get_method("rp")(constraints=[], **kw).run(model, dom, seeds=texts)
     assert np.array_equal(same.inputs, paper.inputs)                  # "paper" is the empty list of constraints
+
+
+def test_image_steps_are_projected_into_the_pixel_budget_and_paper_steps_are_not():
+    from fairnb.search import get_method
+    from image_checks import detector
+
+    seeds = seed_images(60)
+    kw = dict(random_state=0, global_step=0.3)
+    budget = get_method("neuronfair_image")(constraints=[PixelBudget(0.05)], **kw).run(detector(1.0), image_domain(),
+                                                                                      seeds=seeds)
+    paper = get_method("neuronfair_image")(constraints="paper", **kw).run(detector(1.0), image_domain(), seeds=seeds)
+    moved = lambda r: np.abs(r.inputs - r.extras["seeds"][r.seed_ids]).reshape(len(r), -1).max(axis=1)  # noqa: E731
+    assert budget.count() > 0 and moved(budget).max() <= 0.05 + 1e-9 < moved(paper).max()
+    assert budget.extras.get("rejected_pixel_budget", 0) == 0          # projected, so never refused

@@ -123,6 +123,15 @@ class SearchContext:
     def result(self) -> Result:
         return self.engine.result
 
+    def project(self, X, seeds) -> np.ndarray:
+        """``X`` (candidates descending from the rows ``seeds``) moved into every active constraint that can
+        project onto what it allows (``PixelBudget``: back within its L∞ budget), so a strategy's steps stay
+        valid instead of being refused; unchanged under ``constraints="paper"``."""
+        for constraint in self.engine.constraints:
+            if hasattr(constraint, "project"):
+                X = constraint.project(X, seeds)
+        return X
+
     def use_seeds(self, X) -> np.ndarray:
         """Declare the inputs that this strategy's ``Batch.seed_ids`` index; returns ``X``.
 

@@ -162,7 +162,7 @@ class ImageFlipSearch:
             g, gc = self._pair_gradients(ctx, X, C, v.proba[live], v.variant_proba[live, 1], rows=rows, t=t,
                                          phase="global")
             G1, G2 = decay * G1 + g, decay * G2 + gc
-            X = _pixels(X + self.global_step * self._global_direction(G1, G2))
+            X = ctx.project(_pixels(X + self.global_step * self._global_direction(G1, G2)), S[rows])
 
     @classmethod
     def _details(cls, ctx, X, C, S, ids, flip, t):
