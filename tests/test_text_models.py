@@ -89,6 +89,17 @@ def test_one_trace_per_function_whatever_the_batch_size(model, ids):
     assert model.tracing_count() == before <= 4       # at most one graph per function (proba, embedded, 2 grads)
 
 
+def test_warm_up_traces_what_a_search_calls_so_its_budget_starts_after(embeddings, ids):
+    from fairnb.text.keras_model import KerasTextModel, build_text_classifier
+
+    fresh = KerasTextModel(build_text_classifier(embeddings, L))
+    fresh.warm_up()
+    traced = fresh.tracing_count()
+    fresh.predict_proba(ids)
+    fresh.embedding_gradient(ids, 1, of="loss")
+    assert traced >= 2 and fresh.tracing_count() == traced      # a search's calls trace nothing new
+
+
 def test_masked_model_ignores_padding(embeddings, ids):
     from fairnb.text.keras_model import KerasTextModel, build_text_classifier
 

@@ -65,7 +65,8 @@ class Batch:
 
 @dataclass
 class Event:
-    """What listeners receive: ``kind`` is ``"start"``, ``"progress"``, ``"phase"`` or ``"done"``."""
+    """What listeners receive: ``kind`` is ``"prepare"`` (the model is being made ready, before the clock
+    starts), ``"start"``, ``"progress"``, ``"phase"`` or ``"done"``."""
 
     kind: str
     elapsed: float
@@ -268,7 +269,8 @@ class Engine:
         return replace(verdict, discriminatory=discriminatory,
                        counterpart_index=np.where(discriminatory, verdict.counterpart_index, -1))
 
-    def run(self, strategy: Generator[Batch, Verdict, None], *, limit_threads: bool = True) -> Result:
+    def run(self, strategy: Generator[Batch, Verdict, None], *, limit_threads: bool = True,
+            prepare: Callable[[], None] | None = None) -> Result:
         """Drive ``strategy`` until it finishes or the search must end; always returns the Result.
 
         With ``limit_threads`` (a foreground search), BLAS and OpenMP (numpy, scikit-learn) run
@@ -278,6 +280,9 @@ class Engine:
         search (``Search.start``) sets it only when asked to (``start(..., limit_threads=True)``):
         otherwise the rest of the kernel would drop to one BLAS thread while it runs.
         """
+        if prepare is not None:            # e.g. TensorFlow tracing the model: before the clock starts
+            self._emit("prepare")
+            prepare()
         if not limit_threads:
             return self._drive(strategy)
         from threadpoolctl import threadpool_limits
@@ -507,7 +512,8 @@ class Search(Estimator):
                               stop_event=self._stop_event, convention=self.dedup, constraints=constraints)
         ctx = SearchContext(model, domain, oracle, np.random.default_rng(self.random_state), seeds, self.engine_,
                             selected_seeds)
-        return self.engine_.run(self._generate(ctx), limit_threads=limit_threads)
+        return self.engine_.run(self._generate(ctx), limit_threads=limit_threads,
+                                prepare=getattr(model, "warm_up", None))
 
     def _run_elsewhere(self, client, model, domain, seeds, *, listeners, progress, oracle, n_shards) -> Result:
         """Hand the run to the executor registered for ``client`` (``fairnb.search.executors``), with the

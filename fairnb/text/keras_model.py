@@ -247,6 +247,13 @@ class KerasTextModel:
         c = class_indices(classes, len(ids), self.n_classes)
         return tuple(run_batched(self._grad_fns[of], self.batch_size, ids, c))
 
+    def warm_up(self) -> None:
+        """Trace the adapter's functions on one row (TensorFlow's first call of a model takes seconds, up to
+        20 s for an LSTM): a search calls this before its clock starts, so its budget is spent searching."""
+        ids = np.zeros((1, self.max_len or 1), dtype=np.int32)
+        self.predict_proba(ids)
+        self.embedding_gradient(ids, [0], of="loss")
+
     def tracing_count(self) -> int:
         """How many graphs the adapter's functions have traced (stays at one per function used)."""
         fns = [self._proba_fn, self._embedded_fn, *self._grad_fns.values()]

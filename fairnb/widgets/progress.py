@@ -113,7 +113,7 @@ class ProgressPanel(FairnbWidget):
     def __call__(self, event):
         """Receive one engine ``Event`` (from any thread); updates the browser at most every ``min_interval``."""
         now = monotonic()
-        final = event.kind in ("start", "done")
+        final = event.kind in ("prepare", "start", "done")
         if not final and now - self._last < self.min_interval:
             return
         self._last = now
@@ -129,7 +129,9 @@ class ProgressPanel(FairnbWidget):
             self.rate = float(event.rate)
             self.elapsed = float(event.elapsed)
             self.phase = event.phase or ""
-            if event.kind == "done":
+            if event.kind == "prepare":
+                self.status = "preparing"      # the model's first call (TensorFlow tracing), before the clock
+            elif event.kind == "done":
                 t = r.timeline
                 self.series = _thin([[round(float(a), 3), int(b)] for a, b in zip(t["elapsed"], t["found"])],
                                     self.max_points)

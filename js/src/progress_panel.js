@@ -47,6 +47,7 @@ export function statusText(status, stopRequested, ending = "") {
   if (status === "budget" && ending) return ending;
   return {
     waiting: "waiting to start",
+    preparing: "preparing the model (its first call; the budget starts after it)",
     running: "running",
     completed: "finished",
     budget: "budget reached",

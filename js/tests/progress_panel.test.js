@@ -120,4 +120,7 @@ describe("statusText", () => {
     expect(statusText("running", true)).toBe("stopping…");
     expect(statusText("budget", true)).toBe("budget reached");
   });
+  it("says the model is being prepared before the budget starts", () => {
+    expect(statusText("preparing", false)).toMatch(/^preparing the model/);
+  });
 });
