@@ -104,6 +104,54 @@ class MitigationReport:
             raise KeyError(f"no {measure!r} for {method!r}; methods {self.methods}, measures {self.measures}")
         return float(hit["before"].iloc[0]), float(hit["after"].iloc[0])
 
+    def versus_control(self, method: str, measure: str | None = None) -> dict:
+        """How ``method``'s retraining compares with retraining alone (the ``"control"`` row, same epochs and
+        seeds, no generated sample) on ``measure`` (default the headline: discrimination, the group score or
+        the attribute AUC): ``effect`` (method's mean after minus the control's), its 95 % interval
+        (``low``, ``high``: Welch's t over the repeats; with one repeat each, the two measurement intervals),
+        and ``verdict`` in words: ``"lower than retraining alone"``, ``"higher than retraining alone"`` or
+        ``"no effect distinguishable from retraining alone"`` (also when there is no control row, which the
+        verdict then says).
+
+        >>> import pandas as pd
+        >>> rows = [{"method": m, "stage": "after", "repeat": i, "added": 0, "discrimination": v}
+        ...         for m, vals in (("adf", (0.10, 0.11, 0.12)), ("control", (0.10, 0.12, 0.11))) for i, v in enumerate(vals)]
+        >>> rows += [{"method": m, "stage": "before", "repeat": 0, "added": 0, "discrimination": 0.2} for m in ("adf", "control")]
+        >>> MitigationReport(pd.DataFrame(rows)).versus_control("adf")["verdict"]
+        'no effect distinguishable from retraining alone'
+        """
+        measure = measure or self.headline
+        if measure is None or measure not in self.measures:
+            raise KeyError(f"no measure {measure!r} in this report; it has {self.measures}")
+        if "control" not in self.methods:
+            return {"effect": np.nan, "low": np.nan, "high": np.nan,
+                    "verdict": "no control run (retrain with control=True to compare with retraining alone)"}
+        mine, ctrl = (self.runs[(self.runs["method"] == m) & (self.runs["stage"] == "after")] for m in (method, "control"))
+        a, c = mine[measure].to_numpy(float), ctrl[measure].to_numpy(float)
+        effect = float(a.mean() - c.mean())
+        if len(a) > 1 and len(c) > 1:
+            va, vc = a.var(ddof=1) / len(a), c.var(ddof=1) / len(c)
+            se = np.sqrt(va + vc)
+            df = (va + vc) ** 2 / (va ** 2 / (len(a) - 1) + vc ** 2 / (len(c) - 1)) if se > 0 else np.inf
+            from scipy.stats import t
+
+            half = float(t.ppf(0.975, df) * se) if np.isfinite(df) else 0.0
+            low, high = effect - half, effect + half
+        else:     # one repeat each: the measurement intervals (e.g. Wilson of the random sample)
+            f = self.frame.set_index(["method", "measure"])
+            low = float(f.loc[(method, measure), "low_after"] - f.loc[("control", measure), "high_after"])
+            high = float(f.loc[(method, measure), "high_after"] - f.loc[("control", measure), "low_after"])
+        if np.isnan(low) or low <= 0 <= high:
+            verdict = "no effect distinguishable from retraining alone"
+        else:
+            verdict = f"{'lower' if high < 0 else 'higher'} than retraining alone"
+        return {"effect": effect, "low": low, "high": high, "verdict": verdict}
+
+    @property
+    def headline(self) -> str | None:
+        """The measure a report leads with: discrimination, else the group score, else the attribute AUC."""
+        return next((m for m in ("discrimination", "group_score", "attribute_auc") if m in self.measures), None)
+
     def summary(self) -> list[dict]:
         """``frame`` as JSON-ready records."""
         return [{k: (round(v, 6) if isinstance(v, float) else v) for k, v in r.items()}
@@ -112,27 +160,35 @@ class MitigationReport:
     # ------------------------------------------------------------------ display
     def __repr__(self):
         parts = []
-        headline = next((m for m in ("discrimination", "group_score", "attribute_auc") if m in self.measures), None)
+        headline = self.headline
         for method in self.methods:
             said = []
             for measure in (headline, "accuracy"):
                 if measure is not None and ((self.frame["method"] == method) & (self.frame["measure"] == measure)).any():
                     b, a = self.value(method, measure)
                     said.append(f"{measure} {measure_text(measure, b)} -> {measure_text(measure, a)}")
+            if headline is not None and method != "control" and "control" in self.methods:
+                said.append(self.versus_control(method)["verdict"])
             parts.append(f"{method}: {', '.join(said)}")
         return "MitigationReport(" + "; ".join(parts) + ")"
 
     def _repr_html_(self) -> str:
         head = ("<tr><th>method</th><th>measure</th><th>before</th><th>after</th><th>change</th>"
-                "<th>added samples</th><th>repeats</th></tr>")
+                "<th>compared with retraining alone</th><th>added samples</th><th>repeats</th></tr>")
         body = []
         for r in self.frame.itertuples():
             fmt = lambda v, m=r.measure: measure_text(m, v)  # noqa: E731
             ci = lambda lo, hi: "" if np.isnan(lo) else f" <small>[{fmt(lo)}, {fmt(hi)}]</small>"  # noqa: E731
             change = "" if np.isnan(r.change) else f"{r.change:+.1%}"
+            versus = ""
+            if r.measure == self.headline and r.method != "control":
+                v = self.versus_control(r.method)
+                versus = (html.escape(v["verdict"]) if np.isnan(v["effect"]) else
+                          f"{html.escape(v['verdict'])} <small>({_signed(r.measure, v['effect'])} "
+                          f"[{_signed(r.measure, v['low'])}, {_signed(r.measure, v['high'])}])</small>")
             body.append(f"<tr><td>{html.escape(str(r.method))}</td><td>{html.escape(MEASURES[r.measure])}</td>"
                         f"<td>{fmt(r.before)}{ci(r.low_before, r.high_before)}</td>"
-                        f"<td>{fmt(r.after)}{ci(r.low_after, r.high_after)}</td><td>{change}</td>"
+                        f"<td>{fmt(r.after)}{ci(r.low_after, r.high_after)}</td><td>{change}</td><td>{versus}</td>"
                         f"<td>{r.added:,.0f}</td><td>{r.repeats}</td></tr>")
         p = self.params
         how = html.escape(f"mode={p.get('mode')}, epochs={p.get('epochs')}, augment={p.get('augment')}, "
@@ -166,6 +222,11 @@ class MitigationReport:
             ax.set_ylabel("%" if scale == 100 else "count")
         axes[0].legend()
         return axes
+
+
+def _signed(measure: str, value: float) -> str:
+    """A difference of ``measure`` with its sign ("+1.20%", "-0.013")."""
+    return ("+" if value >= 0 else "-") + measure_text(measure, abs(value))
 
 
 def _interval(measure: str, rows, stage: str) -> dict:
