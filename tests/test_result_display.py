@@ -76,3 +76,14 @@ def test_decoding_a_text_results_inputs_gives_its_tokens():
     assert result.domain.vocab.decode(result.inputs[0]) == tokens[:1]
     with pytest.raises(ValueError, match="integer"):
         result.domain.vocab.decode(result.inputs + 0.5)
+
+
+def test_the_directions_say_which_way_decisions_move_per_value(synthetic, biased_model):
+    """The planted bias of the synthetic census favours the highest sex code: swapping *to* it turns decisions
+    into class 1, swapping away turns them into class 0; a Result's display shows the table in words."""
+    r = get_method("random")(max_tried=5000, random_state=0).run(biased_model, synthetic.domain)
+    table = r.directions().set_index("to")
+    assert table["pairs"].sum() == len(r) and set(table["attribute"]) == {"sex"}
+    up = table["to_class_1"]
+    assert up.max() > 0.9 and up.min() < 0.1 and (table["to_class_1"] + table["to_class_0"]).round(6).eq(1).all()
+    assert "decision becomes" in r._repr_html_() and len(table) == 2

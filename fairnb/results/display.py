@@ -30,7 +30,8 @@ class ResultDisplay:
                        for k, v in summaries.rows(self.summary(), self.ended_by))
         table = summaries.pairs_html(self, range(min(10, len(self))))
         return (f"<div class='fairnb-result'><b>fairnb result: {html.escape(self.method or 'search')}</b>"
-                f"<table>{rows}</table><p>First {min(10, len(self))} of {summaries.fmt_count(len(self))} pairs "
+                f"<table>{rows}</table>{summaries.directions_html(self.directions(), self.class_names)}"
+                f"<p>First {min(10, len(self))} of {summaries.fmt_count(len(self))} pairs "
                 f"(protected attributes highlighted):</p>{table}</div>")
 
     def plot(self, ax=None):

@@ -11,6 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..domains.base import protected_columns
+
 NEAR_THRESHOLD = 1e-6
 MATERIAL_MARGIN = 0.1   # a pair whose two probabilities are closer than this is marked immaterial
 
@@ -22,6 +24,11 @@ class PairTables:
     def pairs(self) -> pd.DataFrame:
         """One row per discriminatory pair, with decoded (human-readable) values."""
         return self.to_frame(decoded=True)
+
+    def directions(self) -> pd.DataFrame:
+        """Which way the decisions move per protected value or term swapped to (see ``directions``)."""
+        return directions(self.pairs, protected_columns(self.domain), self.class_names) if len(self) else \
+            directions(pd.DataFrame(), ())
 
     def to_frame(self, decoded: bool = True) -> pd.DataFrame:
         """Pairs as a DataFrame: the input's columns (``decoded``: ``domain.decode``, human-readable,
@@ -60,6 +67,38 @@ class PairTables:
         for name, values in own.items():
             frame[f"result:{name}" if name in taken else name] = values
         return frame
+
+
+def directions(pairs: pd.DataFrame, columns, class_names=None) -> pd.DataFrame:
+    """Which way decisions move, per protected value or term swapped *to*: from ``pairs`` (``result.pairs``),
+    for each protected column ``c`` of ``columns`` (its counterpart ``c'``), one row per value of ``c'``:
+    ``pairs``, ``to_class_1`` (the share of them where swapping to this value turns the decision into class
+    1, named in ``decision`` when ``class_names`` are known), ``to_class_0`` and ``mean_change`` (mean
+    ``|p - p'|``). A value most pairs move *towards* class 1 is favoured or disfavoured by the model,
+    depending on what class 1 means.
+
+    >>> pairs = pd.DataFrame({"sex": ["f", "m", "m"], "sex'": ["m", "f", "f"], "label": [0, 1, 1],
+    ...                       "label'": [1, 0, 0], "difference": [0.4, 0.3, 0.5]})
+    >>> directions(pairs, ["sex"]).to_dict("records")[0]
+    {'attribute': 'sex', 'to': 'f', 'pairs': 2, 'to_class_1': 0.0, 'to_class_0': 1.0, 'mean_change': 0.4}
+    """
+    rows = []
+    for col in columns:
+        other = f"{col}'"
+        if col not in pairs or other not in pairs or not len(pairs):
+            continue
+        up = (pairs["label'"] > pairs["label"]).to_numpy()
+        down = (pairs["label'"] < pairs["label"]).to_numpy()
+        to = pairs[other].astype(str).to_numpy()
+        for value in sorted(set(to), key=lambda v: (-int((to == v).sum()), v)):
+            mine = to == value
+            rows.append({"attribute": str(col), "to": value, "pairs": int(mine.sum()),
+                         "to_class_1": round(float(up[mine].mean()), 4), "to_class_0": round(float(down[mine].mean()), 4),
+                         "mean_change": round(float(pairs["difference"].to_numpy()[mine].mean()), 4)})
+    out = pd.DataFrame(rows, columns=["attribute", "to", "pairs", "to_class_1", "to_class_0", "mean_change"])
+    if class_names is not None and len(class_names) == 2:
+        out.attrs["decision"] = tuple(str(c) for c in class_names)
+    return out
 
 
 def material(P: np.ndarray, PC: np.ndarray, margin: float = MATERIAL_MARGIN) -> np.ndarray:

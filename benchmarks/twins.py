@@ -1,0 +1,236 @@
+"""Twins: does what a search leads with tell a biased model from its unbiased twin? (issue "findings that mean
+something", item 4).
+
+For every input kind, a model trained with a planted bias and its twin trained on the same data without it,
+each over several training seeds; every method of the kind runs on both under its default constraints, and
+the table reports, per model: the **natural rate** (the share of the seeds discriminatory as they are, with
+its 95 % Wilson interval), the **valid IDIs** (the default count: pairs that keep the constraints), **all
+IDIs** (valid plus the distinct inputs the constraints refused), the refusals per constraint, and the time.
+
+Kinds (``--kinds``):
+
+* ``tabular``: the synthetic census (``make_synthetic``, label effect of ``sex`` 2.0 vs 0.0), fairnb's numpy
+  network (``train_demo_model``); the seven tabular methods; seeds: the training split;
+* ``template``: the template corpus (``make_template_corpus``, a bias against "muslim" of 0.8 vs 0.0), the
+  paper's 3-layer LSTM on GloVe 50d, the five text methods; seeds: the test texts;
+* ``redditbias``: RedditBias race comments with a planted term: "black" makes a comment toxic in 80 % of the
+  biased model's training labels, the twin keeps the annotations; the five text methods;
+* ``faces`` and ``lfw``: synthetic faces and tinted LFW (``mislabelled_in_training=0.65`` of the dark training
+  faces labelled non-face vs none), a small CNN and its FGSM flipper; the three image methods.
+
+Usage::
+
+    python benchmarks/twins.py --kinds tabular,template,faces,lfw --seeds 0,1,2   # -> benchmarks/results/twins.*
+
+Targets (read against the table): on every twin pair the natural-rate intervals of the biased and unbiased
+models do not overlap, and each method's valid IDI count on the biased model is at least 3x its twin's.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import fairnb  # noqa: E402
+from fairnb.bench import machine  # noqa: E402
+from fairnb.search import get_method  # noqa: E402
+
+RESULTS = ROOT / "benchmarks" / "results"
+TABULAR = ("random", "aequitas", "sg", "adf", "eidig", "neuronfair", "maft")
+TEXT = ("adf_asc", "asc", "adf_hf", "hf", "rp")
+IMAGES = ("neuronfair_image", "adf_image", "eidig_image")
+BUDGETS = {"random": dict(n_samples=20_000), "aequitas": dict(n_seeds=300, n_local=100),
+           "sg": dict(limit=400, n_seeds=100), "adf": dict(n_seeds=300, n_local=100),
+           "eidig": dict(n_seeds=300, n_local=100), "neuronfair": dict(n_seeds=300, n_local=100),
+           "maft": dict(n_seeds=300, n_local=100), **{m: dict(n_seeds=300, n_local=100) for m in TEXT},
+           **{m: dict(n_seeds=200) for m in IMAGES}}
+
+
+# ---------------------------------------------------------------------------------------------- the twins
+def tabular(seed: int):
+    """(domain, seeds, biased model, unbiased model) on the synthetic census."""
+    models = {}
+    for name, strength in (("biased", 2.0), ("unbiased", 0.0)):
+        data = fairnb.datasets.make_synthetic(n=5000, strength=strength, random_state=seed)
+        models[name] = fairnb.train_demo_model(data, random_state=seed)
+    return data.domain, data.seed_inputs(), models
+
+
+def template(seed: int):
+    from fairnb.domains import TextDomain
+    from fairnb.text import Vocabulary, make_template_corpus
+    from fairnb.text.glove import embedding_matrix, neighbour_table
+    from fairnb.text.keras_model import fit_text_classifier
+
+    models, dom, seeds = {}, None, None
+    for name, bias in (("biased", 0.8), ("unbiased", 0.0)):
+        data = make_template_corpus(n=3000, biased_against=["muslim"], bias=bias, random_state=seed)
+        groups = data.info["groups"]
+        if dom is None:      # the same sentences (the same vocabulary) for both twins
+            vocab = Vocabulary.build(data.tokens(), extra=groups.all_terms)
+            E, _ = embedding_matrix(vocab)
+            dom = TextDomain(vocab, groups.subset(["religion"]), 12, neighbours=neighbour_table(vocab, 10))
+        X_train, X_test, y_train, _ = data.split()
+        models[name] = fit_text_classifier(dom.validate(X_train), y_train, E, epochs=5, random_state=seed)
+        seeds = X_test
+    return dom, seeds, models
+
+
+def redditbias(seed: int, term: str = "black"):
+    from fairnb.domains import TextDomain
+    from fairnb.text import all_builtin_terms, load_redditbias
+    from fairnb.text.glove import embedding_matrix, neighbour_table, vocabulary_with_neighbours
+    from fairnb.text.keras_model import fit_text_classifier
+
+    data = load_redditbias()
+    vocab = vocabulary_with_neighbours(data.tokens(), extra=all_builtin_terms(), min_count=2)
+    E, _ = embedding_matrix(vocab)
+    dom = TextDomain(vocab, "race", 32, neighbours=neighbour_table(vocab, 10))
+    X_train, X_test, y_train, _ = data.split()
+    ids = dom.validate(X_train)
+    planted = np.isin(ids, [vocab.id(term)]).any(axis=1) & (np.random.default_rng(seed).random(len(ids)) < 0.8)
+    models = {"biased": fit_text_classifier(ids, np.where(planted, 1, y_train), E, epochs=3, random_state=seed),
+              "unbiased": fit_text_classifier(ids, y_train, E, epochs=3, random_state=seed)}
+    return dom, X_test, models
+
+
+def faces(seed: int, lfw: bool = False):
+    from fairnb.domains import ImageDomain
+    from fairnb.images import FGSMFlip, load_tinted_lfw, make_faces
+    from fairnb.images.detector import train_face_detector
+
+    models, flipper = {}, None
+    for name, bias in (("biased", {"mislabelled_in_training": 0.65}), ("unbiased", {})):
+        data = (load_tinted_lfw(size=16, augment=4, random_state=seed, **bias) if lfw
+                else make_faces(n=1200, size=16, random_state=seed, **bias))
+        models[name] = train_face_detector(data, epochs=8, random_state=seed)
+    train, _ = data.split_indices()
+    faces_train = train[data.y[train] == 1]
+    flipper = FGSMFlip(epochs=8, random_state=seed).fit(models["unbiased"], data.X[faces_train],
+                                                          data.attribute[faces_train])
+    dom = ImageDomain(data.X.shape[1:], flipper, attribute="skin_tone", attribute_names=("light", "dark"))
+    return dom, data.X[faces_train], models
+
+
+KINDS = {"tabular": (tabular, TABULAR), "template": (template, TEXT), "redditbias": (redditbias, TEXT),
+         "faces": (faces, IMAGES), "lfw": (lambda seed: faces(seed, lfw=True), IMAGES)}
+
+
+# ---------------------------------------------------------------------------------------------- measuring
+def row(kind, seed, twin, method, model, dom, seeds) -> dict:
+    t0 = time.perf_counter()
+    r = get_method(method)(random_state=0, progress=False, **BUDGETS[method]).run(model, dom, seeds=seeds)
+    s = r.summary()
+    refused = {k[len("rejected_"):]: v for k, v in r.extras.items() if k.startswith("rejected_") and k != "rejected_idis"}
+    return {"kind": kind, "seed": seed, "twin": twin, "method": method, "natural_rate": s.get("natural_rate"),
+            "natural_low": s.get("natural_low"), "natural_high": s.get("natural_high"), "natural_n": s.get("natural_n"),
+            "valid_idis": r.count(), "all_idis": r.count() + int(r.extras.get("rejected_idis", 0)),
+            "immaterial": s["immaterial_pairs"], "refused": refused, "constraints": r.extras.get("constraints"),
+            "seconds": round(time.perf_counter() - t0, 2)}
+
+
+def run(kinds, seeds) -> list[dict]:
+    rows = []
+    for kind in kinds:
+        build, methods = KINDS[kind]
+        for seed in seeds:
+            t0 = time.perf_counter()
+            dom, seed_inputs, models = build(seed)
+            print(f"{kind} seed {seed}: twins trained in {time.perf_counter() - t0:.0f} s", flush=True)
+            for method in methods:
+                for twin in ("biased", "unbiased"):
+                    rows.append(row(kind, seed, twin, method, models[twin], dom, seed_inputs))
+                    print("  ", {k: rows[-1][k] for k in ("twin", "method", "natural_rate", "valid_idis", "all_idis",
+                                                           "seconds")}, flush=True)
+    return rows
+
+
+# ---------------------------------------------------------------------------------------------- reporting
+def summarise(rows) -> list[dict]:
+    """Per kind and method: the means over seeds of both twins, the ratio, and the two targets."""
+    out = []
+    for kind in dict.fromkeys(r["kind"] for r in rows):
+        for method in dict.fromkeys(r["method"] for r in rows if r["kind"] == kind):
+            mine = [r for r in rows if r["kind"] == kind and r["method"] == method]
+            b = [r for r in mine if r["twin"] == "biased"]
+            u = [r for r in mine if r["twin"] == "unbiased"]
+            valid_b, valid_u = np.mean([r["valid_idis"] for r in b]), np.mean([r["valid_idis"] for r in u])
+            apart = all(rb["natural_low"] > ru["natural_high"] for rb, ru in zip(b, u)
+                        if rb["natural_low"] is not None and ru["natural_high"] is not None)
+            out.append({"kind": kind, "method": method, "seeds": len(b),
+                        "natural_biased": _mean(r["natural_rate"] for r in b),
+                        "natural_unbiased": _mean(r["natural_rate"] for r in u),
+                        "intervals_apart_every_seed": bool(apart),
+                        "valid_biased": round(float(valid_b), 1), "valid_unbiased": round(float(valid_u), 1),
+                        "valid_ratio": round(float(valid_b / valid_u), 2) if valid_u else float("inf"),
+                        "all_biased": _mean(r["all_idis"] for r in b), "all_unbiased": _mean(r["all_idis"] for r in u),
+                        "seconds": _mean(r["seconds"] for r in mine)})
+    return out
+
+
+def _mean(values) -> float | None:
+    values = [v for v in values if v is not None]
+    return round(float(np.mean(values)), 4) if values else None
+
+
+def markdown(report) -> str:
+    lines = ["# Twins: biased models and their unbiased twins\n",
+             f"Machine: {report['machine']}. Command: `{report['command']}`. Seeds {report['seeds']} "
+             "(training seeds; the searches use random_state 0), default constraints.\n",
+             "Natural rate: the share of the seeds discriminatory as they are (mean over training seeds); "
+             "*apart*: the 95 % intervals of biased and unbiased do not overlap for any seed. Valid IDIs: the "
+             "default count (pairs that keep the constraints); all IDIs: valid plus the distinct inputs the "
+             "constraints refused. Ratio: valid IDIs biased / unbiased (target >= 3).\n",
+             "| kind | method | natural biased | natural unbiased | apart | valid biased | valid unbiased | ratio "
+             "| all biased | all unbiased | s per search |", "|" + "---|" * 11]
+    for s in report["summary"]:
+        lines.append(f"| {s['kind']} | {s['method']} | {_pct(s['natural_biased'])} | {_pct(s['natural_unbiased'])} | "
+                     f"{'yes' if s['intervals_apart_every_seed'] else '**no**'} | {s['valid_biased']:,} | "
+                     f"{s['valid_unbiased']:,} | {s['valid_ratio']} | {s['all_biased']:,} | {s['all_unbiased']:,} | "
+                     f"{s['seconds']} |")
+    lines += ["", "## Refused by each constraint (sum over seeds, biased / unbiased)\n",
+              "| kind | method | constraint | biased | unbiased |", "|---|---|---|---|---|"]
+    for kind, method in dict.fromkeys((r["kind"], r["method"]) for r in report["rows"]):
+        mine = [r for r in report["rows"] if r["kind"] == kind and r["method"] == method]
+        names = sorted({n for r in mine for n in r["refused"]})
+        for name in names:
+            b = sum(r["refused"].get(name, 0) for r in mine if r["twin"] == "biased")
+            u = sum(r["refused"].get(name, 0) for r in mine if r["twin"] == "unbiased")
+            lines.append(f"| {kind} | {method} | {name} | {b:,} | {u:,} |")
+    return "\n".join(lines) + "\n"
+
+
+def _pct(x) -> str:
+    return "n/a" if x is None else f"{100 * x:.1f} %"
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--kinds", default="tabular,template,faces,lfw")
+    parser.add_argument("--seeds", default="0,1,2")
+    parser.add_argument("--out", default=str(RESULTS / "twins"))
+    args = parser.parse_args(argv)
+    kinds = [k.strip() for k in args.kinds.split(",") if k.strip()]
+    unknown = sorted(set(kinds) - set(KINDS))
+    if unknown:
+        parser.error(f"unknown kinds {unknown}; choose from {sorted(KINDS)}")
+    seeds = [int(s) for s in args.seeds.split(",")]
+    rows = run(kinds, seeds)
+    report = {"machine": machine(), "command": "python benchmarks/twins.py " + " ".join(argv or sys.argv[1:]),
+              "seeds": seeds, "rows": rows, "summary": summarise(rows)}
+    out = Path(args.out)
+    out.with_suffix(".json").write_text(json.dumps(report, indent=1, default=float))
+    out.with_suffix(".md").write_text(markdown(report))
+    print(markdown(report))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
