@@ -21,7 +21,7 @@ from . import summaries
 from .plot_text import plot_text
 
 
-SUMMARY_COLUMNS = ("status", "unique_idis_eidig", "unique_idis_adf", "tried", "success_rate", "elapsed_s",
+SUMMARY_COLUMNS = ("status", "natural_rate", "unique_idis_eidig", "unique_idis_adf", "tried", "success_rate", "elapsed_s",
                    "idis_per_s", "time_to_first_s", "time_to_1000_s")
 N_EXAMPLES = 8
 
@@ -49,7 +49,7 @@ def summary_table(results) -> pd.DataFrame:
     rows = {}
     for r in results:
         s = r.summary()
-        rows[r.method] = {summaries.LABELS[k]: summaries.formatted(k, s[k], r.ended_by) for k in SUMMARY_COLUMNS}
+        rows[r.method] = {summaries.LABELS[k]: summaries.formatted(k, s.get(k), r.ended_by) for k in SUMMARY_COLUMNS}
     return pd.DataFrame.from_dict(rows, orient="index").rename_axis("method")
 
 

@@ -30,6 +30,7 @@ from ..plot_text import plot_text
 
 # Result.summary() key -> column of the table
 _COLUMNS = {
+    "natural_rate": "seeds discriminatory as they are",
     "tried": "candidates checked",
     "unique_idis_eidig": "unique IDIs",
     "unique_idis_adf": "unique IDIs without protected attributes",
@@ -38,7 +39,7 @@ _COLUMNS = {
     "time_to_first_s": "seconds to first IDI",
     "elapsed_s": "seconds",
 }
-_FORMATS = {"candidates checked": summaries.fmt_count, "unique IDIs": summaries.fmt_count,
+_FORMATS = {"seeds discriminatory as they are": summaries.fmt_share, "candidates checked": summaries.fmt_count, "unique IDIs": summaries.fmt_count,
             "unique IDIs without protected attributes": summaries.fmt_count,
             "success rate": summaries.fmt_share, "IDIs per second": summaries.fmt_rate,
             "seconds to first IDI": summaries.fmt_seconds, "seconds": summaries.fmt_seconds}
