@@ -112,7 +112,7 @@ def measures(model, data, flipper) -> dict:
 
 def search(method, detector, domain, seeds, **params) -> dict:
     t0 = time.perf_counter()
-    r = get_method(method)(random_state=0, **params).run(detector, domain, seeds=seeds)
+    r = get_method(method)(random_state=0, **{"constraints": "paper", **params}).run(detector, domain, seeds=seeds)
     seconds = time.perf_counter() - t0
     return {"method": method, "idis": r.count(), "strict_idis": r.extras["strict_idis"], "gsr": r.extras["gsr"],
             "generated": r.extras["generated"], "seconds": round(seconds, 1),

@@ -65,6 +65,11 @@ PAPER = {
 }
 
 
+# the paper's unconstrained search: this benchmark reproduces ADF's tables (fairnb's default constraints keep
+# each text's identity terms and at most 4 changed words; benchmarks/twins.py measures under them)
+CONSTRAINTS = "paper"
+
+
 def machine() -> dict:
     return {"python": platform.python_version(), "cpus": os.cpu_count(), "loadavg_1min": round(os.getloadavg()[0], 2),
             "platform": platform.platform()}
@@ -120,7 +125,8 @@ def validity(result, phase: str) -> dict:
 
 def local_run(model, dom, seeds, method, n_local, **params) -> dict:
     t0 = time.perf_counter()
-    r = fairnb.run_search(model, dom, method=method, seeds=seeds, n_local=n_local, random_state=SEED, **params)
+    r = fairnb.run_search(model, dom, method=method, seeds=seeds, n_local=n_local, random_state=SEED,
+                          constraints=CONSTRAINTS, **params)
     ex = r.extras
     return {"params": {"n_local": n_local, **params}, "local_seeds": ex["local_seeds"], "local_idis": ex["local_idis"],
             "local_generated": ex["local_generated"], "success_rate": ex["local_success_rate"],
@@ -132,7 +138,8 @@ def search_row(model, dom, seeds, n_local, time_budget) -> dict:
     row = {"seeds": len(seeds)}
     for method in GLOBAL_METHODS:
         t0 = time.perf_counter()
-        r = fairnb.run_search(model, dom, method=method, seeds=seeds, n_local=0, random_state=SEED)
+        r = fairnb.run_search(model, dom, method=method, seeds=seeds, n_local=0, random_state=SEED,
+                              constraints=CONSTRAINTS)
         row[method] = {"raw": r.extras["raw_idis"], "global": r.extras["global_idis"],
                        "validity_global_mean": validity(r, "global"), "seconds": round(time.perf_counter() - t0, 2)}
     row["raw"] = row["adf_asc"]["raw"]
@@ -145,7 +152,7 @@ def search_row(model, dom, seeds, n_local, time_budget) -> dict:
 
 def time_to_5000(model, dom, seeds, budget) -> dict:
     r = fairnb.run_search(model, dom, method="adf_asc", seeds=seeds, n_local=1000, max_found=5000,
-                          max_time=budget, random_state=SEED, **WALKERS_5000)
+                          max_time=budget, random_state=SEED, **WALKERS_5000, constraints=CONSTRAINTS)
     return {"params": {"n_local": 1000, **WALKERS_5000}, "eidig_s": r.time_to(5000), "adf_s": r.time_to(5000, "adf"),
             "found_eidig": r.count("eidig"), "found_adf": r.count("adf"), "elapsed_s": round(r.elapsed, 2),
             "status": r.status, "loadavg_1min": round(os.getloadavg()[0], 2)}
@@ -233,7 +240,8 @@ def template_part(epochs, n_local, n=4000) -> dict:
         X_train, X_test, y_train, y_test = data.split()
         model = fit_text_classifier(dom.validate(X_train), y_train, E, epochs=epochs, random_state=SEED)
         acc = float((model.predict_proba(dom.validate(X_test)).argmax(axis=1) == y_test).mean())
-        r = fairnb.run_search(model, dom, method="adf_asc", seeds=X_test, n_local=n_local, random_state=SEED)
+        r = fairnb.run_search(model, dom, method="adf_asc", seeds=X_test, n_local=n_local, random_state=SEED,
+                              constraints=CONSTRAINTS)
         out[f"bias={bias}"] = {"test_accuracy": round(acc, 4), "raw": r.extras["raw_idis"],
                                "global": r.extras["global_idis"], "local_idis": r.extras["local_idis"],
                                "unique_idis_adf": r.count("adf"), "unique_idis_eidig": r.count("eidig"),
