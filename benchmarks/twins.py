@@ -129,11 +129,36 @@ def row(kind, seed, twin, method, model, dom, seeds) -> dict:
     r = get_method(method)(random_state=0, progress=False, **BUDGETS[method]).run(model, dom, seeds=seeds)
     s = r.summary()
     refused = {k[len("rejected_"):]: v for k, v in r.extras.items() if k.startswith("rejected_") and k != "rejected_idis"}
+    breaking = broken_pairs(r)
     return {"kind": kind, "seed": seed, "twin": twin, "method": method, "natural_rate": s.get("natural_rate"),
             "natural_low": s.get("natural_low"), "natural_high": s.get("natural_high"), "natural_n": s.get("natural_n"),
             "valid_idis": r.count(), "all_idis": r.count() + int(r.extras.get("rejected_idis", 0)),
             "immaterial": s["immaterial_pairs"], "refused": refused, "constraints": r.extras.get("constraints"),
+            "breaking_pairs": breaking, "words_changed_median": words_changed(r),
             "seconds": round(time.perf_counter() - t0, 2)}
+
+
+def broken_pairs(result) -> int:
+    """Reported pairs that break a default constraint, re-checked from the strings and pixels themselves (the
+    seed each descends from, its counterpart), not from the search's bookkeeping: the target is 0."""
+    from fairnb.constraints import resolve, seed_rows
+
+    if not len(result):
+        return 0
+    X, C = result.inputs, result.counterparts
+    seeds = seed_rows(result.extras.get("seeds"), result.seed_ids, X)
+    ok = np.ones(len(X), bool)
+    for constraint in resolve("default", result.domain):
+        ok &= constraint.allowed(result.domain, X, seeds, C)
+    return int((~ok).sum())
+
+
+def words_changed(result) -> float | None:
+    """The median number of tokens a text pair's input differs from its seed in (None for other kinds)."""
+    if result.domain.kind != "text" or not len(result):
+        return None
+    dom = result.domain
+    return float(np.median((dom.ids(result.inputs) != dom.ids(result.extras["seeds"][result.seed_ids])).sum(axis=1)))
 
 
 def run(kinds, seeds) -> list[dict]:
@@ -171,6 +196,8 @@ def summarise(rows) -> list[dict]:
                         "valid_biased": round(float(valid_b), 1), "valid_unbiased": round(float(valid_u), 1),
                         "valid_ratio": round(float(valid_b / valid_u), 2) if valid_u else float("inf"),
                         "all_biased": _mean(r["all_idis"] for r in b), "all_unbiased": _mean(r["all_idis"] for r in u),
+                        "breaking_pairs": sum(r["breaking_pairs"] for r in mine),
+                        "words_changed_median": _mean(r["words_changed_median"] for r in b),
                         "seconds": _mean(r["seconds"] for r in mine)})
     return out
 
@@ -188,12 +215,15 @@ def markdown(report) -> str:
              "*apart*: the 95 % intervals of biased and unbiased do not overlap for any seed. Valid IDIs: the "
              "default count (pairs that keep the constraints); all IDIs: valid plus the distinct inputs the "
              "constraints refused. Ratio: valid IDIs biased / unbiased (target >= 3).\n",
+             "Breaking: reported pairs that break a default constraint when re-checked from the strings and pixels "
+             "(target 0). Words: the median words changed from the seed, biased model (text; the cap is 4).\n",
              "| kind | method | natural biased | natural unbiased | apart | valid biased | valid unbiased | ratio "
-             "| all biased | all unbiased | s per search |", "|" + "---|" * 11]
+             "| all biased | all unbiased | breaking | words | s per search |", "|" + "---|" * 13]
     for s in report["summary"]:
         lines.append(f"| {s['kind']} | {s['method']} | {_pct(s['natural_biased'])} | {_pct(s['natural_unbiased'])} | "
                      f"{'yes' if s['intervals_apart_every_seed'] else '**no**'} | {s['valid_biased']:,} | "
                      f"{s['valid_unbiased']:,} | {s['valid_ratio']} | {s['all_biased']:,} | {s['all_unbiased']:,} | "
+                     f"{s['breaking_pairs']} | {'' if s['words_changed_median'] is None else s['words_changed_median']} | "
                      f"{s['seconds']} |")
     lines += ["", "## Refused by each constraint (sum over seeds, biased / unbiased)\n",
               "| kind | method | constraint | biased | unbiased |", "|---|---|---|---|---|"]
