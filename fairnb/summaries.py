@@ -41,8 +41,36 @@ LABELS = {
     "near_threshold": "pairs within a millionth of the decision threshold (float rounding may decide them)",
     "immaterial_pairs": "pairs whose two probabilities differ by less than 0.1 (boundary noise, counted apart)",
     "rejected_idis": "discriminatory inputs refused by the constraints (not counted above)",
+    "constraints": "constraints the pairs keep",
+    # the methods' own numbers (extras), in the words of the glossary
+    "natural_idis": "seeds discriminatory as they are",
+    "seeds_used": "seeds the search started from",
+    "skipped_seeds": "seeds skipped (no protected term, or unusable)",
+    "generated": "distinct inputs generated",
+    "generated_adf": "distinct inputs generated (without protected attributes)",
+    "global_generated": "distinct inputs generated in the global phase",
+    "local_generated": "distinct inputs generated in the local phase",
+    "raw_idis": "seeds discriminatory as they are (raw IDIs)",
+    "global_idis": "IDIs found in the global phase",
+    "local_idis": "IDIs found in the local phase",
+    "local_seeds": "IDIs the local phase started from",
+    "local_success_rate": "local phase: IDIs per distinct input generated",
+    "local_steps": "local steps taken",
+    "gsr": "generation success rate (IDIs per distinct input generated)",
+    "strict_idis": "pairs the attribute classifier f_sa sees as two attributes (strict)",
+    "flip_success_rate": "share of seeds whose attribute flip succeeded",
+    "flip_failed": "seeds whose attribute flip failed",
+    "f_sa_accuracy": "accuracy of the attribute classifier f_sa",
+    "gradient_rows": "rows whose gradient was computed",
+    "gradient_calls": "gradient calls",
+    "model_rows": "rows sent to the model",
+    "discriminatory_share": "share of random inputs discriminatory",
+    "share_ci_low": "  95 % interval, low",
+    "share_ci_high": "  95 % interval, high",
+    "test_cases_generated": "test cases generated (SG)",
 }
-SHARES = ("success_rate", "natural_rate", "natural_low", "natural_high")   # shown as percentages
+SHARES = ("success_rate", "natural_rate", "natural_low", "natural_high", "local_success_rate", "gsr",
+          "flip_success_rate", "f_sa_accuracy", "discriminatory_share", "share_ci_low", "share_ci_high")   # as %
 _BUDGETS = {
     "max_time": lambda v: f"time budget of {fmt_seconds(v)} reached",
     "max_tried": lambda v: f"{fmt_count(v)}-candidate cap reached",
@@ -126,7 +154,18 @@ def rows(summary: dict, ended_by=None) -> list[tuple[str, str]]:
     known = [k for k in LABELS if k in summary]
     extra = [k for k in summary if k not in LABELS]
     return ([(LABELS[k], formatted(k, summary[k], ended_by)) for k in known]
-            + [(k.replace("_", " "), formatted(k, summary[k])) for k in extra])
+            + [(label(k), formatted(k, summary[k])) for k in extra])
+
+
+def label(key: str) -> str:
+    """The words for a summary key without a label of its own (a constraint's refusals, a method's count).
+
+    >>> label("rejected_max_words_changed"), label("biased_layer")
+    ('refused by the constraint max words changed', 'biased layer')
+    """
+    if key.startswith("rejected_"):
+        return "refused by the constraint " + key[len("rejected_"):].replace("_", " ")
+    return key.replace("_", " ")
 
 
 def pairs_html(result, ids) -> str:
