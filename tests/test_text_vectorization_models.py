@@ -73,3 +73,49 @@ def test_every_text_method_searches_a_text_vectorization_model_and_its_pairs_hol
     print(kind, found)
     assert sum(found.values()) > 0
 
+
+
+def test_a_keras_model_on_ids_with_the_users_tokeniser_is_searched_the_same_way(data):
+    import keras
+
+    words = ["", "[UNK]", *sorted({w for t in data.texts for w in t.replace("!", "").replace(".", "").split()})]
+    index = {w: i for i, w in enumerate(words)}
+
+    def my_tokenizer(texts):                          # the user's: strings -> ids (0 padding, 1 unknown)
+        return [[index.get(w, 1) for w in t.lower().replace("!", "").replace(".", "").split()] for t in texts]
+
+    keras.utils.set_random_seed(0)
+    model = keras.Sequential([keras.Input((12,), dtype="int32"), keras.layers.Embedding(len(words), 16),
+                              keras.layers.Conv1D(16, 3, activation="relu"), keras.layers.GlobalMaxPooling1D(),
+                              keras.layers.Dense(2, activation="softmax")])
+    model.compile(keras.optimizers.Adam(0.01), "sparse_categorical_crossentropy")
+    domain = TextDomain.for_model(model, {"religion": RELIGION}, tokenizer=my_tokenizer, vocabulary=words,
+                                  max_len=12)
+    model.fit(domain.validate(data.texts), data.y, epochs=3, batch_size=16, verbose=0)
+    seeds = [t for t in data.texts if "muslim" in t][:30]
+    result = fairnb.run_search(model, domain, method="adf_asc", seeds=seeds, n_seeds=20, max_iter=4, n_local=10,
+                               random_state=0)
+    assert result.count() > 0
+    mine = lambda texts: model.predict(domain.model_tokenizer(texts), verbose=0).argmax(axis=1)    # noqa: E731
+    texts, counterparts = domain.decode(result.inputs)["text"], domain.decode(result.counterparts)["text"]
+    assert (mine(texts) != mine(counterparts)).all()
+
+
+def test_what_fairnb_cannot_use_is_named(data):
+    import keras
+
+    vectorize = keras.layers.TextVectorization()                 # no output_sequence_length
+    vectorize.adapt(data.texts[:50])
+    model = keras.Sequential([keras.Input((), dtype="string"), vectorize, keras.layers.Embedding(200, 4),
+                              keras.layers.GlobalAveragePooling1D(), keras.layers.Dense(2, activation="softmax")])
+    with pytest.raises(ValueError, match="output_sequence_length"):
+        TextDomain.for_model(model, {"religion": RELIGION})
+    fixed = user_model(data.texts[:50], data.y[:50], "conv1d", epochs=1)
+    with pytest.warns(UserWarning, match=r"lacks.*'sikh'"):
+        TextDomain.for_model(fixed, {"religion": [*RELIGION, "sikh"]})
+    from fairnb.text import Tokenizer, Vocabulary
+
+    vocab = Vocabulary.build([Tokenizer()(t) for t in data.texts[:50]], extra=RELIGION)
+    own = TextDomain.with_embedding_neighbours(vocab, np.eye(len(vocab)), {"religion": RELIGION}, 12)
+    with pytest.raises(ValueError, match="TextDomain.for_model"):
+        fairnb.run_search(fixed, own, method="rp", seeds=data.texts[:20], n_seeds=5)
