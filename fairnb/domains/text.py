@@ -198,7 +198,8 @@ class TextDomain:
             vocab = vocabulary if isinstance(vocabulary, Vocabulary) else Vocabulary.from_model_tokens(vocabulary)
             encode = tokenizer if isinstance(tokenizer, ModelTokenizer) else ModelTokenizer(tokenizer, max_len)
         elif layer is not None:
-            vocab, encode = Vocabulary.from_text_vectorization(layer), ModelTokenizer.of_text_vectorization(layer, max_len)
+            vocab = Vocabulary.from_text_vectorization(layer)
+            encode = ModelTokenizer.of_text_vectorization(layer, max_len)
         else:
             raise ValueError("TextDomain.for_model reads the vocabulary of a model whose first layer is a "
                              "keras.layers.TextVectorization; for another model give tokenizer=, vocabulary= and "

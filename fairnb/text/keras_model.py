@@ -141,7 +141,7 @@ class KerasTextModel:
     (ids in), or a ``TextVectorization`` followed by an ``Embedding`` (strings in: the model is split at the
     embedding, and ``text_vectorization`` is the layer that turns strings into the ids this adapter reads).
 
-    >>> adapter = KerasTextModel(model)          # Input(dtype="string") -> TextVectorization -> Embedding -> ...
+    >>> adapter = KerasTextModel(model)   # Input(dtype="string") -> TextVectorization -> Embedding  # doctest: +SKIP
     >>> adapter.predict_proba(domain.validate(["the muslim cook"]))                 # doctest: +SKIP
     """
 
