@@ -71,12 +71,16 @@ def test_a_domain_from_a_model_tokeniser_and_its_vocabulary():
 
     with pytest.warns(UserWarning, match=r"lacks.*'atheist'"):
         domain = TextDomain.for_model(None, {"religion": RELIGION}, tokenizer=tokenize, vocabulary=words, max_len=6,
-                                      neighbours=np.full((len(words), 2), -1))
+                                      neighbours=np.full((len(words), 2), -1), k=2)
     ids = domain.validate(["The Muslim cook is kind!"])
     assert ids.tolist() == [[2, 6, 3, 4, 5, 0]]                         # the tokeniser's ids, padded at the end
     assert domain.text(ids) == "the muslim cook is kind"
     assert [domain.text(v) for v in domain.variants(ids)[0]][1:] == ["the christian cook is kind",
                                                                     "the jewish cook is kind"]
+    back = TextDomain.from_config(domain.to_config())                  # as a saved result reads it back
+    assert back.text(ids) == "the muslim cook is kind" and back.model_tokenizer.padding == "post"
+    with pytest.raises(ValueError, match="TextDomain.for_model"):
+        back.validate(["the jewish cook"])
     with pytest.raises(ValueError, match=r"fewer than 2 terms.*'hindu'"), pytest.warns(UserWarning):
         TextDomain.for_model(None, {"faith": ["muslim", "hindu"]}, tokenizer=tokenize, vocabulary=words, max_len=6)
     with pytest.raises(ValueError, match="vocabulary= .* and max_len="):

@@ -290,7 +290,7 @@ class TextDomain:
         if arr.ndim == 2 and arr.shape[1] == 1 and len(arr) and all(isinstance(s, str) for s in arr[:, 0]):
             arr = arr[:, 0]                            # one column of texts (a DataFrame's "text" column)
         if arr.ndim == 1 and len(arr) and all(isinstance(s, str) for s in arr):
-            return self.encode_texts(list(arr)).astype(float)
+            return self._encode_given(list(arr)).astype(float)
         try:
             arr = np.asarray(items, dtype=float)
         except (TypeError, ValueError):
@@ -309,6 +309,13 @@ class TextDomain:
 
     def encode_texts(self, texts: Iterable[str]) -> np.ndarray:
         """``(n, max_len)`` int32 ids of raw strings (tokenized, pre-padded/truncated; or the model's own way)."""
+        if self.model_tokenizer is not None:
+            return self.model_tokenizer(texts)
+        return self.vocab.encode(self.tokenizer.tokenize_all(texts), self.max_len)
+
+    def _encode_given(self, texts: list[str]) -> np.ndarray:
+        """:meth:`encode_texts` of the user's strings (seeds, inputs), each remembered as written for
+        :meth:`strings` (texts fairnb writes itself are not: they would replace the user's case and words)."""
         if self.model_tokenizer is not None:
             return self.model_tokenizer(texts)
         if self._seed_strings is None:
@@ -436,14 +443,20 @@ class TextDomain:
                 "groups": {name: list(terms) for name, terms in self.term_groups.items()},
                 "max_len": self.max_len, "jointly": self.jointly, "k": self.k,
                 "class_names": None if self.class_names is None else list(self.class_names),
-                "neighbours": self._neighbours.tolist() if self._given_neighbours else None}
+                "neighbours": self._neighbours.tolist() if self._given_neighbours else None,
+                "model_tokenizer": None if self.model_tokenizer is None else
+                [self.model_tokenizer.name, self.model_tokenizer.padding]}
 
     @classmethod
     def from_config(cls, config: dict) -> "TextDomain":
         """The domain ``config`` (from :meth:`to_config`) describes."""
         from ..text.vocabulary import Vocabulary
 
-        table = config.get("neighbours")
+        from ..text.model_tokenizer import ModelTokenizer
+
+        table, tokenizer = config.get("neighbours"), config.get("model_tokenizer")
         return cls(Vocabulary(config["vocabulary"]), config["groups"], config["max_len"],
                    jointly=config.get("jointly", False), k=config.get("k", 10), class_names=config.get("class_names"),
-                   neighbours=None if table is None else np.array(table, dtype=np.int32).reshape(-1, config.get("k", 10)))
+                   neighbours=None if table is None else np.array(table, dtype=np.int32).reshape(-1, config.get("k", 10)),
+                   model_tokenizer=None if tokenizer is None else
+                   ModelTokenizer.not_loaded(tokenizer[0], config["max_len"], padding=tokenizer[1]))

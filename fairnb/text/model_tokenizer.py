@@ -61,6 +61,17 @@ class ModelTokenizer:
 
         return cls(vectorize, int(length), padding="post", name=layer.name)
 
+    @classmethod
+    def not_loaded(cls, name: str, max_len: int, padding: str = "post") -> "ModelTokenizer":
+        """The stand-in for a model's tokeniser in a domain read back from a saved result: its ids and texts
+        are as saved, but encoding new strings needs the model (a ``ValueError`` says so)."""
+
+        def refuse(texts):
+            raise ValueError(f"this text domain was saved with the model's own tokeniser {name!r}, which is not "
+                             "saved: rebuild the domain with TextDomain.for_model(model, ...) to encode new strings")
+
+        return cls(refuse, max_len, padding=padding, name=name)
+
     def __repr__(self):
         return f"ModelTokenizer({self.name}, max_len={self.max_len}, padding={self.padding!r})"
 
