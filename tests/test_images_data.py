@@ -216,8 +216,8 @@ def test_folder_loader_errors_name_the_argument(tmp_path):
         load_image_folder(tmp_path, table.assign(label=["a", "b"]))
     with pytest.raises(FileNotFoundError, match="img9.png"):
         load_image_folder(tmp_path, table.assign(file=["img0.png", "img9.png"]))
-    with pytest.raises(ValueError, match="integer"):
-        load_image_folder(tmp_path, table.assign(male=["m", "f"]))
+    with pytest.raises(ValueError, match="'x'.*does not name"):
+        load_image_folder(tmp_path, table.assign(male=["m", "x"]), attribute_names={"male": ("m", "f")})
     with pytest.raises(FileNotFoundError, match="folder"):
         load_image_folder(tmp_path / "nope", table)
 

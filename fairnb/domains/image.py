@@ -116,7 +116,7 @@ class ImageDomain:
     @classmethod
     def from_data(cls, data, flipper=None, **kwargs) -> "ImageDomain":
         """The domain of an ``ImageDataset``: its image shape, protected attribute, value and class names."""
-        names = data.info.get("attributes", {}).get(data.protected)
+        names = data.attribute_names.get(data.protected)
         values = np.unique(data.attribute[data.attribute >= 0])
         kwargs.setdefault("attribute_names", tuple(names) if names else tuple(str(v) for v in values))
         kwargs.setdefault("class_names", tuple(data.label_names))

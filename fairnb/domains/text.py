@@ -57,6 +57,27 @@ def _selected_groups(groups, source):
     return pool.subset(names)
 
 
+def _terms_in_vocabulary(groups, vocab):
+    """``groups`` without the terms ``vocab`` lacks (a warning names them); ValueError if a group keeps < 2."""
+    import warnings
+
+    from ..text.terms import TermGroups
+
+    kept, missing = {}, {}
+    for name, terms in groups.items():
+        kept[name] = [t for t in terms if t in vocab]
+        missing[name] = [t for t in terms if t not in vocab]
+    lacking = {name: terms for name, terms in missing.items() if terms}
+    if lacking:
+        warnings.warn(f"the model's vocabulary lacks these sensitive terms, which no search can swap in: {lacking}",
+                      UserWarning, stacklevel=3)
+    poor = {name: terms for name, terms in kept.items() if len(terms) < 2}
+    if poor:
+        raise ValueError(f"the model's vocabulary holds fewer than 2 terms of the group(s) {poor} (it lacks "
+                         f"{ {n: missing[n] for n in poor} }): give groups={{name: [terms it knows]}}")
+    return TermGroups(kept)
+
+
 @register_domain
 class TextDomain:
     """Texts as padded token ids, protected by sensitive-term groups.
@@ -76,12 +97,15 @@ class TextDomain:
     k : neighbours per token when the table is computed.
     class_names : what the model's decisions mean, e.g. ``("non-toxic", "toxic")``.
     groups_source : where group names are looked up (default the built-in ``term_groups()``).
+    model_tokenizer : a :class:`fairnb.text.model_tokenizer.ModelTokenizer`: strings are encoded the model's own
+        way (default: fairnb's ``Tokenizer``, pre-padded) and a text is its tokens joined by spaces. Use
+        :meth:`for_model` to build a domain from a model with a ``TextVectorization`` layer or its tokeniser.
     """
 
     kind = "text"
 
     def __init__(self, vocab, groups="religion", max_len: int = 32, *, jointly: bool = False, neighbours=None,
-                 k: int = 10, class_names=None, groups_source=None):
+                 k: int = 10, class_names=None, groups_source=None, model_tokenizer=None):
         from ..text.variants import group_ids
         from ..text.vocabulary import Vocabulary
 
@@ -101,7 +125,10 @@ class TextDomain:
         self._all_ids = np.unique(np.concatenate(list(self._group_ids.values())))
         self._neighbours = None if neighbours is None else self._check_table(neighbours)
         self._given_neighbours = neighbours is not None
-        self._tokenizer = None
+        self._tokenizer = self._seed_strings = None
+        self.model_tokenizer = model_tokenizer
+        if model_tokenizer is not None and model_tokenizer.max_len != self.max_len:
+            raise ValueError(f"max_len={self.max_len} but the model's tokeniser pads to {model_tokenizer.max_len}")
 
     def _check_table(self, table) -> np.ndarray:
         table = np.asarray(table)
@@ -140,6 +167,52 @@ class TextDomain:
             top = top_k_cosine(E[real], E[real], k, exclude=np.arange(len(real)))
             table[real, :top.shape[1]] = real[top]
         return cls(vocab, groups, max_len, neighbours=table, k=k, **kwargs)
+
+    @classmethod
+    def for_model(cls, model, groups="religion", *, tokenizer=None, vocabulary=None, max_len: int | None = None,
+                  k: int = 10, **kwargs) -> "TextDomain":
+        """The domain of a text model on strings, in the model's own vocabulary and tokenisation.
+
+        * a Keras model whose first layer is ``TextVectorization`` (with ``output_sequence_length``): its
+          vocabulary, its tokenisation and length are read from the layer;
+        * any model with its tokeniser: ``tokenizer(list of strings) -> id rows`` (id 0 padding, 1 unknown),
+          ``vocabulary`` its tokens by id, ``max_len`` the length it pads to (at the end).
+
+        The candidates of a substitution are each word's ``k`` nearest words in the model's own embedding
+        (no GloVe), when the model has one (pass ``neighbours=`` otherwise). Terms of ``groups`` that the
+        model's vocabulary lacks cannot be swapped in: a warning names them and the group keeps the others
+        (a ``ValueError`` when fewer than two are left).
+
+        >>> domain = TextDomain.for_model(keras_model, "religion")                      # doctest: +SKIP
+        >>> domain = TextDomain.for_model(model, "religion", tokenizer=my_tokenizer,
+        ...                               vocabulary=my_tokens, max_len=20)             # doctest: +SKIP
+        """
+        from ..text.model_tokenizer import ModelTokenizer, text_vectorization_of
+        from ..text.vocabulary import Vocabulary
+
+        layer = text_vectorization_of(model)
+        if tokenizer is not None:
+            if vocabulary is None or max_len is None:
+                raise ValueError("with tokenizer= give the model's vocabulary= (its tokens by id: 0 padding, 1 "
+                                 "unknown) and max_len= (the length it pads to)")
+            vocab = vocabulary if isinstance(vocabulary, Vocabulary) else Vocabulary.from_model_tokens(vocabulary)
+            encode = tokenizer if isinstance(tokenizer, ModelTokenizer) else ModelTokenizer(tokenizer, max_len)
+        elif layer is not None:
+            vocab = Vocabulary.from_text_vectorization(layer)
+            encode = ModelTokenizer.of_text_vectorization(layer, max_len)
+        else:
+            raise ValueError("TextDomain.for_model reads the vocabulary of a model whose first layer is a "
+                             "keras.layers.TextVectorization; for another model give tokenizer=, vocabulary= and "
+                             "max_len=, or build TextDomain(vocab, ...) from a fairnb Vocabulary")
+        selected = _terms_in_vocabulary(_selected_groups(groups, kwargs.pop("groups_source", None)), vocab)
+        if "neighbours" not in kwargs:
+            from ..text.keras_model import embedding_of
+
+            E = embedding_of(model)
+            if E is not None:
+                return cls.with_embedding_neighbours(vocab, E[:len(vocab)], selected, encode.max_len, k=k,
+                                                     model_tokenizer=encode, **kwargs)
+        return cls(vocab, selected, encode.max_len, k=k, model_tokenizer=encode, **kwargs)
 
     # ------------------------------------------------------------------ description
     @property
@@ -217,7 +290,7 @@ class TextDomain:
         if arr.ndim == 2 and arr.shape[1] == 1 and len(arr) and all(isinstance(s, str) for s in arr[:, 0]):
             arr = arr[:, 0]                            # one column of texts (a DataFrame's "text" column)
         if arr.ndim == 1 and len(arr) and all(isinstance(s, str) for s in arr):
-            return self.encode_texts(list(arr)).astype(float)
+            return self._encode_given(list(arr)).astype(float)
         try:
             arr = np.asarray(items, dtype=float)
         except (TypeError, ValueError):
@@ -235,8 +308,33 @@ class TextDomain:
         return arr
 
     def encode_texts(self, texts: Iterable[str]) -> np.ndarray:
-        """``(n, max_len)`` int32 ids of raw strings (tokenized, pre-padded/truncated)."""
+        """``(n, max_len)`` int32 ids of raw strings (tokenized, pre-padded/truncated; or the model's own way)."""
+        if self.model_tokenizer is not None:
+            return self.model_tokenizer(texts)
         return self.vocab.encode(self.tokenizer.tokenize_all(texts), self.max_len)
+
+    def _encode_given(self, texts: list[str]) -> np.ndarray:
+        """:meth:`encode_texts` of the user's strings (seeds, inputs), each remembered as written for
+        :meth:`strings` (texts fairnb writes itself are not: they would replace the user's case and words)."""
+        if self.model_tokenizer is not None:
+            return self.model_tokenizer(texts)
+        if self._seed_strings is None:
+            from ..text.seed_strings import SeedStrings
+
+            self._seed_strings = SeedStrings(self.tokenizer, self.vocab, self.max_len)
+        return self._seed_strings.encode(texts)
+
+    def strings(self, items) -> list[str]:
+        """The strings a model on strings reads for ``items``: each text rebuilt from the seed string it comes
+        from with only its substituted words changed (:mod:`fairnb.text.seed_strings`), or its tokens joined
+        (the model's own words, with a model tokeniser; ``<oov>`` for unknown words otherwise)."""
+        if self._seed_strings is None or self.model_tokenizer is not None:
+            return [self._joined(t) for t in self.vocab.decode(self.ids(items))]
+        return self._seed_strings.strings(self.ids(items))
+
+    def _joined(self, tokens) -> str:
+        """One text from its tokens: fairnb's detokenisation, or the model's words joined by spaces."""
+        return " ".join(tokens) if self.model_tokenizer is not None else self.tokenizer.detokenize(tokens)
 
     def ids(self, items) -> np.ndarray:
         """``items`` as an int32 id array (no checks beyond the shape)."""
@@ -297,12 +395,12 @@ class TextDomain:
 
     def text(self, ids_row) -> str:
         """One text as a readable string."""
-        return self.tokenizer.detokenize(self.tokens(ids_row))
+        return self._joined(self.tokens(ids_row))
 
     def decode(self, items) -> pd.DataFrame:
         """A ``text`` column with each text as a string."""
         ids = self.ids(items)
-        return pd.DataFrame({"text": [self.tokenizer.detokenize(t) for t in self.vocab.decode(ids)]})
+        return pd.DataFrame({"text": [self._joined(t) for t in self.vocab.decode(ids)]})
 
     def swapped_terms(self, X, C):
         """``(position, terms, counterpart terms)`` per pair: the first position where the texts differ (-1
@@ -345,14 +443,20 @@ class TextDomain:
                 "groups": {name: list(terms) for name, terms in self.term_groups.items()},
                 "max_len": self.max_len, "jointly": self.jointly, "k": self.k,
                 "class_names": None if self.class_names is None else list(self.class_names),
-                "neighbours": self._neighbours.tolist() if self._given_neighbours else None}
+                "neighbours": self._neighbours.tolist() if self._given_neighbours else None,
+                "model_tokenizer": None if self.model_tokenizer is None else
+                [self.model_tokenizer.name, self.model_tokenizer.padding]}
 
     @classmethod
     def from_config(cls, config: dict) -> "TextDomain":
         """The domain ``config`` (from :meth:`to_config`) describes."""
         from ..text.vocabulary import Vocabulary
 
-        table = config.get("neighbours")
+        from ..text.model_tokenizer import ModelTokenizer
+
+        table, tokenizer = config.get("neighbours"), config.get("model_tokenizer")
         return cls(Vocabulary(config["vocabulary"]), config["groups"], config["max_len"],
                    jointly=config.get("jointly", False), k=config.get("k", 10), class_names=config.get("class_names"),
-                   neighbours=None if table is None else np.array(table, dtype=np.int32).reshape(-1, config.get("k", 10)))
+                   neighbours=None if table is None else np.array(table, dtype=np.int32).reshape(-1, config.get("k", 10)),
+                   model_tokenizer=None if tokenizer is None else
+                   ModelTokenizer.not_loaded(tokenizer[0], config["max_len"], padding=tokenizer[1]))

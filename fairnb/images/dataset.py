@@ -3,7 +3,8 @@ data fairnb renders itself) the parameter records that re-render any image with 
 
 ``X`` has shape ``(n, H, W, C)``. ``attributes`` is a DataFrame with one column per attribute (``-1``
 where an attribute does not apply, e.g. the hair of a non-face). ``protected`` names the attribute a
-fairness test is about. ``params`` and ``render`` are set for generated data (``make_faces``,
+fairness test is about; ``attribute_names`` maps an attribute to the names of its values 0, 1, ...
+(e.g. ``{"skin_tone": ("light", "dark")}``). ``params`` and ``render`` are set for generated data (``make_faces``,
 ``load_tinted_lfw``): ``render(params)`` returns the images of the rows of ``params``, so
 ``data.rerender(index, skin_tone=1)`` is the exact counterfactual of images ``index``.
 
@@ -56,6 +57,7 @@ class ImageDataset:
     mislabelled_in_training: float = 0.0
     test_size: float = 0.2
     random_state: int = 0
+    attribute_names: dict = field(default_factory=dict)
     info: dict = field(default_factory=dict)
 
     def __post_init__(self):

@@ -166,5 +166,5 @@ def make_faces(n: int = 1000, size: int = 32, *, face_fraction: float = 0.5, pro
                         params=params, render=render, kept_in_training=kept_in_training,
                         mislabelled_in_training=mislabelled_in_training, biased_value=biased_value,
                         random_state=0 if random_state is None else int(random_state),
-                        info={"attributes": ATTRIBUTES, "size": int(size), "noise": noise,
+                        attribute_names=dict(ATTRIBUTES), info={"size": int(size), "noise": noise,
                               "note": "synthetic images; the attributes carry no demographic claim"})

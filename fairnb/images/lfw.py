@@ -102,6 +102,6 @@ def load_tinted_lfw(size: int = 32, augment: int = 8, *, kept_in_training: float
                         params=params, render=render, kept_in_training=kept_in_training, biased_value=biased_value,
                         mislabelled_in_training=mislabelled_in_training,
                         random_state=0 if random_state is None else int(random_state),
-                        info={"attributes": {"skin_tone": ("light", "dark")}, "size": int(size), "augment": int(augment),
+                        attribute_names={"skin_tone": ("light", "dark")}, info={"size": int(size), "augment": int(augment),
                               "source": "skimage.data.lfw_subset(): 100 LFW faces + 100 non-faces, 25x25 grey",
                               "note": "the tint is synthetic; the crops carry no stated licence"})

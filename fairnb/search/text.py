@@ -142,7 +142,7 @@ class TextSubstitutionSearch(Search):
         from ..text.blackbox import wrap_text_model
 
         require_capabilities(self.name, domain, self.domain_needs)
-        model = wrap_text_model(model, domain.vocab)
+        model = wrap_text_model(model, domain)
         if self.uses_gradients and not supports_text_gradients(model):
             raise TypeError(f"{self.name} needs a white-box text model (gradients w.r.t. the token embeddings), which "
                             f"{model!r} is not: give a fairnb.text.KerasTextModel or a Keras model whose first layer is "

@@ -10,6 +10,9 @@
 * :mod:`~fairnb.text.keras_model`, :mod:`~fairnb.text.blackbox`: ADF's LSTM/GRU classifier and its trainer,
   the white-box adapter (probabilities, forward pass from embeddings, embedding gradients), black-box text
   models;
+* :mod:`~fairnb.text.model_tokenizer`, :mod:`~fairnb.text.seed_strings`: a model's own tokenisation
+  (a ``TextVectorization`` layer or your tokeniser; ``TextDomain.for_model``), and the user's seed strings a
+  model on strings reads, with only the substituted words changed;
 * :mod:`~fairnb.text.metrics`: validity of a generated text vs its seed (L0, L2, Jaccard, BLEU-4,
   sentence similarity) and a Table-IX-like summary;
 * :mod:`~fairnb.text.corpus`, :mod:`~fairnb.text.loaders`: the embedded template corpus with planted bias,

@@ -25,11 +25,19 @@ from .vocabulary import Vocabulary, as_id_array
 
 class TextFunctionModel:
     """``model`` on strings (a callable ``list[str] -> probabilities``, or an object with ``predict_proba``
-    such as ``make_pipeline(TfidfVectorizer(), LogisticRegression())``) as a model on token ids."""
+    such as ``make_pipeline(TfidfVectorizer(), LogisticRegression())``) as a model on token ids.
 
-    def __init__(self, model, vocab: Vocabulary, name: str | None = None):
+    Given the search's ``TextDomain`` (as a search does), the model reads the user's own strings: each text
+    is its seed string with only the substituted words changed (``TextDomain.strings``: original case,
+    spacing, punctuation and unknown words kept). Given a ``Vocabulary``, it reads the tokens joined, lower-case,
+    ``<oov>`` for unknown words.
+    """
+
+    def __init__(self, model, vocab, name: str | None = None):
+        self.domain = vocab if callable(getattr(vocab, "strings", None)) else None
+        vocab = getattr(self.domain, "vocab", vocab)
         if not isinstance(vocab, Vocabulary):
-            raise TypeError(f"vocab must be a fairnb.text.Vocabulary, got {type(vocab).__name__}")
+            raise TypeError(f"vocab must be a fairnb.text.Vocabulary or a TextDomain, got {type(vocab).__name__}")
         if hasattr(model, "predict_proba"):
             self._fn = model.predict_proba
         elif callable(model):
@@ -46,6 +54,8 @@ class TextFunctionModel:
 
     def texts(self, ids: np.ndarray) -> list[str]:
         """The strings the model sees for a batch of token ids."""
+        if self.domain is not None:
+            return self.domain.strings(ids)
         return [Tokenizer.detokenize(tokens) for tokens in self.vocab.decode(ids)]
 
     def predict_proba(self, ids: np.ndarray) -> np.ndarray:
@@ -53,8 +63,9 @@ class TextFunctionModel:
         return as_probability_matrix(self._fn(self.texts(ids)), len(ids), source=f"text model {self.name!r}")
 
 
-def wrap_text_model(model, vocab: Vocabulary):
-    """The fairnb text model for ``model``: a Keras model with an Embedding first gets
+def wrap_text_model(model, vocab):
+    """The fairnb text model for ``model`` on the texts of ``vocab`` (a ``Vocabulary``, or the search's
+    ``TextDomain``): a Keras model with an Embedding first, or a TextVectorization then an Embedding, gets
     :class:`~fairnb.text.keras_model.KerasTextModel` (white box); anything else on strings
     :class:`TextFunctionModel`; fairnb text models and white-box text models of your own (with
     ``predict_proba(ids)`` and ``embedding_gradient(ids, classes, of)``) pass through."""
@@ -64,8 +75,21 @@ def wrap_text_model(model, vocab: Vocabulary):
         from .keras_model import KerasTextModel
 
         adapter = KerasTextModel(model)
+        _check_vocabulary(adapter, vocab)
+        return adapter
+    return TextFunctionModel(model, vocab)
+
+
+def _check_vocabulary(adapter, vocab) -> None:
+    """The ids of ``vocab`` must be the model's: its TextVectorization's, or one per embedding row."""
+    domain, vocab = (vocab, vocab.vocab) if hasattr(vocab, "vocab") else (None, vocab)
+    if adapter.text_vectorization is None:
         if adapter.vocab_size != len(vocab):
             raise ValueError(f"the model's embedding has {adapter.vocab_size} rows but the vocabulary {len(vocab)} "
                              "tokens: give the vocabulary the model was trained with")
-        return adapter
-    return TextFunctionModel(model, vocab)
+        return
+    if vocab != Vocabulary.from_text_vectorization(adapter.text_vectorization) or adapter.vocab_size < len(vocab) \
+            or (domain is not None and getattr(domain, "model_tokenizer", None) is None):
+        raise ValueError("the model reads strings through its TextVectorization layer, but the domain's vocabulary "
+                         "or tokenisation is not that layer's: build the domain with TextDomain.for_model(model, "
+                         "groups=...)")

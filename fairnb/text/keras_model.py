@@ -113,8 +113,37 @@ def fit_text_classifier(ids: np.ndarray, y: np.ndarray, embeddings: np.ndarray, 
     return adapter
 
 
+def embedding_of(model) -> np.ndarray | None:
+    """The ``(vocabulary size, d)`` matrix of a Keras text model's ``Embedding`` (its first layer, or the one after
+    a ``TextVectorization``), else None."""
+    from ..models import is_keras
+
+    if not is_keras(model):
+        return None
+    keras = _keras()
+    layers = _layers_after_vectorization(model)
+    if not layers or not isinstance(layers[0], keras.layers.Embedding):
+        return None
+    return np.asarray(keras.ops.convert_to_numpy(layers[0].embeddings), dtype=np.float32)
+
+
+def _layers_after_vectorization(model) -> list:
+    """The model's layers without its Input layer and a first ``TextVectorization`` (strings -> ids)."""
+    from .model_tokenizer import text_vectorization_of
+
+    keras = _keras()
+    layers = [layer for layer in model.layers if not isinstance(layer, keras.layers.InputLayer)]
+    return layers[1:] if text_vectorization_of(model) is not None else layers
+
+
 class KerasTextModel:
-    """A Keras text classifier (first layer ``Embedding``) as a white-box fairnb model on token ids."""
+    """A Keras text classifier as a white-box fairnb model on token ids: its first layer is an ``Embedding``
+    (ids in), or a ``TextVectorization`` followed by an ``Embedding`` (strings in: the model is split at the
+    embedding, and ``text_vectorization`` is the layer that turns strings into the ids this adapter reads).
+
+    >>> adapter = KerasTextModel(model)   # Input(dtype="string") -> TextVectorization -> Embedding  # doctest: +SKIP
+    >>> adapter.predict_proba(domain.validate(["the muslim cook"]))                 # doctest: +SKIP
+    """
 
     def __init__(self, model, batch_size: int = 4096):
         import tensorflow as tf
@@ -122,18 +151,26 @@ class KerasTextModel:
         keras = _keras()
         if not isinstance(model, keras.Model):
             raise TypeError(f"KerasTextModel needs a keras.Model, got {type(model).__name__}")
-        layers = [layer for layer in model.layers if not isinstance(layer, keras.layers.InputLayer)]
+        from .model_tokenizer import ModelTokenizer, text_vectorization_of
+
+        self.text_vectorization = text_vectorization_of(model)
+        layers = _layers_after_vectorization(model)
         if not layers or not isinstance(layers[0], keras.layers.Embedding):
-            raise ValueError("KerasTextModel needs a model whose first layer is a keras.layers.Embedding "
-                             "(token ids in); wrap other text models with TextFunctionModel")
+            first = "TextVectorization's next layer" if self.text_vectorization is not None else "first layer"
+            raise ValueError(f"KerasTextModel needs a model whose {first} is a keras.layers.Embedding (token ids in), "
+                             f"got {type(layers[0]).__name__ if layers else 'none'}; wrap other text models with "
+                             "TextFunctionModel")
         self.model = model
         self.batch_size = int(batch_size)
         self._embedding, self._head = layers[0], layers[1:]
         self.output, self.n_classes = output_kind(model)
-        if not isinstance(self._head[-1], (keras.layers.Dense, keras.layers.Activation)):
+        if not self._head or not isinstance(self._head[-1], (keras.layers.Dense, keras.layers.Activation)):
             raise ValueError("the model's last layer must be a Dense or Activation layer with a sigmoid/softmax")
-        shape = model.inputs[0].shape
-        self.max_len = None if len(shape) < 2 or shape[1] is None else int(shape[1])
+        if self.text_vectorization is not None:
+            self.max_len = ModelTokenizer.of_text_vectorization(self.text_vectorization).max_len
+        else:
+            shape = model.inputs[0].shape
+            self.max_len = None if len(shape) < 2 or shape[1] is None else int(shape[1])
         self.embedding_matrix = np.asarray(keras.ops.convert_to_numpy(self._embedding.embeddings), dtype=np.float32)
         self.vocab_size, self.dim = self.embedding_matrix.shape
         self._masked = bool(getattr(self._embedding, "mask_zero", False))
@@ -190,13 +227,23 @@ class KerasTextModel:
         rng = np.random.default_rng(0)
         ids = rng.integers(0, self.vocab_size, size=(3, self.max_len or 5)).astype(np.int32)
         ids[:, 0] = PAD_ID
+        given = ids
+        if self.text_vectorization is not None:         # the model reads strings: random words of its vocabulary
+            import tensorflow as tf
+
+            from .model_tokenizer import ModelTokenizer
+
+            words = self.text_vectorization.get_vocabulary(include_special_tokens=True)
+            given = tf.constant([" ".join(words[i] for i in rng.integers(2, len(words), size=ids.shape[1] - 1))
+                                 for _ in range(len(ids))]) if len(words) > 2 else tf.constant([""] * len(ids))
+            ids = ModelTokenizer.of_text_vectorization(self.text_vectorization)(given.numpy().astype(str).tolist())
         message = ("KerasTextModel supports models that are a chain of single-input layers after the Embedding "
                    "(e.g. keras.Sequential); this model's graph branches")
         try:
             ours = np.asarray(self._proba_fn(ids))
         except Exception as e:            # a layer that needs several inputs fails when chained
             raise ValueError(f"{message} ({type(e).__name__})") from None
-        theirs = np.asarray(self.model(ids, training=False))
+        theirs = np.asarray(self.model(given, training=False))
         theirs = np.column_stack([1 - theirs[:, 0], theirs[:, 0]]) if self.output == "sigmoid" else theirs
         if ours.shape != theirs.shape or not np.allclose(ours, theirs, atol=1e-4):
             raise ValueError(message)

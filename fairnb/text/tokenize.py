@@ -41,32 +41,43 @@ class Tokenizer:
         self.terms = tuple(dict.fromkeys(terms))
         self._whole = {t for t in self.terms if " " not in t}
         # each multi-word term as the word tokens it is made of; longest first so the longest wins
-        parts = {tuple(self._words(t)): t for t in self.terms if " " in t}
+        parts = {tuple(w for w, _, _ in self._words(t)): t for t in self.terms if " " in t}
         self._multi = dict(sorted(parts.items(), key=lambda kv: -len(kv[0])))
         self._max_len = max((len(k) for k in self._multi), default=1)
 
     def __repr__(self):
         return f"Tokenizer({len(self.terms)} terms kept whole)"
 
-    def _words(self, text: str) -> list[str]:
+    def _words(self, text: str) -> list[tuple[str, int, int]]:
+        """``(word, start, end)`` of each word of ``text`` (offsets into the lower-cased text)."""
         out = []
-        for tok in _TOKEN.findall(text.lower().replace("\u2019", "'")):
-            out.extend(self._split_clitic(tok))
+        for match in _TOKEN.finditer(text.lower().replace("\u2019", "'")):
+            out.extend(self._split_clitic(match.group(), match.start()))
         return out
 
-    def _split_clitic(self, tok: str) -> list[str]:
+    def _split_clitic(self, tok: str, start: int) -> list[tuple[str, int, int]]:
+        end = start + len(tok)
         if "'" not in tok or tok in self._whole:
-            return [tok]
+            return [(tok, start, end)]
         for clitic in _CLITICS:
             if tok.endswith(clitic) and len(tok) > len(clitic):
-                return [tok[: -len(clitic)], clitic]
-        return [tok]
+                return [(tok[: -len(clitic)], start, end - len(clitic)), (clitic, end - len(clitic), end)]
+        return [(tok, start, end)]
 
     def __call__(self, text: str) -> list[str]:
         return self.tokenize(text)
 
     def tokenize(self, text: str) -> list[str]:
         """The tokens of ``text``."""
+        return [token for token, _, _ in self.token_spans(text)]
+
+    def token_spans(self, text: str) -> list[tuple[str, int, int]]:
+        """``(token, start, end)`` of each token: ``text[start:end]`` is where it stands in ``text`` (as written
+        there, e.g. ``"African American"`` for the token ``"african american"``).
+
+        >>> Tokenizer().token_spans("The Muslim's cook")
+        [('the', 0, 3), ('muslim', 4, 10), ("'s", 10, 12), ('cook', 13, 17)]
+        """
         if not isinstance(text, str):
             raise TypeError(f"text must be a string, got {type(text).__name__}")
         words = self._words(text)
@@ -75,9 +86,9 @@ class Tokenizer:
         out, i = [], 0
         while i < len(words):
             for n in range(min(self._max_len, len(words) - i), 1, -1):
-                term = self._multi.get(tuple(words[i:i + n]))
+                term = self._multi.get(tuple(w for w, _, _ in words[i:i + n]))
                 if term is not None:
-                    out.append(term)
+                    out.append((term, words[i][1], words[i + n - 1][2]))
                     i += n
                     break
             else:

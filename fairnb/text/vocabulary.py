@@ -66,6 +66,40 @@ class Vocabulary:
         kept = kept[:max_size] if max_size is not None else kept
         return cls((PAD, OOV, *dict.fromkeys([*kept, *(t for t in extra if t not in (PAD, OOV))])))
 
+    @classmethod
+    def from_model_tokens(cls, tokens: Sequence[str]) -> "Vocabulary":
+        """The vocabulary of a model's own tokeniser: ``tokens[i]`` is the token of id ``i``, id 0 padding and id
+        1 the unknown word, whatever they are called there (``''``/``'[UNK]'``, ``'<PAD>'``/``'<OOV>'``).
+
+        >>> Vocabulary.from_model_tokens(["", "[UNK]", "the", "muslim"]).tokens
+        ('<pad>', '<oov>', 'the', 'muslim')
+        """
+        tokens = [str(t) for t in tokens]
+        if len(tokens) < 3:
+            raise ValueError(f"a model's vocabulary lists padding (id 0), the unknown word (id 1) and its words; "
+                             f"got {tokens}")
+        return cls((PAD, OOV, *tokens[2:]))
+
+    @classmethod
+    def from_text_vectorization(cls, layer) -> "Vocabulary":
+        """The vocabulary of a ``keras.layers.TextVectorization`` layer (``''`` is padding, ``'[UNK]'`` the unknown
+        word; ids unchanged). It must be adapted (or given a vocabulary) and output token ids.
+
+        >>> import keras                                                              # doctest: +SKIP
+        >>> layer = keras.layers.TextVectorization(vocabulary=["the", "muslim"])      # doctest: +SKIP
+        >>> Vocabulary.from_text_vectorization(layer).tokens                          # doctest: +SKIP
+        ('<pad>', '<oov>', 'the', 'muslim')
+        """
+        config = layer.get_config()
+        if config.get("output_mode", "int") != "int":
+            raise ValueError(f"the TextVectorization layer outputs {config['output_mode']!r}; fairnb searches token "
+                             "ids: use output_mode='int' followed by an Embedding")
+        tokens = list(layer.get_vocabulary(include_special_tokens=True))
+        if tokens[:2] != ["", "[UNK]"]:
+            raise ValueError(f"the TextVectorization layer's vocabulary starts with {tokens[:2]}, not padding '' and "
+                             "'[UNK]': was it adapted (layer.adapt(texts)) with mask_token='' and oov_token='[UNK]'?")
+        return cls.from_model_tokens(tokens)
+
     def extended(self, tokens: Iterable[str]) -> "Vocabulary":
         """A copy with ``tokens`` appended (those already present keep their ids)."""
         return Vocabulary(tuple(dict.fromkeys([*self.tokens, *tokens])))
