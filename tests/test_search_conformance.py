@@ -36,6 +36,7 @@ FAST = {
     "Aequitas": dict(n_seeds=300, n_local=30),
     "AequitasSemiDirected": dict(n_seeds=300, n_local=30),
     "AequitasRandom": dict(n_seeds=300, n_local=30),
+    "Kosei": dict(n_seeds=300, n_local=300),
     "SymbolicGeneration": dict(limit=60, n_samples=400, batch_size=8),
     "ADFTextASC": dict(n_seeds=60, n_local=10),
     "TextASC": dict(n_seeds=60, n_local=10),
