@@ -55,12 +55,22 @@ class Batch:
     given, holds one JSON-able dict of details per row, kept with the pairs the Result stores
     (``result.details(i)``: e.g. a text search's substitution chain), or is a callable
     ``info(verdict, rows) -> list of dicts`` (or of their compact JSON text) that the engine calls for the discriminatory rows only
-    (details that depend on the oracle's counterparts, built once per batch for just those rows)."""
+    (details that depend on the oracle's counterparts, built once per batch for just those rows).
+
+    ``variants``, if given, are the candidates' protected variants as the strategy knows them, in the form
+    and order of the domain's ``variants(X)`` (an ``(n, m, ...)`` array or ``n`` sequences): the oracle checks
+    these instead of asking the domain. An image search keeps each seed's flip fixed while it moves the seed:
+
+    >>> X = np.zeros((2, 2, 2, 3)); C = X + 0.5                  # two images and their fixed flips
+    >>> Batch(X, variants=np.stack([X, C], axis=1)).variants.shape
+    (2, 2, 2, 2, 3)
+    """
 
     X: np.ndarray
     phase: str = "global"
     seed_ids: np.ndarray | int = -1
     info: list | Callable | None = None
+    variants: np.ndarray | list | None = None
 
 
 @dataclass
@@ -196,7 +206,7 @@ class Engine:
     def check(self, batch: Batch) -> Verdict:
         """Send one batch to the oracle, hold its discriminatory candidates to the constraints (a refused
         one reads as not discriminatory) and record what is left."""
-        verdict = self.oracle.check(batch.X)
+        verdict = self.oracle.check(batch.X, variants=batch.variants)
         if batch.info is not None and not callable(batch.info) and len(batch.info) != len(verdict):
             raise ValueError(f"Batch.info has {len(batch.info)} entries for {len(verdict)} candidates; "
                              "give one dict per row of Batch.X")

@@ -8,8 +8,8 @@ prediction flips; ``ExactFlip``: the re-rendered change). Seeds whose flip fails
 
     < x + delta_bias,  x + delta_bias + delta_senatt >    (both clipped to [0, 1])
 
-and it is an IDI when the model's decisions differ (the domain's pins make the engine's oracle use
-exactly this counterpart). At most one IDI per seed: a seed stops at its first (global phase only,
+and it is an IDI when the model's decisions differ (each batch carries these counterparts as its
+``variants``, so the engine's oracle uses exactly them). At most one IDI per seed: a seed stops at its first (global phase only,
 as in the paper: local image IDIs "differ in only a few pixels").
 
 The update is the tabular method's global step with the image changes of the paper: the gradients
@@ -94,7 +94,7 @@ class ImageFlipSearch:
                                              random_state=random_state, progress=progress, constraints=constraints)
 
     def _check_image_domain(self, domain):
-        if getattr(domain, "kind", None) != "image" or not callable(getattr(domain, "pinned", None)):
+        if getattr(domain, "kind", None) != "image" or not callable(getattr(domain, "flip", None)):
             raise TypeError(f"{self.name} searches images: pass a fairnb.domains.ImageDomain, got {type(domain).__name__}"
                             f" (for tables use {self.name.replace('_image', '')!r})")
 
@@ -151,9 +151,8 @@ class ImageFlipSearch:
         self._begin_population(ctx, "global", len(S))
         for t in range(checks):
             C = _pixels(X + D[rows])
-            with dom.pinned(X, C):
-                v = yield Batch(X, phase="global", seed_ids=ids[rows],
-                                info=self._details(ctx, X, C, S[rows], ids[rows], flip, t))
+            v = yield Batch(X, phase="global", seed_ids=ids[rows], variants=np.stack([X, C], axis=1),
+                            info=self._details(ctx, X, C, S[rows], ids[rows], flip, t))
             generated.add(X)
             live = ~v.discriminatory
             if t == checks - 1 or not live.any():
