@@ -31,6 +31,8 @@ def test_never_sends_the_same_row_to_the_model_twice(synthetic, biased_model):
         rows = rows_after_natural_measure(log)
         assert len(np.unique(rows, axis=0)) == len(rows) == r.tried * 2   # each candidate with its sex flipped
         assert r.extras["generated"] == r.tried and r.extras["local_idis"] > 0
+    repeats = r.seed_outcomes.iloc[200:]       # the given seeds twice: the second time skipped, never sent
+    assert (repeats["outcome"] == "skipped").all() and (repeats["reason"] == "a repeat of an input already evaluated").all()
     log = RowLog(biased_model)
     Aequitas(n_seeds=400, n_local=30, random_state=0).run(log, synthetic.domain)
     rows = rows_after_natural_measure(log)

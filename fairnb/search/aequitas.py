@@ -209,7 +209,7 @@ class Aequitas(Search):
         stats = {"global": [0, 0], "local": [0, 0]}  # unique tuples generated, unique IDIs (ADF convention)
         global_keys = None
         try:
-            walker_ids = yield from self._global_phase(starts, seen, found, stats)
+            walker_ids = yield from self._global_phase(ctx, starts, seen, found, stats)
             global_keys = seen.key_rows()
             yield from self._local_walks(ctx, policy, starts[walker_ids].copy(), walker_ids, seen, found, stats)
         finally:
@@ -218,14 +218,16 @@ class Aequitas(Search):
                              global_idis=Count(stats["global"][1]), local_generated=Derived(local_generated),
                              local_idis=Count(stats["local"][1]), **self._learned(policy))
 
-    def _global_phase(self, starts, seen, found, stats):
+    def _global_phase(self, ctx, starts, seen, found, stats):
         """Check the global inputs ``starts`` in batches (without those already evaluated when
-        ``skips_evaluated``); returns the ids of the discriminatory ones, each unique one once."""
+        ``skips_evaluated``: marked skipped); returns the ids of the discriminatory ones, each unique one once."""
         walkers = []
         for lo in range(0, len(starts), self.batch_size):
             ids = np.arange(lo, min(lo + self.batch_size, len(starts)))
             if self.skips_evaluated:
-                ids = ids[list(seen.fresh(starts[ids]).values())]
+                fresh = ids[list(seen.fresh(starts[ids]).values())]
+                ctx.seed_outcome(np.setdiff1d(ids, fresh), "skipped", reason="a repeat of an input already evaluated")
+                ids = fresh
             X = starts[ids]
             verdict = yield Batch(X, phase="global", seed_ids=ids)
             stats["global"][0] += int(seen.add(X).sum())

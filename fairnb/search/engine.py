@@ -45,7 +45,7 @@ from ..oracle import Oracle, Verdict, make_oracle
 from ..constraints import resolve as resolve_constraints, seed_rows
 from ..params import COUNT, RANDOM_STATE, Estimator, Interval, Options
 from ..counting import UniqueCounter
-from ..results import Count, Distinct, Result
+from ..results import Count, Distinct, Result, seed_outcomes
 from .background import BackgroundSearch
 from .executors import executor_for
 
@@ -148,13 +148,24 @@ class SearchContext:
 
         They are kept as ``result.extras["seeds"]``, so the pair inspector can show which features
         the search changed from each pair's seed, and checked as they are for the Result's headline, the
-        share of seeds already discriminatory (``Engine.measure_natural``).
+        share of seeds already discriminatory (``Engine.measure_natural``). Each ends with an outcome in
+        ``result.seed_outcomes`` (see ``seed_outcome``).
         """
         X = np.asarray(X, dtype=float)
         self.engine.result.extras["seeds"] = X
+        seed_outcomes.declare(self.engine.result, len(X))
         self.engine.result.tally(seeds_used=Count(len(X)))
         self.engine.measure_natural(X)
         return X
+
+    def seed_outcome(self, ids, outcome: str, reason: str = "") -> None:
+        """Mark the declared seeds ``ids`` ``"skipped"`` (or ``"exhausted"``) with a short ``reason``. The
+        other outcomes are derived (``fairnb.results.seed_outcomes``): a seed with a pair is ``found``, a seed
+        that a checked batch descended from is ``exhausted``, one that no batch reached is skipped.
+
+        >>> # in a strategy: ctx.seed_outcome(np.flatnonzero(~flip.success), "skipped", reason="flip failed")
+        """
+        seed_outcomes.mark(self.engine.result, ids, outcome, reason)
 
 
 class Engine:
@@ -214,6 +225,8 @@ class Engine:
             verdict = self._constrained(verdict, batch.seed_ids)
         r = self.result
         r.tried += len(verdict)
+        if np.ndim(batch.seed_ids) or batch.seed_ids >= 0:
+            seed_outcomes.note_searched(r, batch.seed_ids)
         new = 0
         if verdict.discriminatory.any():
             d = verdict.discriminatory
@@ -343,6 +356,7 @@ class Engine:
                 status, error = "failed", e
         r = self.result
         r.status, r.error, r.elapsed = status, error, self.elapsed
+        seed_outcomes.settle(r, status)
         try:
             self._emit("done")
         except Exception as e:         # noqa: BLE001 - a listener failing must not lose the Result
