@@ -245,9 +245,11 @@ class Oracle:
         """(n, m) True where a variant is treated differently from its input (``decide``, else a label flip)."""
         return (self.decide or label_flip)(P, P_all)
 
-    def check(self, X) -> Verdict:
+    def check(self, X, variants=None) -> Verdict:
         """Decide for every input of ``X`` whether it is discriminatory, in as few model calls as
-        ``MEMORY_BUDGET`` allows (one for ordinary batches)."""
+        ``MEMORY_BUDGET`` allows (one for ordinary batches). ``variants``: the inputs' protected variants
+        as ``domain.variants(X)`` would give them (an array or one sequence per input), when the caller
+        knows them (``Batch.variants``); None asks the domain."""
         X = self.domain.validate(X) if self.validate else np.asarray(X, dtype=float)
         n = len(X)
         values = getattr(self.domain, "protected_values", None)
@@ -256,7 +258,8 @@ class Oracle:
             return Verdict(X, np.zeros((0, 2)), prot, values, np.zeros((0, 0 if values is None else len(values), 2)),
                            np.zeros(0, bool), np.zeros(0, int), None if values is not None else [])
         step = rows_per_call(variant_bytes(self.domain))
-        parts = [self._outputs(X[i:i + step], values is None) for i in range(0, n, step)]
+        parts = [self._outputs(X[i:i + step], values is None, None if variants is None else variants[i:i + step])
+                 for i in range(0, n, step)]
         m = max(p[0].shape[1] for p in parts)
         P_all = np.concatenate([_pad(p[0], m) for p in parts])
         items = None if values is not None else [v for p in parts for v in p[1]]
@@ -270,10 +273,11 @@ class Oracle:
         disc = differs.any(axis=1)
         return Verdict(X, P, prot, values, P_all, disc, np.where(disc, idx, -1), items)
 
-    def _outputs(self, rows, keep_items: bool):
-        """Model outputs of every variant of ``rows``, ``(len(rows), m, k)``, in one call; with
-        ``keep_items`` also the variants per input."""
-        flat, owner, m = flatten_variants(self.domain.variants(rows), len(rows))
+    def _outputs(self, rows, keep_items: bool, variants=None):
+        """Model outputs of every variant of ``rows`` (``variants``, else the domain's), ``(len(rows), m, k)``,
+        in one call; with ``keep_items`` also the variants per input."""
+        variants = self.domain.variants(rows) if variants is None else variants
+        flat, owner, m = flatten_variants(variants, len(rows))
         Q = self.predict_proba(self.domain.encode(flat))
         if not keep_items and len(owner) == len(rows) * m:   # the same number of variants for every input
             return Q.reshape(len(rows), m, -1), None

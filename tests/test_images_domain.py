@@ -1,4 +1,4 @@
-"""ImageDomain: validation, variants (pinned and fresh flips), keys, lossless columns, config, exact flips."""
+"""ImageDomain: validation, variants (the flipper's, or those a batch carries), keys, lossless columns, config, exact flips."""
 from __future__ import annotations
 
 import json
@@ -9,6 +9,7 @@ import pytest
 from fairnb.domains import ImageDomain, domain_from_config
 from fairnb.images import ExactFlip, FGSMFlip, make_faces
 from fairnb.models import NumpyMLP
+from fairnb.oracle import Oracle
 
 SHAPE = (4, 4, 3)
 
@@ -42,18 +43,19 @@ def test_validate_names_shape_nan_and_range_problems():
         ImageDomain(SHAPE, flipper=object())
 
 
-def test_variants_use_pinned_counterparts_and_flip_the_rest_afresh():
+def test_variants_are_fresh_flips_unless_the_batch_carries_them():
     flipper = FGSMFlip(step=0.1, attribute_model=red_classifier())
     dom = ImageDomain(SHAPE, flipper)
     X = np.random.default_rng(0).uniform(0.3, 0.6, (3, *SHAPE))
-    C = np.clip(X + 0.01, 0, 1)
-    with dom.pinned(X[:2], C[:2]):
-        V = dom.variants(X)
+    V = dom.variants(X)
     assert V.shape == (3, 2, *SHAPE) and dom.own_variant(X).tolist() == [0, 0, 0]
-    assert np.array_equal(V[:, 0], X) and np.allclose(V[:2, 1], C[:2])
-    assert np.allclose(V[2, 1], flipper.flip(X[2:]).X_flipped[0])       # nothing pinned: a fresh FGSM flip
-    assert not dom._pins                                                # the block removed its pins
-    assert np.allclose(dom.variants(X[:1])[0, 1], flipper.flip(X[:1]).X_flipped[0])
+    assert np.array_equal(V[:, 0], X) and np.allclose(V[:, 1], flipper.flip(X).X_flipped)
+    # the same image twice in one batch, each with its own counterpart: the oracle checks the ones carried
+    # (a pin per image's pixels kept only the last of them)
+    twice = np.stack([X[0], X[0]])
+    carried = np.stack([twice, np.stack([X[0], np.clip(X[0] + 0.3, 0, 1)])], axis=1)
+    verdict = Oracle(lambda imgs: imgs.reshape(len(imgs), -1).mean(axis=1), dom).check(twice, variants=carried)
+    assert np.array_equal(verdict.counterpart, carried[:, 1]) and verdict.discriminatory.tolist() == [False, True]
 
 
 def test_keys_tell_float_images_apart_and_8_bit_conventions_merge_them():

@@ -35,6 +35,17 @@ def test_a_detector_that_ignores_the_attribute_has_no_idis(method, seeds):
 
 
 @pytest.mark.parametrize("method", METHODS)
+def test_seeds_whose_flip_fails_are_skipped_with_the_reason(method, seeds):
+    dom = ImageDomain(SHAPE, FGSMFlip(step=0.05, max_steps=2, attribute_model=f_sa()), attribute="tint")
+    r = get_method(method)(random_state=0).run(detector(red=1.0), dom, seeds=seeds)
+    outcomes = r.seed_outcomes
+    skipped = outcomes[outcomes["outcome"] == "skipped"]
+    assert 0 < len(skipped) < len(seeds) and (skipped["reason"] == "flip failed").all()
+    assert r.extras["flip_failed"] == len(skipped) == r.extras["seeds_skipped"]
+    assert not set(skipped["seed"]) & set(r.seed_ids.tolist()) and r.extras["seeds_found"] > 0
+
+
+@pytest.mark.parametrize("method", METHODS)
 def test_the_planted_bias_yields_many_idis_and_every_pair_rechecks(method, seeds):
     model, dom = detector(red=1.0), domain()
     r = get_method(method)(random_state=0).run(model, dom, seeds=seeds)
@@ -183,4 +194,3 @@ def test_ctrl_c_returns_the_image_result_found_so_far(method, seeds):
     r = get_method(method)(random_state=0, batch_size=5).run(model, dom, seeds=seeds, listeners=[InterruptAt(at=3)])
     assert r.status == "interrupted" and 0 < r.tried < 60 * 41
     assert_image_pairs_rechecked(r, model, dom)
-    assert not dom._pins                                          # the interrupted step removed its pins

@@ -155,10 +155,25 @@ def test_a_result_saved_by_release_dcae052_still_loads(tmp_path, synthetic):
                               random_state=0, progress=False)
     np.testing.assert_array_equal(back.inputs, again.inputs)
     np.testing.assert_array_equal(back.extras["seeds"], again.extras["seeds"])
-    later = ("seeds", "natural_n", "natural_idis", "constraints")      # the seeds; what came after dcae052
+    later = ("seeds", "natural_n", "natural_idis", "constraints",       # the seeds; what came after dcae052
+             "seed_marks", "seeds_found", "seeds_exhausted", "seeds_skipped")
     assert {k: v for k, v in back.extras.items() if k not in later} == \
         {k: v for k, v in again.extras.items() if k not in later}
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         back.save(tmp_path / "again.csv")
     assert merge_results([back], back.domain, "aequitas").extras["generated"] == 16   # untyped: kept as it is
+
+
+def test_seed_outcomes_merge_by_seed_id_and_their_counts_sum(synthetic, biased_model):
+    from fairnb.search.aequitas import Aequitas
+
+    parts = [Aequitas(n_seeds=100, n_local=5, random_state=0).run(biased_model, synthetic.domain,
+                                                                  synthetic.X[100 * i: 100 * (i + 1)]) for i in (0, 1)]
+    merged = merge_results(parts + [None], synthetic.domain, "aequitas")
+    expected = pd.concat([p.seed_outcomes.assign(seed=lambda t, i=i: t["seed"] + 100 * i) for i, p in enumerate(parts)],
+                         ignore_index=True)
+    pd.testing.assert_frame_equal(merged.seed_outcomes, expected)
+    for outcome in ("found", "exhausted", "skipped"):
+        assert merged.extras[f"seeds_{outcome}"] == sum(p.extras[f"seeds_{outcome}"] for p in parts)
+    assert merged.extras["seeds_found"] > 0 and merged.extras["seeds_exhausted"] > 0

@@ -15,6 +15,7 @@ import threading
 from types import SimpleNamespace
 
 import numpy as np
+import pandas as pd
 import pytest
 from sklearn.base import clone
 from sklearn.feature_extraction.text import TfidfVectorizer
@@ -36,6 +37,7 @@ FAST = {
     "Aequitas": dict(n_seeds=300, n_local=30),
     "AequitasSemiDirected": dict(n_seeds=300, n_local=30),
     "AequitasRandom": dict(n_seeds=300, n_local=30),
+    "Kosei": dict(n_seeds=300, n_local=300),
     "SymbolicGeneration": dict(limit=60, n_samples=400, batch_size=8),
     "ADFTextASC": dict(n_seeds=60, n_local=10),
     "TextASC": dict(n_seeds=60, n_local=10),
@@ -162,6 +164,22 @@ def test_reported_pairs_keep_the_default_constraints_and_lead_with_the_natural_r
     assert summary["natural_n"] > 0 and fair.summary()["natural_rate"] == 0
     assert fair.summary()["natural_high"] < summary["natural_low"]          # the headline tells them apart
     assert biased.extras["constraints"] == (", ".join(c.name for c in resolve_default(case.domain)) or "none")
+
+
+def test_every_seed_ends_with_one_outcome_that_survives_save_and_load(cls, case, tmp_path):
+    from fairnb.results import Result
+
+    for r in (fast(cls, random_state=0).run(case.biased, case.domain, seeds=case.seeds),
+              fast(cls, random_state=0, max_tried=40).run(case.biased, case.domain, seeds=case.seeds)):
+        table, n = r.seed_outcomes, r.extras.get("seeds_used", 0)
+        assert table["seed"].tolist() == list(range(n)) and set(table["outcome"]) <= {"found", "exhausted", "skipped"}
+        counts = table["outcome"].value_counts()
+        assert [r.extras.get(f"seeds_{o}", 0) for o in ("found", "exhausted", "skipped")] == \
+            [int(counts.get(o, 0)) for o in ("found", "exhausted", "skipped")] and counts.sum() == n
+        assert set(table["seed"][table["outcome"] == "found"]) == {int(s) for s in r.seed_ids if s >= 0}
+        assert (table["reason"][table["outcome"] == "skipped"] != "").all()
+        assert r.summary().get("seeds_skipped", 0) == int(counts.get("skipped", 0))
+        pd.testing.assert_frame_equal(Result.load(r.save(tmp_path / f"{r.status}.csv")).seed_outcomes, table)
 
 
 def resolve_default(domain):

@@ -134,6 +134,9 @@ def test_seeds_without_a_term_are_skipped_and_bad_parameters_named(planted):
     dom, texts, model = planted
     r = run_search(model, dom, method="asc", seeds=["the cook is kind", *texts[:20]], n_local=0, random_state=0)
     assert r.extras["skipped_seeds"] == 1 and r.extras["local_seeds"] == 0
+    outcomes = r.seed_outcomes
+    assert outcomes.loc[0, ["outcome", "reason"]].tolist() == ["skipped", "no protected term"]
+    assert (outcomes["outcome"][1:] != "skipped").all() and r.extras["seeds_skipped"] == 1
     import pandas as pd
 
     framed = run_search(model, dom, method="asc", seeds=pd.DataFrame({"text": ["the cook is kind", *texts[:20]]}),

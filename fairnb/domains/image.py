@@ -8,8 +8,8 @@ with the other attribute value, for data fairnb generates). ``ImageDomain`` impl
 
 ``variants(X)``  ``(n, 2, h, w, c)``: each image (variant 0, its own) and its flip (variant 1).
     NeuronFair keeps a seed's flip ``delta_senatt`` fixed while it searches ``delta_bias``, so a
-    search *pins* the counterpart of every candidate it checks (``with domain.pinned(X, C): ...``,
-    by the candidate's pixels); an image nothing pinned is flipped afresh by the flipper.
+    search gives the variants of every candidate it checks with the candidates (``Batch.variants``);
+    the oracle asks the domain only for images that come without them, and the flipper flips those afresh.
 ``key(X, convention)``  de-duplication keys (a 2-D integer array): ``"eidig"`` hashes the float32 pixels,
     ``"adf"`` the 8-bit quantised pixels (``round(255 x)``). An image has no separable protected part,
     so the "adf" convention counts images that would be the same 8-bit picture once.
@@ -38,10 +38,8 @@ Example (an ``ExactFlip`` on rendered faces: numpy only)
 from __future__ import annotations
 
 import base64
-import contextlib
 import hashlib
 import numbers
-import threading
 
 import numpy as np
 import pandas as pd
@@ -99,19 +97,11 @@ class ImageDomain:
         self.class_names = None if class_names is None else tuple(str(c) for c in class_names)
         self._attribute_model = attribute_model
         self.data = data
-        self._pins: dict = {}
-        self._pins_lock = threading.Lock()
         self._rows = None                       # key -> row of ``data``, built when first needed
 
     def __getstate__(self):
-        """Pickled (to Dask workers) without its lock, the pins of running searches and the row cache."""
-        state = self.__dict__.copy()
-        state.update(_pins={}, _pins_lock=None, _rows=None)
-        return state
-
-    def __setstate__(self, state):
-        self.__dict__.update(state)
-        self._pins_lock = threading.Lock()
+        """Pickled (to Dask workers) without the row cache."""
+        return {**self.__dict__, "_rows": None}
 
     @classmethod
     def from_data(cls, data, flipper=None, **kwargs) -> "ImageDomain":
@@ -197,25 +187,6 @@ class ImageDomain:
         """Pixels clipped into [0, 1]."""
         return np.clip(np.asarray(X, dtype=float), 0.0, 1.0)
 
-    @contextlib.contextmanager
-    def pinned(self, X, counterparts):
-        """Within the block, the flip of each image of ``X`` is ``counterparts``' row (by pixels): how a
-        search keeps a seed's ``delta_senatt`` fixed while it moves the seed. Safe across threads and
-        nested blocks (each removes only its own pins)."""
-        keys = _pixel_key(X)
-        C = np.asarray(counterparts, dtype=float)
-        if len(C) != len(keys):
-            raise ValueError(f"{len(C)} counterparts for {len(keys)} images")
-        with self._pins_lock:
-            added = [k for k in keys if k not in self._pins]
-            self._pins.update(zip(keys, C))
-        try:
-            yield self
-        finally:
-            with self._pins_lock:
-                for k in added:
-                    self._pins.pop(k, None)
-
     def flip(self, X):
         """The flipper's ``FlipResult`` for images ``X`` (an ``ExactFlip`` finds their rows in ``data``)."""
         if self.flipper is None:
@@ -239,18 +210,10 @@ class ImageDomain:
         return np.array([self._rows[k] for k in keys], dtype=np.int64)
 
     def variants(self, X) -> np.ndarray:
-        """``(n, 2, h, w, c)``: each image and its flip (pinned, else computed by the flipper)."""
+        """``(n, 2, h, w, c)``: each image and its flip by the flipper (a search that keeps its own flips
+        gives them with its candidates instead: ``Batch.variants``)."""
         X = np.asarray(X, dtype=float)
-        C = np.empty_like(X)
-        with self._pins_lock:
-            found = [self._pins.get(k) for k in _pixel_key(X)]
-        fresh = [i for i, c in enumerate(found) if c is None]
-        for i, c in enumerate(found):
-            if c is not None:
-                C[i] = c
-        if fresh:
-            C[fresh] = self.flip(X[fresh]).X_flipped
-        return np.stack([X, C], axis=1)
+        return np.stack([X, np.asarray(self.flip(X).X_flipped, dtype=float)], axis=1)
 
     def own_variant(self, X) -> np.ndarray:
         """Every image is its own variant 0."""

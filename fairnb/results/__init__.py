@@ -2,7 +2,7 @@
 
 One module per job: ``recording`` (the Result and its de-duplicating ``record``), ``tallies`` (typed
 method-specific numbers and their merge rules), ``merging`` (one Result from a sharded run's shards),
-``packing`` (compact pairs for travel), ``tables`` (``pairs``, ``to_frame``), ``storage`` (``save``,
+``packing`` (compact pairs for travel), ``seed_outcomes`` (how each seed ended), ``tables`` (``pairs``, ``to_frame``), ``storage`` (``save``,
 ``load``), ``display`` (``repr``, HTML, ``plot``) and ``details`` (JSON forms).
 
 Pairs are stored once per unique full instance (the EIDIG convention); ``count("adf")`` also
@@ -30,6 +30,7 @@ from .packing import compact, pack_pairs, unpack_pairs
 from .recording import Result
 from .tables import NEAR_THRESHOLD, near_threshold
 from .tallies import Count, Derived, Distinct, PerShard, Ratio, Same, Tally
+from . import seed_outcomes
 
 __all__ = ["Result", "Tally", "Count", "Distinct", "Same", "PerShard", "Ratio", "Derived", "merge_results",
-           "merged_pairs", "compact", "pack_pairs", "unpack_pairs", "near_threshold", "NEAR_THRESHOLD", "jsonable"]
+           "merged_pairs", "seed_outcomes", "compact", "pack_pairs", "unpack_pairs", "near_threshold", "NEAR_THRESHOLD", "jsonable"]

@@ -27,9 +27,10 @@ import pandas as pd
 
 from ..counting import first_occurrences
 from .recording import Result
+from .seed_outcomes import merged_marks
 from .tallies import Count, merge_tallies
 
-_SHARD_OWN = ("seeds", "seeds_used", "shard_cpu_s")    # extras merged by position or kept in extras["shards"]
+_SHARD_OWN = ("seeds", "seeds_used", "seed_marks", "shard_cpu_s")    # extras merged by position or kept in extras["shards"]
 
 
 def merged_pairs(parts, domain, method: str = "", params: dict | None = None, *, offsets=None, first_ids=None,
@@ -94,11 +95,13 @@ def merge_results(parts, domain, method: str = "", params: dict | None = None, *
         dict.update(merged.extras, kept[0])    # as they are: a Result loaded from a file has no tallies
     elif kept:
         merged.extras["per_shard"] = kept
-    merged.tally(**{k: t for k, t in tallies.items() if not t.derived and k not in _SHARD_OWN})
-    merged.tally(**{k: t for k, t in tallies.items() if t.derived})
     if seeds is not None:
         merged.extras["seeds"] = seeds
         merged.tally(seeds_used=Count(len(seeds)))
+        if any(p.extras.get("seed_marks") is not None for p in done):
+            merged.extras["seed_marks"] = merged_marks(parts, ids, len(seeds))
+    merged.tally(**{k: t for k, t in tallies.items() if not t.derived and k not in _SHARD_OWN})
+    merged.tally(**{k: t for k, t in tallies.items() if t.derived})
     merged.extras["shards"] = pd.DataFrame([_shard_row(i, p, o) for i, (p, o) in enumerate(zip(parts, offsets))])
     return merged
 

@@ -244,6 +244,20 @@ class Result(PairTables, SavedResult, ResultDisplay):
     seed_ids = _pair_field("seed", "``(n,)`` for each pair, the id of the seed its search started from (as the search "
                                    "numbered its seeds).")
 
+    @property
+    def seed_outcomes(self) -> pd.DataFrame:
+        """How each seed the search declared ended: a DataFrame of ``seed`` id, ``outcome`` (``"found"``: an
+        IDI reached from it, ``"exhausted"``: searched, nothing found, ``"skipped"``) and ``reason`` (why it
+        was skipped, e.g. ``"flip failed"``); ``extras["seeds_found"]`` etc. count them
+        (``fairnb.results.seed_outcomes``).
+
+        >>> Result(None).seed_outcomes.columns.tolist()
+        ['seed', 'outcome', 'reason']
+        """
+        from . import seed_outcomes
+
+        return seed_outcomes.table(self)
+
     def inputs_since(self, n: int) -> np.ndarray:
         """The inputs of the pairs stored after the first ``n``, without copying the earlier ones (a shard of a
         sharded run reports its new pairs while it runs).

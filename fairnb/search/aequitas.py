@@ -92,6 +92,27 @@ class PerturbationPolicy:
         down = rng.random(n) < self.down_probability[slots]
         return slots, np.where(down, -1, 1)
 
+    def neighbours(self, X, step: int, lower, upper) -> tuple[np.ndarray, np.ndarray]:
+        """Every move the policy can draw from each row of ``X``: each attribute ``step`` down and up, the
+        moves that leave ``[lower, upper]`` dropped. Returns ``(rows, moved)``: the row of ``X`` each moved
+        input comes from, and the inputs.
+
+        >>> import numpy as np
+        >>> rows, moved = PerturbationPolicy([1], learn_attribute=False, learn_direction=False).neighbours(
+        ...     np.array([[0, 0], [0, 5]]), 1, np.array([0, 0]), np.array([1, 5]))
+        >>> rows.tolist(), moved.tolist()
+        ([0, 1], [[0.0, 1.0], [0.0, 4.0]])
+        """
+        X = np.asarray(X, dtype=float)
+        cols = np.tile(self.attributes, 2)
+        shifts = np.repeat([-step, step], len(self.attributes))
+        moved = np.repeat(X, len(cols), axis=0)
+        rows = np.repeat(np.arange(len(X)), len(cols))
+        at = np.arange(len(moved))
+        moved[at, np.tile(cols, len(X))] += np.tile(shifts, len(X))
+        inside = ((moved >= lower) & (moved <= upper)).all(axis=1)
+        return rows[inside], moved[inside]
+
     def update(self, slots: np.ndarray, directions: np.ndarray, discriminatory: np.ndarray):
         """Learn from one step of every walker (no-op for what the variant does not learn)."""
         if self.learn_direction:
@@ -137,6 +158,7 @@ class Aequitas(Search):
                               "global_from": [None, Options(("random", "seeds"))], "batch_size": [COUNT]}
     domain_needs = ("sample", "bounded")
     default_variant = "fully"
+    skips_evaluated = False    # True: a global input already evaluated is not sent again (KOSEI)
 
     def __init__(self, variant: str | None = None, n_seeds: int = 1000, n_local: int = 1000, step_size: int = 1,
                  attribute_change: float = 0.001, direction_change: float = 0.001, temperature: float = 1.0,
@@ -187,24 +209,38 @@ class Aequitas(Search):
         stats = {"global": [0, 0], "local": [0, 0]}  # unique tuples generated, unique IDIs (ADF convention)
         global_keys = None
         try:
-            walkers = []
-            for lo in range(0, len(starts), self.batch_size):
-                X = starts[lo: lo + self.batch_size]
-                verdict = yield Batch(X, phase="global", seed_ids=np.arange(lo, lo + len(X)))
-                stats["global"][0] += int(seen.add(X).sum())
-                new = found.add(X[verdict.discriminatory])
-                stats["global"][1] += int(new.sum())
-                walkers.append(np.flatnonzero(verdict.discriminatory)[new] + lo)
-            walker_ids = np.concatenate(walkers) if walkers else np.zeros(0, int)
+            walker_ids = yield from self._global_phase(ctx, starts, seen, found, stats)
             global_keys = seen.key_rows()
             yield from self._local_walks(ctx, policy, starts[walker_ids].copy(), walker_ids, seen, found, stats)
         finally:
-            ctx.result.tally(variant=Same(self.variant or self.default_variant), generated=Distinct(seen),
+            ctx.result.tally(generated=Distinct(seen),
                              global_generated=Distinct(seen if global_keys is None else global_keys),
                              global_idis=Count(stats["global"][1]), local_generated=Derived(local_generated),
-                             local_idis=Count(stats["local"][1]),
-                             attribute_probability=PerShard(policy.attribute_probability.round(6).tolist()),
-                             down_probability=PerShard(policy.down_probability.round(6).tolist()))
+                             local_idis=Count(stats["local"][1]), **self._learned(policy))
+
+    def _global_phase(self, ctx, starts, seen, found, stats):
+        """Check the global inputs ``starts`` in batches (without those already evaluated when
+        ``skips_evaluated``: marked skipped); returns the ids of the discriminatory ones, each unique one once."""
+        walkers = []
+        for lo in range(0, len(starts), self.batch_size):
+            ids = np.arange(lo, min(lo + self.batch_size, len(starts)))
+            if self.skips_evaluated:
+                fresh = ids[list(seen.fresh(starts[ids]).values())]
+                ctx.seed_outcome(np.setdiff1d(ids, fresh), "skipped", reason="a repeat of an input already evaluated")
+                ids = fresh
+            X = starts[ids]
+            verdict = yield Batch(X, phase="global", seed_ids=ids)
+            stats["global"][0] += int(seen.add(X).sum())
+            new = found.add(X[verdict.discriminatory])
+            stats["global"][1] += int(new.sum())
+            walkers.append(ids[verdict.discriminatory][new])
+        return np.concatenate(walkers) if walkers else np.zeros(0, int)
+
+    def _learned(self, policy) -> dict:
+        """The tallies of what the variant learned: its name and the final probabilities."""
+        return dict(variant=Same(self.variant or self.default_variant),
+                    attribute_probability=PerShard(policy.attribute_probability.round(6).tolist()),
+                    down_probability=PerShard(policy.down_probability.round(6).tolist()))
 
     def _local_walks(self, ctx, policy, X, walker_ids, seen, found, stats):
         domain, rng = ctx.domain, ctx.rng

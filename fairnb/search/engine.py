@@ -45,7 +45,7 @@ from ..oracle import Oracle, Verdict, make_oracle
 from ..constraints import resolve as resolve_constraints, seed_rows
 from ..params import COUNT, RANDOM_STATE, Estimator, Interval, Options
 from ..counting import UniqueCounter
-from ..results import Count, Distinct, Result
+from ..results import Count, Distinct, Result, seed_outcomes
 from .background import BackgroundSearch
 from .executors import executor_for
 
@@ -55,12 +55,22 @@ class Batch:
     given, holds one JSON-able dict of details per row, kept with the pairs the Result stores
     (``result.details(i)``: e.g. a text search's substitution chain), or is a callable
     ``info(verdict, rows) -> list of dicts`` (or of their compact JSON text) that the engine calls for the discriminatory rows only
-    (details that depend on the oracle's counterparts, built once per batch for just those rows)."""
+    (details that depend on the oracle's counterparts, built once per batch for just those rows).
+
+    ``variants``, if given, are the candidates' protected variants as the strategy knows them, in the form
+    and order of the domain's ``variants(X)`` (an ``(n, m, ...)`` array or ``n`` sequences): the oracle checks
+    these instead of asking the domain. An image search keeps each seed's flip fixed while it moves the seed:
+
+    >>> X = np.zeros((2, 2, 2, 3)); C = X + 0.5                  # two images and their fixed flips
+    >>> Batch(X, variants=np.stack([X, C], axis=1)).variants.shape
+    (2, 2, 2, 2, 3)
+    """
 
     X: np.ndarray
     phase: str = "global"
     seed_ids: np.ndarray | int = -1
     info: list | Callable | None = None
+    variants: np.ndarray | list | None = None
 
 
 @dataclass
@@ -138,13 +148,24 @@ class SearchContext:
 
         They are kept as ``result.extras["seeds"]``, so the pair inspector can show which features
         the search changed from each pair's seed, and checked as they are for the Result's headline, the
-        share of seeds already discriminatory (``Engine.measure_natural``).
+        share of seeds already discriminatory (``Engine.measure_natural``). Each ends with an outcome in
+        ``result.seed_outcomes`` (see ``seed_outcome``).
         """
         X = np.asarray(X, dtype=float)
         self.engine.result.extras["seeds"] = X
+        seed_outcomes.declare(self.engine.result, len(X))
         self.engine.result.tally(seeds_used=Count(len(X)))
         self.engine.measure_natural(X)
         return X
+
+    def seed_outcome(self, ids, outcome: str, reason: str = "") -> None:
+        """Mark the declared seeds ``ids`` ``"skipped"`` (or ``"exhausted"``) with a short ``reason``. The
+        other outcomes are derived (``fairnb.results.seed_outcomes``): a seed with a pair is ``found``, a seed
+        that a checked batch descended from is ``exhausted``, one that no batch reached is skipped.
+
+        >>> # in a strategy: ctx.seed_outcome(np.flatnonzero(~flip.success), "skipped", reason="flip failed")
+        """
+        seed_outcomes.mark(self.engine.result, ids, outcome, reason)
 
 
 class Engine:
@@ -196,7 +217,7 @@ class Engine:
     def check(self, batch: Batch) -> Verdict:
         """Send one batch to the oracle, hold its discriminatory candidates to the constraints (a refused
         one reads as not discriminatory) and record what is left."""
-        verdict = self.oracle.check(batch.X)
+        verdict = self.oracle.check(batch.X, variants=batch.variants)
         if batch.info is not None and not callable(batch.info) and len(batch.info) != len(verdict):
             raise ValueError(f"Batch.info has {len(batch.info)} entries for {len(verdict)} candidates; "
                              "give one dict per row of Batch.X")
@@ -204,6 +225,8 @@ class Engine:
             verdict = self._constrained(verdict, batch.seed_ids)
         r = self.result
         r.tried += len(verdict)
+        if np.ndim(batch.seed_ids) or batch.seed_ids >= 0:
+            seed_outcomes.note_searched(r, batch.seed_ids)
         new = 0
         if verdict.discriminatory.any():
             d = verdict.discriminatory
@@ -333,6 +356,7 @@ class Engine:
                 status, error = "failed", e
         r = self.result
         r.status, r.error, r.elapsed = status, error, self.elapsed
+        seed_outcomes.settle(r, status)
         try:
             self._emit("done")
         except Exception as e:         # noqa: BLE001 - a listener failing must not lose the Result

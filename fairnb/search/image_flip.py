@@ -2,14 +2,14 @@
 
 Every seed image ``x`` (the paper uses all face images) first gets its attribute flip ``delta_senatt``
 from the domain's flipper (``FGSMFlip``: BIM against the attribute classifier f_sa until f_sa's
-prediction flips; ``ExactFlip``: the re-rendered change). Seeds whose flip fails are reported
-(``extras["flip_failed"]``) and not searched. The flip stays fixed while the search moves the seed by
-``delta_bias``; the pair checked at every step is
+prediction flips; ``ExactFlip``: the re-rendered change). Seeds whose flip fails are not searched:
+``result.seed_outcomes`` marks them skipped ("flip failed"), ``extras["flip_failed"]`` counts them. The
+flip stays fixed while the search moves the seed by ``delta_bias``; the pair checked at every step is
 
     < x + delta_bias,  x + delta_bias + delta_senatt >    (both clipped to [0, 1])
 
-and it is an IDI when the model's decisions differ (the domain's pins make the engine's oracle use
-exactly this counterpart). At most one IDI per seed: a seed stops at its first (global phase only,
+and it is an IDI when the model's decisions differ (each batch carries these counterparts as its
+``variants``, so the engine's oracle uses exactly them). At most one IDI per seed: a seed stops at its first (global phase only,
 as in the paper: local image IDIs "differ in only a few pixels").
 
 The update is the tabular method's global step with the image changes of the paper: the gradients
@@ -54,7 +54,7 @@ import numpy as np
 
 from ..counting import UniqueCounter
 from ..params import COUNT
-from ..results import Count, Derived, Distinct, PerShard, Ratio, Same
+from ..results import Count, Derived, Distinct, PerShard, Ratio, Same, seed_outcomes
 from .adf import ADF
 from .biased_neurons import interpret_differences, pair_activation_differences
 from .eidig import EIDIG
@@ -62,6 +62,7 @@ from .engine import Batch
 from .neuronfair import NeuronFair
 from .two_phase import TwoPhaseSearch
 
+FLIP_FAILED = "flip failed"     # the reason a seed whose flip failed is skipped (``result.seed_outcomes``)
 #: the constraints of the parameters that the image searches add to (or change from) the tabular method's
 IMAGE_CONSTRAINTS = {"n_seeds": [None, COUNT], "signed": [bool]}
 
@@ -94,7 +95,7 @@ class ImageFlipSearch:
                                              random_state=random_state, progress=progress, constraints=constraints)
 
     def _check_image_domain(self, domain):
-        if getattr(domain, "kind", None) != "image" or not callable(getattr(domain, "pinned", None)):
+        if getattr(domain, "kind", None) != "image" or not callable(getattr(domain, "flip", None)):
             raise TypeError(f"{self.name} searches images: pass a fairnb.domains.ImageDomain, got {type(domain).__name__}"
                             f" (for tables use {self.name.replace('_image', '')!r})")
 
@@ -121,7 +122,8 @@ class ImageFlipSearch:
         try:
             flip = dom.flip(seeds)
             result.extras["flip_success_rate"] = round(flip.success_rate, 6)
-            result.tally(flip_failed=Count(int((~flip.success).sum())), flip=PerShard(flip.summary()))
+            ctx.seed_outcome(np.flatnonzero(~flip.success), "skipped", reason=FLIP_FAILED)
+            result.tally(flip_failed=Derived(flips_failed), flip=PerShard(flip.summary()))
             accuracy = getattr(dom.flipper, "accuracy_", None)
             if accuracy is not None:
                 result.tally(f_sa_accuracy=Same(round(float(accuracy), 6)))
@@ -151,9 +153,8 @@ class ImageFlipSearch:
         self._begin_population(ctx, "global", len(S))
         for t in range(checks):
             C = _pixels(X + D[rows])
-            with dom.pinned(X, C):
-                v = yield Batch(X, phase="global", seed_ids=ids[rows],
-                                info=self._details(ctx, X, C, S[rows], ids[rows], flip, t))
+            v = yield Batch(X, phase="global", seed_ids=ids[rows], variants=np.stack([X, C], axis=1),
+                            info=self._details(ctx, X, C, S[rows], ids[rows], flip, t))
             generated.add(X)
             live = ~v.discriminatory
             if t == checks - 1 or not live.any():
@@ -257,6 +258,11 @@ class EIDIGImage(ImageFlipSearch, EIDIG):
         super().__init__(n_seeds=n_seeds, max_iter=max_iter, global_step=global_step, signed=signed,
                          batch_size=batch_size, max_time=max_time, max_tried=max_tried, max_found=max_found,
                          random_state=random_state, progress=progress, constraints=constraints)
+
+
+def flips_failed(result) -> int:
+    """The seeds skipped because their attribute flip failed."""
+    return seed_outcomes.skipped_for(result, FLIP_FAILED)
 
 
 def strict_idis(result) -> int:

@@ -20,6 +20,7 @@ METHODS = {
     "aequitas-fully": "fairnb.search.aequitas:Aequitas",
     "aequitas-semi": "fairnb.search.aequitas:AequitasSemiDirected",
     "aequitas-random": "fairnb.search.aequitas:AequitasRandom",
+    "kosei": "fairnb.search.kosei:Kosei",
     "sg": "fairnb.search.sg:SymbolicGeneration",
     "adf_asc": "fairnb.search.text:ADFTextASC",
     "adf_hf": "fairnb.search.text:ADFTextHotFlip",

@@ -5,7 +5,8 @@ A text with a term of the protected group (e.g. "muslim" for ``"religion"``) is 
 replacing that term by another of its group changes the model's decision (``fairnb.domains.TextDomain``'s
 variants). The search has two phases:
 
-**Global** (Alg 1): the seeds are the given texts that hold a term of the group (the first ``n_seeds``).
+**Global** (Alg 1): the seeds are the given texts that hold a term of the group (the first ``n_seeds``; the
+texts without one given among them are marked skipped, "no protected term", in ``result.seed_outcomes``).
 Every seed is checked; the ones already discriminatory are the *raw* IDIs. Each other seed gets the
 counterpart ``x'`` whose probability of ``x``'s decision differs most (Eq. 3), and one non-sensitive token
 is substituted by one of its ``k`` nearest GloVe neighbours, chosen by the method:
@@ -73,13 +74,19 @@ import numpy as np
 
 from ..domains.base import require_capabilities
 from ..params import COUNT, STEPS, Options
-from ..results import Count, Distinct, Ratio, Same
+from ..results import Count, Derived, Distinct, Ratio, seed_outcomes
 from .engine import Batch, Search
 from .text_steps import (EPSILON, HF_SCORES, SIGN_CONVENTIONS, asc_step, hotflip_step, local_step, random_step,
                          token_saliency)
 
 
 ACCEPTANCE = ("all", "metropolis", "reset")
+NO_TERM = "no protected term"     # the reason a seed without a sensitive term is skipped (``result.seed_outcomes``)
+
+
+def seeds_without_a_term(result) -> int:
+    """The seeds skipped because they hold no term of the protected group(s) (``extras["skipped_seeds"]``)."""
+    return seed_outcomes.skipped_for(result, NO_TERM)
 
 
 def counterparts(domain, verdict, rows) -> np.ndarray:
@@ -160,7 +167,8 @@ class TextSubstitutionSearch(Search):
         return np.asarray(G[:len(X)]), np.asarray(G[len(X):])
 
     def select_seeds(self, seeds, should_stop=None, domain=None) -> np.ndarray:
-        """The first ``n_seeds`` of the texts ``seeds`` that hold a term of the protected group(s), as ids."""
+        """The texts ``seeds`` as ids, up to the ``n_seeds``-th that holds a term of the protected group(s) (the
+        search skips the others among them)."""
         if seeds is None or not len(seeds):
             raise ValueError(f"{self.name} starts from seed texts: pass seeds=[...] (strings or token-id rows)")
         dom = domain
@@ -169,7 +177,7 @@ class TextSubstitutionSearch(Search):
         if not has.any():
             raise ValueError(f"none of the {len(ids)} seeds holds a term of the protected group(s) "
                              f"{list(dom.protected)}; give texts that mention one (e.g. {dom.term_groups.all_terms[:3]})")
-        return ids[has][: self.n_seeds]
+        return ids[: np.flatnonzero(has)[: self.n_seeds][-1] + 1]
 
     def _generate(self, ctx):
         self._stats = {"gradient_rows": 0, "gradient_calls": 0, "raw": 0, "global": 0}
@@ -177,15 +185,15 @@ class TextSubstitutionSearch(Search):
         self._local_seen = self._local_found = None
         local_seeds = []
         try:
-            given = ctx.domain.ids(ctx.seeds) if ctx.seeds is not None and len(ctx.seeds) else None
-            result.tally(skipped_seeds=Same(0 if given is None else
-                                            int((~ctx.domain.sensitive_mask(given).any(axis=1)).sum())))
             seeds = ctx.domain.ids(self._selected_seeds(ctx))
             ctx.use_seeds(seeds)
+            has = ctx.domain.sensitive_mask(seeds).any(axis=1)
+            ctx.seed_outcome(np.flatnonzero(~has), "skipped", reason=NO_TERM)
+            result.tally(skipped_seeds=Derived(seeds_without_a_term))
             self._seed_ids = seeds
             E = getattr(ctx.model, "embedding_matrix", None)
             self._E = None if E is None else np.asarray(E, dtype=np.float64)
-            starts = yield from self._global_phase(ctx, seeds)
+            starts = yield from self._global_phase(ctx, seeds, np.flatnonzero(has))
             if self.n_local and len(starts["X"]):
                 from ..counting import UniqueCounter
 
@@ -263,15 +271,15 @@ class TextSubstitutionSearch(Search):
             out[r] = kept
         return out
 
-    def _global_phase(self, ctx, seeds):
-        """Up to ``max_iter`` substitutions per seed, all seeds together; returns the raw and global IDIs
-        (with their counterparts, outputs, chains and saliency) that start the local walks."""
+    def _global_phase(self, ctx, seeds, ids):
+        """Up to ``max_iter`` substitutions per seed ``seeds[ids]``, all seeds together; returns the raw and
+        global IDIs (with their counterparts, outputs, chains and saliency) that start the local walks."""
         dom = ctx.domain
-        X, ids = seeds.copy(), np.arange(len(seeds))
+        X = seeds[ids].copy()
         chains = [()] * len(X)
         saliency = np.full(X.shape, np.nan)
         found = {k: [] for k in ("X", "C", "CI", "P", "PC", "ids", "chains", "saliency")}
-        self._origin = seeds
+        self._origin = seeds[ids]
         for t in range(self.max_iter + 1):
             v = yield from self._check(ctx, X, "global", ids, chains, saliency)
             d = v.discriminatory
