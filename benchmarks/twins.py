@@ -132,7 +132,8 @@ def row(kind, seed, twin, method, model, dom, seeds) -> dict:
     breaking = broken_pairs(r)
     return {"kind": kind, "seed": seed, "twin": twin, "method": method, "natural_rate": s.get("natural_rate"),
             "natural_low": s.get("natural_low"), "natural_high": s.get("natural_high"), "natural_n": s.get("natural_n"),
-            "valid_idis": r.count(), "all_idis": r.count() + int(r.extras.get("rejected_idis", 0)),
+            "valid_idis": r.count(), "material_idis": s["material_idis"],
+            "all_idis": r.count() + int(r.extras.get("rejected_idis", 0)),
             "immaterial": s["immaterial_pairs"], "refused": refused, "constraints": r.extras.get("constraints"),
             "breaking_pairs": breaking, "words_changed_median": words_changed(r),
             "seconds": round(time.perf_counter() - t0, 2)}
@@ -186,7 +187,7 @@ def summarise(rows) -> list[dict]:
             mine = [r for r in rows if r["kind"] == kind and r["method"] == method]
             b = [r for r in mine if r["twin"] == "biased"]
             u = [r for r in mine if r["twin"] == "unbiased"]
-            valid_b, valid_u = np.mean([r["valid_idis"] for r in b]), np.mean([r["valid_idis"] for r in u])
+            valid_b, valid_u = np.mean([material(r) for r in b]), np.mean([material(r) for r in u])
             apart = all(rb["natural_low"] > ru["natural_high"] for rb, ru in zip(b, u)
                         if rb["natural_low"] is not None and ru["natural_high"] is not None)
             out.append({"kind": kind, "method": method, "seeds": len(b),
@@ -202,6 +203,12 @@ def summarise(rows) -> list[dict]:
     return out
 
 
+def material(row) -> int:
+    """A row's valid IDIs whose two probabilities differ by at least 0.1 (``Result.summary()["material_idis"]``;
+    rows written before that key existed give it as valid IDIs minus the immaterial pairs)."""
+    return row.get("material_idis", row["valid_idis"] - row["immaterial"])
+
+
 def _mean(values) -> float | None:
     values = [v for v in values if v is not None]
     return round(float(np.mean(values)), 4) if values else None
@@ -213,8 +220,9 @@ def markdown(report) -> str:
              "(training seeds; the searches use random_state 0), default constraints.\n",
              "Natural rate: the share of the seeds discriminatory as they are (mean over training seeds); "
              "*apart*: the 95 % intervals of biased and unbiased do not overlap for any seed. Valid IDIs: the "
-             "default count (pairs that keep the constraints); all IDIs: valid plus the distinct inputs the "
-             "constraints refused. Ratio: valid IDIs biased / unbiased (target >= 3).\n",
+             "headline count, the pairs that keep the constraints and whose two probabilities differ by at least "
+             "0.1 (`material_idis`: boundary noise counted apart); all IDIs: every pair found plus the distinct "
+             "inputs the constraints refused. Ratio: valid IDIs biased / unbiased (target >= 3).\n",
              "Breaking: reported pairs that break a default constraint when re-checked from the strings and pixels "
              "(target 0). Words: the median words changed from the seed, biased model (text; the cap is 4).\n",
              "| kind | method | natural biased | natural unbiased | apart | valid biased | valid unbiased | ratio "
@@ -225,6 +233,15 @@ def markdown(report) -> str:
                      f"{s['valid_unbiased']:,} | {s['valid_ratio']} | {s['all_biased']:,} | {s['all_unbiased']:,} | "
                      f"{s['breaking_pairs']} | {'' if s['words_changed_median'] is None else s['words_changed_median']} | "
                      f"{s['seconds']} |")
+    summary = report["summary"]
+    apart = [s for s in summary if s["intervals_apart_every_seed"]]
+    ratio = [s for s in summary if s["valid_ratio"] >= 3]
+    misses = ", ".join(f"{s['kind']} {s['method']} ({s['valid_ratio']}x)" for s in summary if s["valid_ratio"] < 3)
+    lines += ["", "## Targets\n", f"* Natural-rate intervals apart on every seed: {len(apart)} of {len(summary)} rows.",
+              f"* Valid IDIs of the biased model >= 3x its twin's: {len(ratio)} of {len(summary)} rows"
+              + (f"; not on {misses}." if misses else "."),
+              f"* Reported pairs that break a constraint when re-checked: {sum(s['breaking_pairs'] for s in summary)}.",
+              "", NOTES]
     lines += ["", "## Refused by each constraint (sum over seeds, biased / unbiased)\n",
               "| kind | method | constraint | biased | unbiased |", "|---|---|---|---|---|"]
     for kind, method in dict.fromkeys((r["kind"], r["method"]) for r in report["rows"]):
@@ -237,8 +254,23 @@ def markdown(report) -> str:
     return "\n".join(lines) + "\n"
 
 
+NOTES = ("Why synthetic faces miss the ratio: an image search stops a seed at its first IDI, so a count cannot exceed the "
+         "200 seeds, and the synthetic-faces twin is not blind to the tint (its seeds are 7.7 % discriminatory as they "
+         "are, LFW's twin's 0.0 %): the counts saturate on both sides (165-171 vs 88-91). The natural rate still "
+         "separates them on every seed. SG's ratio reaches 3.2x only once boundary pairs are counted apart "
+         "(2.75x with them).")
+
+
 def _pct(x) -> str:
     return "n/a" if x is None else f"{100 * x:.1f} %"
+
+
+def render(path) -> str:
+    """The markdown of a saved report (``twins.json``), with the summary recomputed from its rows."""
+    report = json.loads(Path(path).read_text())
+    report["summary"] = summarise(report["rows"])
+    Path(path).write_text(json.dumps(report, indent=1, default=float))
+    return markdown(report)
 
 
 def main(argv=None) -> int:
@@ -246,7 +278,11 @@ def main(argv=None) -> int:
     parser.add_argument("--kinds", default="tabular,template,faces,lfw")
     parser.add_argument("--seeds", default="0,1,2")
     parser.add_argument("--out", default=str(RESULTS / "twins"))
+    parser.add_argument("--render", action="store_true", help="only re-render OUT.md from OUT.json")
     args = parser.parse_args(argv)
+    if args.render:
+        Path(args.out).with_suffix(".md").write_text(render(Path(args.out).with_suffix(".json")))
+        return 0
     kinds = [k.strip() for k in args.kinds.split(",") if k.strip()]
     unknown = sorted(set(kinds) - set(KINDS))
     if unknown:

@@ -29,6 +29,7 @@ LABELS = {
     "natural_low": "  95 % interval, low",
     "natural_high": "  95 % interval, high",
     "natural_n": "  seeds checked as they are",
+    "material_idis": "discriminatory inputs whose decision moves by at least 0.1 (material)",
     "unique_idis_eidig": "discriminatory inputs (unique full inputs)",
     "unique_idis_adf": "discriminatory inputs (unique without protected attributes)",
     "tried": "candidates checked",

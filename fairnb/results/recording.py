@@ -314,6 +314,7 @@ class Result(PairTables, SavedResult, ResultDisplay):
             "status": self.status,
             "protected": list(getattr(self.domain, "protected_names", ())),
             **self.natural(),
+            "material_idis": int(material(a["P"], a["PC"]).sum()),
             "unique_idis_eidig": self.count("eidig"),
             "unique_idis_adf": self.count("adf"),
             "tried": int(self.tried),
