@@ -55,7 +55,6 @@ class OnnxModel:
         if output not in OUTPUTS:
             raise ValueError(f"output must be one of {OUTPUTS}, got {output!r}")
         self.session = _session(model)
-        self.source = str(model) if isinstance(model, (str, Path)) else None
         self.input = _pick(self.session.get_inputs(), input_name, "input")
         if self.input.type not in _DTYPES:
             raise TypeError(f"ONNX input {self.input.name!r} holds {self.input.type}; fairnb feeds numeric "
