@@ -1,8 +1,9 @@
 """Model adapters: one protocol (``predict_proba`` on numpy batches), several implementations.
 
 ``wrap(model)`` picks the adapter: fairnb models pass through, Keras models get the TensorFlow
-adapter (imported only then), scikit-learn classifiers the black-box adapter, callables the function
-adapter.
+adapter (imported only then), ONNX Runtime sessions the ONNX adapter (:class:`OnnxModel`; onnxruntime is
+imported only then), a scikit-learn ``MLPClassifier`` (alone or behind scalers) a white-box :class:`NumpyMLP`, other
+scikit-learn classifiers the black-box adapter, callables the function adapter.
 
 Example
 -------
@@ -18,10 +19,12 @@ from .base import (ActivationModel, GradientModel, Model, as_probability_matrix,
 from .function import FunctionModel
 from .loading import PICKLE_SUFFIXES, load_model
 from .numpy_mlp import NumpyMLP
+from .onnx import OnnxModel
 from .published import obtain_published
 from .sklearn import SklearnModel
 from .wrapping import is_keras, wrap
 
+
 __all__ = ["Model", "GradientModel", "ActivationModel", "FunctionModel", "SklearnModel", "NumpyMLP",
            "wrap", "is_keras", "as_probability_matrix", "supports_gradients", "supports_activations",
-           "outputs_hard_labels", "load_model", "PICKLE_SUFFIXES", "obtain_published"]
+           "outputs_hard_labels", "OnnxModel", "load_model", "PICKLE_SUFFIXES", "obtain_published"]

@@ -1,4 +1,4 @@
-"""``load_model(path)``: a saved Keras or scikit-learn model file as a fairnb model.
+"""``load_model(path)``: a saved Keras, ONNX or scikit-learn model file as a fairnb model.
 
 Example
 -------
@@ -18,8 +18,9 @@ PICKLE_SUFFIXES = (".joblib", ".pkl", ".pickle")
 
 
 def load_model(path, backend: str = "numpy") -> Model:
-    """Load a saved model file as a fairnb model: Keras (``.h5`` of Keras 2 or ``.keras``), or a pickled
-    scikit-learn classifier (``.joblib``, ``.pkl``; unpickling runs code: load only files you trust).
+    """Load a saved model file as a fairnb model: Keras (``.h5`` of Keras 2 or ``.keras``), ONNX (``.onnx``,
+    run by ONNX Runtime: ``pip install fairnb[onnx]``), or a pickled scikit-learn classifier (``.joblib``,
+    ``.pkl``; unpickling runs code: load only files you trust).
 
     For Keras files, ``backend="numpy"`` evaluates dense networks in numpy (no TensorFlow needed);
     ``backend="keras"`` rebuilds it as a Keras 3 model.
@@ -30,6 +31,10 @@ def load_model(path, backend: str = "numpy") -> Model:
         if not Path(path).is_file():
             raise FileNotFoundError(f"model file {str(path)!r} not found")
         return wrap(joblib.load(path))
+    if Path(path).suffix.lower() == ".onnx":
+        from .onnx import OnnxModel
+
+        return OnnxModel(path)
     from .keras import load_keras_model
 
     return load_keras_model(path, backend=backend)

@@ -34,6 +34,15 @@ def _softmax(z):
     return e / e.sum(axis=1, keepdims=True)
 
 
+def logits_to_proba(z: np.ndarray, output: str) -> np.ndarray:
+    """``(n, k)`` class probabilities from logits: ``"sigmoid"`` (one column of P(y=1) logits, giving
+    ``[1 - p, p]``) or ``"softmax"``."""
+    if output == "sigmoid":
+        p = _sigmoid(z[:, 0])
+        return np.stack([1.0 - p, p], axis=1)
+    return _softmax(z)
+
+
 class NumpyMLP:
     """Dense layers ``a_l = act(a_{l-1} @ W_l + b_l)``; the last layer gives logits.
 
@@ -95,10 +104,7 @@ class NumpyMLP:
         return zs
 
     def _proba_from_logits(self, z):
-        if self.output == "sigmoid":
-            p = _sigmoid(z[:, 0])
-            return np.stack([1.0 - p, p], axis=1)
-        return _softmax(z)
+        return logits_to_proba(z, self.output)
 
     def predict_proba(self, X: np.ndarray) -> np.ndarray:
         return self._proba_from_logits(self._forward(X)[-1])
@@ -150,8 +156,13 @@ class NumpyMLP:
     # ------------------------------------------------------------------ constructors
     @classmethod
     def from_sklearn(cls, mlp) -> "NumpyMLP":
-        """The same network as a fitted ``sklearn.neural_network.MLPClassifier``."""
+        """The same network as a fitted ``sklearn.neural_network.MLPClassifier`` (one label per row; a
+        pipeline with scalers in front: ``fairnb.models.sklearn_mlp.white_box_sklearn``)."""
         if not hasattr(mlp, "coefs_"):
             raise TypeError(f"{type(mlp).__name__} is not a fitted MLPClassifier")
+        units = mlp.coefs_[-1].shape[1]
+        if mlp.out_activation_ == "logistic" and units > 1:
+            raise TypeError(f"this MLPClassifier is multi-label ({units} independent logistic outputs); fairnb "
+                            "tests classifiers with one label per row: fit it on a 1-d target")
         out = {"logistic": "sigmoid", "softmax": "softmax"}[mlp.out_activation_]
         return cls(mlp.coefs_, mlp.intercepts_, activation=mlp.activation, output=out)

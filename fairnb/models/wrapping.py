@@ -14,6 +14,7 @@ from .base import Model
 from .function import FunctionModel
 from .numpy_mlp import NumpyMLP
 from .sklearn import SklearnModel
+from .sklearn_mlp import white_box_sklearn
 
 
 def is_keras(model) -> bool:
@@ -22,7 +23,11 @@ def is_keras(model) -> bool:
 
 
 def wrap(model) -> Model:
-    """Return a fairnb model for ``model`` (a fairnb adapter, Keras model, sklearn classifier or callable).
+    """Return a fairnb model for ``model`` (a fairnb adapter, Keras model, ONNX Runtime session, sklearn
+    classifier or callable).
+
+    A scikit-learn ``MLPClassifier`` (alone, or behind affine scalers in a ``Pipeline``) becomes a white-box
+    :class:`NumpyMLP` with exact gradients; other scikit-learn classifiers are black boxes.
 
     A Keras model gets one adapter for its lifetime (its compiled graphs are reused by every search, so
     TensorFlow traces them once); each ``wrap`` re-reads its weights for the adapter's numpy twin, so a
@@ -41,6 +46,13 @@ def wrap(model) -> Model:
             object.__setattr__(model, "_fairnb_adapter", adapter)   # past Keras's attribute tracking
             return adapter
         return adapter.refresh()
+    if type(model).__module__.startswith("onnxruntime"):
+        from .onnx import OnnxModel
+
+        return OnnxModel(model)
+    white_box = white_box_sklearn(model)
+    if white_box is not None:
+        return white_box
     if hasattr(model, "predict_proba") or (hasattr(model, "predict") and hasattr(model, "fit")):
         if type(model).__module__.startswith("sklearn") or hasattr(model, "classes_"):
             return SklearnModel(model)
@@ -48,5 +60,5 @@ def wrap(model) -> Model:
         return model
     if callable(model):
         return FunctionModel(model)
-    raise TypeError(f"cannot use a {type(model).__name__} as a model: give a Keras model, a scikit-learn "
-                    "classifier, or a callable returning class probabilities")
+    raise TypeError(f"cannot use a {type(model).__name__} as a model: give a Keras model, an ONNX "
+                    "Runtime session, a scikit-learn classifier, or a callable returning class probabilities")
