@@ -504,7 +504,8 @@ class Search(Estimator):
         require_capabilities(self.name, domain, self.domain_needs)
         if self.needs_gradients and not supports_gradients(model):
             raise TypeError(f"{self.name} needs input gradients, which {model!r} does not provide; "
-                            "use a Keras or NumpyMLP model, or a black-box method such as 'maft'")
+                            "use a Keras model, an MLPClassifier (alone or after a scaler) or a NumpyMLP, or a "
+                            "black-box method such as 'maft'")
         if self.needs_activations and not supports_activations(model):
             raise TypeError(f"{self.name} needs hidden-layer activations, which {model!r} does not provide")
         other = [f"{f.name} ({f.kind})" for f in getattr(domain, "features", ()) if f.kind not in self.feature_kinds]
