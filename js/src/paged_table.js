@@ -128,7 +128,7 @@ export function pagedTable(model, options = {}) {
       }));
       input.value = current[col.name] ?? "";
       input.addEventListener("input", () => later(col.name, () => setFilter(col.name, input.value)));
-      filters.appendChild(h("th", { attrs: { "data-kind": col.kind } }, [input]));
+      filters.appendChild(h("th", { attrs: { "data-filter": col.name, "data-kind": col.kind } }, [input]));
     }
     head.append(names, filters);
     renderSortMarks();
