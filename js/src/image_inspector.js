@@ -20,7 +20,7 @@ import { nextSelection, pageCount } from "./pair_inspector.js";
  */
 
 export const PAGE_SIZES = [20, 40, 80, 160];
-/** columns of the grid before it is measured (and at most) */
+/** columns of the grid until it is measured; at most MAX_COLUMNS once it is */
 export const COLUMNS = 8;
 export const MAX_COLUMNS = 12;
 const GAP = 4;   // px between pairs: .fairnb-image-grid's gap
