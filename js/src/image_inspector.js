@@ -3,6 +3,7 @@
 // side by side. The kernel owns the images and sends one page of PNG thumbnails at a time (base64 text);
 // the front end only sets `page`, `page_size`, `sort_by`, `sort_descending` and `selected_ids`. Keyboard:
 // arrows move between pairs (and across pages), Enter or Space selects, PageUp/PageDown change page.
+// The grid has as many columns as its widest pair fits into the output area (it follows resizes).
 import { formatCount, h, pageSizeMenu, showPageSize } from "./dom.js";
 import { nextSelection, pageCount } from "./pair_inspector.js";
 
@@ -19,7 +20,10 @@ import { nextSelection, pageCount } from "./pair_inspector.js";
  */
 
 export const PAGE_SIZES = [20, 40, 80, 160];
+/** columns of the grid until it is measured; at most MAX_COLUMNS once it is */
 export const COLUMNS = 8;
+export const MAX_COLUMNS = 12;
+const GAP = 4;   // px between pairs: .fairnb-image-grid's gap
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 
 /**
@@ -38,10 +42,10 @@ export function pngSource(b64) {
  * @param {number} index
  * @param {string} key
  * @param {number} count
- * @param {number} [columns]
+ * @param {number} columns the grid's columns now (they follow its width)
  * @returns {{index: number, page: number} | null}
  */
-export function nextFocus(index, key, count, columns = COLUMNS) {
+export function nextFocus(index, key, count, columns) {
   const step = { ArrowRight: 1, ArrowLeft: -1, ArrowDown: columns, ArrowUp: -columns }[key];
   if (key === "Home") return { index: 0, page: 0 };
   if (key === "End") return { index: Math.max(0, count - 1), page: 0 };
@@ -52,6 +56,20 @@ export function nextFocus(index, key, count, columns = COLUMNS) {
   if (to >= count) return { index: 0, page: 1 };
   if (to < 0) return { index: -1, page: -1 };   // -1: the last cell of the previous page
   return { index: to, page: 0 };
+}
+
+/**
+ * How many columns of pairs fit `width` px: cells `cell` px wide with `gap` px between them (at least 1, at
+ * most `max`); `fallback` while nothing is measured (a hidden output, no layout engine).
+ * @param {number} width
+ * @param {number} cell
+ * @param {number} [gap]
+ * @param {number} [max]
+ * @param {number} [fallback]
+ */
+export function columnsFor(width, cell, gap = GAP, max = MAX_COLUMNS, fallback = COLUMNS) {
+  if (!(width > 0) || !(cell > 0)) return fallback;
+  return Math.max(1, Math.min(max, Math.floor((width + gap) / (cell + gap))));
 }
 
 /** The image a difference leads to: each heat map sits below it. */
@@ -90,7 +108,20 @@ function render({ model, el }) {
   const pageLabel = h("span", { className: "fairnb-page-label" });
   const size = pageSizeMenu(PAGE_SIZES);
   const detail = h("div", { className: "fairnb-detail fairnb-image-detail" });
-  grid.style.gridTemplateColumns = `repeat(${COLUMNS}, max-content)`;
+  let columns = 0;
+  /** @param {number} n */
+  const setColumns = (n) => {
+    if (n === columns) return;
+    columns = n;
+    grid.style.gridTemplateColumns = `repeat(${n}, max-content)`;
+    grid.setAttribute("data-columns", String(n));
+  };
+  setColumns(COLUMNS);
+  /** the columns that the widest pair allows in the grid's width (cells are as wide as their column) */
+  const fit = () => setColumns(columnsFor(grid.clientWidth,
+    Math.max(0, ...cellNodes().map((c) => c.getBoundingClientRect().width))));
+  const resize = typeof ResizeObserver === "undefined" ? null : new ResizeObserver(fit);
+  resize?.observe(grid);
 
   el.appendChild(h("div", { className: "fairnb-inspector fairnb-image-inspector" }, [
     h("div", { className: "fairnb-toolbar" }, [title, count, h("label", { text: "order: " }, [sort]), direction]),
@@ -139,7 +170,7 @@ function render({ model, el }) {
       else send({ selected_ids: [id] });
       return;
     }
-    const move = nextFocus(Math.max(0, at), e.key, cells.length);
+    const move = nextFocus(Math.max(0, at), e.key, cells.length, columns);
     if (!move) return;
     e.preventDefault();
     if (move.page === 0) cells[move.index]?.focus();
@@ -183,6 +214,7 @@ function render({ model, el }) {
     first.disabled = prev.disabled = page <= 0;
     next.disabled = last.disabled = page >= pages() - 1;
     showPageSize(size, model.get("page_size"));
+    fit();
     const cells = cellNodes();
     if (pendingFocus !== null && cells.length) {
       cells[pendingFocus < 0 ? cells.length - 1 : Math.min(pendingFocus, cells.length - 1)].focus();
@@ -244,7 +276,10 @@ function render({ model, el }) {
   renderToolbar();
   renderGrid();
   renderDetail();
-  return () => { for (const [e, fn] of handlers) model.off(e, fn); };
+  return () => {
+    resize?.disconnect();
+    for (const [e, fn] of handlers) model.off(e, fn);
+  };
 }
 
 export default { render };

@@ -120,7 +120,7 @@ export function pagedTable(model, options = {}) {
       sort.addEventListener("click", () => {
         send({ ...nextSort(model.get("sort_by"), model.get("sort_descending"), col.name), page: 0 });
       });
-      names.appendChild(h("th", { className: `fairnb-col-${col.kind}`, attrs: { "data-column": col.name } }, [sort]));
+      names.appendChild(h("th", { className: `fairnb-col-${col.kind}`, attrs: { "data-column": col.name, "data-kind": col.kind } }, [sort]));
       const input = /** @type {HTMLInputElement} */ (h("input", {
         className: "fairnb-filter",
         title: "text to match; on numbers also >0.5, <=3, =2 or 1..5",
@@ -128,7 +128,7 @@ export function pagedTable(model, options = {}) {
       }));
       input.value = current[col.name] ?? "";
       input.addEventListener("input", () => later(col.name, () => setFilter(col.name, input.value)));
-      filters.appendChild(h("th", {}, [input]));
+      filters.appendChild(h("th", { attrs: { "data-filter": col.name, "data-kind": col.kind } }, [input]));
     }
     head.append(names, filters);
     renderSortMarks();

@@ -101,7 +101,7 @@ function render({ model, el }) {
     label: (col) => (col.name === "text" ? "sentence" : col.name),
     cell: (row, col, j) => (col.name === "text"
       ? h("td", { className: "fairnb-col-text" }, [sentenceElement(row.tokens ?? [])])
-      : h("td", { className: `fairnb-col-${col.kind}`, text: row.cells[j] ?? "" })),
+      : h("td", { className: `fairnb-col-${col.kind}`, text: row.cells[j] ?? "", attrs: { "data-column": col.name } })),
   });
   const groupSelect = /** @type {HTMLSelectElement} */ (h("select", { className: "fairnb-text-group", title: "term group", attrs: { "aria-label": "term group" } }));
   const termSelect = /** @type {HTMLSelectElement} */ (h("select", { className: "fairnb-text-term", title: "sensitive term", attrs: { "aria-label": "sensitive term" } }));

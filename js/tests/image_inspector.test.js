@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
-import { beforeEach, describe, expect, it } from "vitest";
-import widget, { COLUMNS, heatColumn, nextFocus, pngSource } from "../src/image_inspector.js";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import widget, { COLUMNS, MAX_COLUMNS, columnsFor, heatColumn, nextFocus, pngSource } from "../src/image_inspector.js";
 import { EVIL, fakeModel } from "./fake_model.js";
 
 // a real 1 x 1 grey PNG
@@ -35,6 +35,7 @@ const DETAIL = {
 };
 
 let el;
+afterEach(() => vi.restoreAllMocks());
 beforeEach(() => {
   document.body.replaceChildren();
   el = document.createElement("div");
@@ -144,6 +145,22 @@ describe("keyboard", () => {
     expect(document.activeElement).toBe(cell(39));
   });
 
+  it("moves down by the columns that fit the grid's width", () => {
+    const model = fakeModel(state());
+    widget.render({ model, el });
+    expect(grid().getAttribute("data-columns")).toBe(String(COLUMNS));   // before layout
+    Object.defineProperty(grid(), "clientWidth", { value: 500, configurable: true });
+    vi.spyOn(HTMLElement.prototype, "getBoundingClientRect").mockReturnValue(/** @type {DOMRect} */ ({ width: 120 }));
+    model.receive({ cells: cells(0, 40, 1000), version: 1 });             // a page arrives: the grid measures itself
+    expect(grid().getAttribute("data-columns")).toBe("4");                 // (500 + 4) / (120 + 4)
+    expect(grid().style.gridTemplateColumns).toBe("repeat(4, max-content)");
+    cell(1).focus();
+    key("ArrowDown");
+    expect(document.activeElement).toBe(cell(5));
+    key("ArrowUp");
+    expect(document.activeElement).toBe(cell(1));
+  });
+
   it("stays on the first page at its start", () => {
     const model = fakeModel(state());
     widget.render({ model, el });
@@ -157,6 +174,17 @@ describe("keyboard", () => {
     expect(heatColumn(images, "senatt", 0)).toBe(1);
     expect(heatColumn(images, "bias", 1)).toBe(0);
     expect(heatColumn(images, "exact", 2)).toBe(2);
+  });
+
+  it("fits as many columns as the widest pair allows in the output area", () => {
+    expect(columnsFor(846, 120, 4)).toBe(6);             // JupyterLab's output area at a 1,280 px window
+    expect(columnsFor(1106, 120, 4)).toBe(8);            // Notebook 7's
+    expect(columnsFor(124 * 7 - 4, 120, 4)).toBe(7);     // exactly seven cells and their six gaps
+    expect(columnsFor(124 * 7 - 5, 120, 4)).toBe(6);
+    expect(columnsFor(80, 120, 4)).toBe(1);              // never fewer than one
+    expect(columnsFor(10000, 120, 4)).toBe(MAX_COLUMNS);
+    expect(columnsFor(0, 120, 4)).toBe(COLUMNS);         // not laid out (a hidden output): the default
+    expect(columnsFor(846, 0, 4)).toBe(COLUMNS);
   });
 
   it("computes the next focus", () => {

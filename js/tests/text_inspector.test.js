@@ -124,6 +124,18 @@ describe("text inspector list", () => {
     expect(model.sent.at(-1)).toEqual({ selected_ids: [3] });
   });
 
+  it("marks each header and filter cell with its column's kind and name (a narrow output hides meta and group)", () => {
+    widget.render({ model: fakeModel(state()), el });
+    const meta = ["substitutions", "phase", "seed"];
+    const kinds = (row) => [...el.querySelectorAll(`thead tr${row} th`)].map((th) => th.getAttribute("data-kind"));
+    expect(kinds(":first-child")).toEqual(COLUMNS.map((c) => c.kind));
+    expect(kinds(".fairnb-filter-row")).toEqual(COLUMNS.map((c) => c.kind));
+    expect(COLUMNS.filter((c) => c.kind === "meta").map((c) => c.name)).toEqual(meta);
+    expect([...el.querySelectorAll("tbody tr:first-child td.fairnb-col-meta")].map((td) => td.textContent)).toEqual(["1", "local", "7"]);
+    expect(el.querySelector('tbody tr:first-child td[data-column="group"]').textContent).toBe("religion");
+    expect(el.querySelectorAll('thead th[data-column="group"], thead th[data-filter="group"]')).toHaveLength(2);
+  });
+
   it("removes its listeners on cleanup", () => {
     const model = fakeModel(state());
     widget.render({ model, el })();
