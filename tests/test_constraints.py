@@ -14,7 +14,7 @@ from fairnb.text import Vocabulary
 from image_checks import domain as image_domain, seed_images
 
 WORDS = ["my", "the", "neighbour", "cook", "is", "was", "kind", "very", "african", "american", "muslim", "christians",
-         "black", "white"]
+         "black", "white", "jew"]
 
 
 @pytest.fixture(scope="module")
@@ -31,8 +31,11 @@ def test_a_race_search_may_not_bring_in_or_take_out_another_identity_term(race):
     seed = _texts(race, "my black neighbour is kind", "my black christians is kind", "the black muslim was kind",
                   "the black muslim was kind")
     X = _texts(race, "my black neighbour was kind", "my black muslim is kind", "the black muslim is kind",
-               "the black cook was kind")          # "christians" is in no list; "muslim" comes in, stays, goes
+               "the black cook was kind")          # "muslim" comes in, stays, goes
     assert SameIdentityTerms().allowed(race, X, seed).tolist() == [True, False, True, False]
+    jew = race.validate(["my black neighbour is kind"]).copy()
+    jew[0, 2] = race.vocab.id("jew")                           # in no paper's list, but an identity noun
+    assert not SameIdentityTerms().allowed(race, jew, seed[:1]).any()
     own = SameIdentityTerms(extra=("kind",))                  # the user's own terms count too
     assert own.allowed(race, _texts(race, "my black neighbour is very"), seed[:1]).tolist() == [False]
 

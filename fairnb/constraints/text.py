@@ -2,8 +2,9 @@
 identity, with a few words changed (issue "findings that mean something"; ADF digest §7.2 items 2 and 8).
 
 * ``SameIdentityTerms``: no substitution introduces or removes a term of *any* identity group the domain
-  knows (the built-in ADF and TestSGD lists, the domain's groups, and ``extra`` terms), so a race search
-  never turns "christians" into "muslim";
+  knows (the built-in ADF and TestSGD lists with their plurals, ``IDENTITY_NOUNS`` that the lists lack, the
+  domain's groups, and ``extra`` terms), so a race search never turns "christians" into "muslim", nor "liar"
+  into "jew";
 * ``SameTokens``: the text reads back as the same tokens (string -> ids), so "african" placed before
   "american" (which the tokenizer joins into the one term "african american") is refused;
 * ``MaxWordsChanged``: at most ``n`` words differ from the seed.
@@ -28,6 +29,27 @@ import numpy as np
 from .base import Constraint
 
 
+# identity nouns the papers' term lists lack, which GloVe neighbours propose (a religion search's substitution
+# chains reached "jew" from "traitor"); plurals of every listed term are added by ``identity_terms``
+IDENTITY_NOUNS = ("jew", "arab", "hindu", "hindus", "sikhs", "christians", "muslims", "jews", "arabs", "atheists",
+                  "buddhists", "catholics", "protestants", "gays", "lesbians", "blacks", "whites", "asians",
+                  "immigrant", "immigrants", "foreigner", "foreigners")
+
+
+def identity_terms(terms) -> set[str]:
+    """``terms`` with their plain plurals (+s, +es) and ``IDENTITY_NOUNS``.
+
+    >>> sorted(identity_terms(["muslim", "jewish"]))[:4]
+    ['arab', 'arabs', 'asians', 'atheists']
+    >>> {"muslim", "muslims", "jew"} <= identity_terms(["muslim"])
+    True
+    """
+    out = set(IDENTITY_NOUNS)
+    for term in terms:
+        out |= {term, term + "s", term + "es"}
+    return out
+
+
 class SameIdentityTerms(Constraint):
     """Every identity term of the seed stays where it is, and no other appears (see the module docstring)."""
 
@@ -40,7 +62,7 @@ class SameIdentityTerms(Constraint):
         return "no substitution adds or removes an identity term of any group (race, religion, gender, ...)"
 
     def _identity_ids(self, domain) -> np.ndarray:
-        terms = [*domain.tokenizer.terms, *self.extra]
+        terms = identity_terms([*domain.tokenizer.terms, *self.extra])
         return np.array(sorted({domain.vocab.id(t) for t in terms if t in domain.vocab}), dtype=np.int64)
 
     def allowed(self, domain, X, seeds, counterparts=None) -> np.ndarray:
