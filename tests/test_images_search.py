@@ -178,7 +178,8 @@ def test_retraining_with_image_pairs_adds_them_as_faces_and_measures_the_detecto
     faces = train[data.y[train] == 1]
     found = get_method("adf_image")(random_state=0).run(model, domain(), seeds=data.X[faces])
     assert len(found) > 0
-    retrainer = fairnb.mitigation.Retrainer(augment="pair", epochs=5, random_state=0).fit(model, found, data)
+    retrainer = fairnb.mitigation.Retrainer(augment="pair", epochs=5, random_state=0, repeats=1, control=False).fit(
+        model, found, data)
     X_add, y_add = retrainer.samples_["adf_image"][0]
     assert np.array_equal(X_add, np.concatenate([found.inputs, found.counterparts])) and (y_add == 1).all()
     frame = retrainer.report_.frame.set_index("measure")
