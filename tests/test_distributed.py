@@ -112,7 +112,9 @@ def test_sharded_runs_are_reproducible_and_merged_without_duplicates(client, syn
 @pytest.mark.parametrize("method", ["random", "adf"])
 def test_live_counters_never_decrease_and_end_at_the_merged_counts(client, synthetic, biased_model, method):
     # the shards find many of the same inputs (a small domain): a sum of their counts would overshoot
-    params = {"random": {"n_samples": 60_000, "batch_size": 500}, "adf": {"n_seeds": 60, "n_local": 300}}[method]
+    # and run long enough for several progress messages (shards report at most 10 a second; 60,000 random inputs
+    # took 0.15 s on a quiet machine, one message)
+    params = {"random": {"n_samples": 600_000, "batch_size": 500}, "adf": {"n_seeds": 60, "n_local": 300}}[method]
     search = fairnb.search.get_method(method)(random_state=0, progress=False, **params)
     events = []
     result = search.run(biased_model, synthetic.domain, synthetic.X, client=client, n_shards=2,
