@@ -89,7 +89,7 @@ $(VENV)/.docs: pyproject.toml $(VENV)/.all
 docs: $(VENV)/.docs fairnb/static/.built
 	rm -rf build/docs-src build/docs-html build/jupyter_execute
 	mkdir -p build/docs-src/tutorials
-	cp -r docs/*.py docs/*.md docs/images README.md build/docs-src/    # images: the README's screenshots
+	cp -r docs/*.py docs/*.md docs/images docs/methods README.md build/docs-src/    # images: the README's screenshots; methods: the digests of the methods fairnb adds
 	cp notebooks/0*.ipynb build/docs-src/tutorials/
 	cd build/docs-src && FAIRNB_SMOKE=1 FAIRNB_DOWNLOAD=0 FAIRNB_DATA=$${FAIRNB_DATA:-$(SHARED)/data} \
 	  FAIRNB_MODELS=$${FAIRNB_MODELS:-$(SHARED)/models} TF_CPP_MIN_LOG_LEVEL=2 \
