@@ -62,8 +62,13 @@ class SameIdentityTerms(Constraint):
         return "no substitution adds or removes an identity term of any group (race, religion, gender, ...)"
 
     def _identity_ids(self, domain) -> np.ndarray:
-        terms = identity_terms([*domain.tokenizer.terms, *self.extra])
-        return np.array(sorted({domain.vocab.id(t) for t in terms if t in domain.vocab}), dtype=np.int64)
+        """The vocabulary ids of every identity term, computed once per domain (this runs on every batch)."""
+        cached = getattr(self, "_ids", None)
+        if cached is None or cached[0] != id(domain):      # the id, not the domain: a search's parameters pickle
+            terms = identity_terms([*domain.tokenizer.terms, *self.extra])
+            self._ids = (id(domain), np.array(sorted({domain.vocab.id(t) for t in terms if t in domain.vocab}),
+                                          dtype=np.int64))
+        return self._ids[1]
 
     def allowed(self, domain, X, seeds, counterparts=None) -> np.ndarray:
         if seeds is None:

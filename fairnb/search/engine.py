@@ -284,7 +284,6 @@ class Engine:
             return verdict
         if self._refused is None:
             self._refused = UniqueCounter(self.oracle.domain, "eidig")
-            r.tally(rejected_idis=Distinct(self._refused))
         self._refused.add(X[~keep])
         r.tally(rejected_idis=Distinct(self._refused))
         discriminatory = verdict.discriminatory.copy()
