@@ -44,7 +44,7 @@ import warnings
 import numpy as np
 
 from ..counting import UniqueCounter, first_occurrences
-from ..results import Count
+from ..results import Count, Distinct
 from ..results.tallies import merge_tallies
 
 DOMAIN_DRAWS = 4        # domain samples of a round's size tried before the domain counts as spent
@@ -149,13 +149,22 @@ class _Tallied:
         self.tallies = tallies
 
 
+def _compact(tally):
+    """A merged ``Distinct`` with each key once (the rounds' keys overlap; later rounds merge into it again)."""
+    if isinstance(tally, Distinct):
+        rows = tally.rows()
+        return Distinct(rows[first_occurrences(rows)] if isinstance(rows, np.ndarray) else list(dict.fromkeys(rows)))
+    return tally
+
+
 def _merge_round(result, earlier: dict) -> None:
     """The round's tallies merged into the run's ``earlier`` ones, by their rules; a finding the rules keep
     per shard is the latest round's."""
     with warnings.catch_warnings():          # a Same the rounds disagree on: the latest round's
         warnings.simplefilter("ignore", RuntimeWarning)
         merged = merge_tallies([_Tallied(earlier), result])
-    merged = {**{k: t for k, t in result.tallies.items() if k not in merged}, **merged}
+    merged = {**{k: t for k, t in result.tallies.items() if k not in merged},
+              **{k: _compact(t) for k, t in merged.items()}}
     result.tally(**{k: t for k, t in merged.items() if not t.derived})
     result.tally(**{k: t for k, t in merged.items() if t.derived})
 
