@@ -389,9 +389,10 @@ class Search(Estimator):
     search that has searched its seeds draws fresh ones (from the seed inputs, then from the domain) and
     goes on until a budget is reached (``fairnb.search.seed_rounds``). ``max_time=float("inf")`` is allowed
     and means no time limit: a search with no other budget and no natural end (e.g.
-    ``RandomSearch(n_samples=None)``, a seeded search with fresh seeds) then runs until ``stop()`` or Ctrl-C. Every parameter is checked when the search runs, against the class's
-    ``_parameter_constraints`` (``fairnb.params``): a value it does not allow (NaN, 0.5 of a batch, an
-    unknown option) raises ``ValueError`` naming the parameter and what it allows.
+    ``RandomSearch(n_samples=None)``, a seeded search with fresh seeds) then runs until ``stop()`` or Ctrl-C.
+    Every parameter is checked when the search runs, against the class's ``_parameter_constraints``
+    (``fairnb.params``): a value it does not allow (NaN, 0.5 of a batch, an unknown option) raises
+    ``ValueError`` naming the parameter and what it allows.
     ``random_state`` makes the search deterministic; ``progress`` is ``None`` (a live panel in a
     notebook, nothing elsewhere), ``True`` (a panel in a notebook, a tqdm bar elsewhere) or ``False``.
     ``constraints`` (``fairnb.constraints``): ``"default"`` (the domain's: e.g. a text keeps its identity
