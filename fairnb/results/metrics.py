@@ -48,8 +48,44 @@ def unique_pairs(domain, X, C) -> int:
     """Distinct unordered pairs ``{X[i], C[i]}`` (a pair and its reverse count once)."""
     if not len(X):
         return 0
+    if is_gridded(domain):
+        lower, sizes = np.asarray(domain.lower, float), np.asarray(domain.upper, float) - domain.lower + 1
+        a, b = _row_codes(np.asarray(X) - lower, sizes), _row_codes(np.asarray(C) - lower, sizes)
+        if a is not None:
+            return _distinct_count(np.sort(np.column_stack([a, b]), axis=1))
     a, b = hashable_keys(domain.key(X, "eidig")), hashable_keys(domain.key(C, "eidig"))
     return len({(p, q) if p <= q else (q, p) for p, q in zip(a, b)})
+
+
+def _row_codes(M, sizes) -> np.ndarray | None:
+    """One int64 per row of ``M`` (non-negative integers below ``sizes`` per column, in mixed radix), or None
+    when the codes would not fit in an int64 (then rows are compared as rows).
+
+    >>> _row_codes(np.array([[0, 1], [2, 3]]), np.array([3, 4])).tolist()
+    [1, 11]
+    """
+    sizes = np.asarray(sizes, dtype=float)
+    if np.log2(np.maximum(sizes, 1)).sum() >= 62:
+        return None
+    place = np.ones(len(sizes), dtype=np.int64)          # the product of the sizes of the columns after each
+    place[:-1] = np.cumprod(sizes[::-1].astype(np.int64))[::-1][1:]
+    return np.rint(np.asarray(M, dtype=float)).astype(np.int64) @ place
+
+
+def _distinct_count(M) -> int:
+    """How many distinct rows the integer matrix ``M`` has (sorted, not hashed: fast for many rows)."""
+    if not len(M):
+        return 0
+    M = M[np.lexsort(M.T[::-1])]
+    return 1 + int(np.count_nonzero((np.diff(M, axis=0) != 0).any(axis=1)))
+
+
+def _distinct_rows(M, sizes) -> np.ndarray:
+    """The distinct rows of the integer matrix ``M`` (values below ``sizes`` per column)."""
+    codes = _row_codes(M, sizes)
+    if codes is None:
+        return np.unique(M, axis=0)
+    return M[np.unique(codes, return_index=True)[1]]
 
 
 def is_gridded(domain) -> bool:
@@ -83,7 +119,7 @@ def coverage(domain, X, k: int) -> int:
     """Distinct grid cells (``grid_cells``) that the inputs ``X`` occupy."""
     if not len(X):
         return 0
-    return len(np.unique(grid_cells(domain, X, k), axis=0))
+    return len(_distinct_rows(grid_cells(domain, X, k), _grid(domain, k)[3]))
 
 
 def coverage_cells(domain, k: int) -> float:
@@ -107,13 +143,12 @@ def diversity_distance(domain, X) -> float:
     >>> diversity_distance(dom, [[0, 0], [0, 2], [1, 4]])     # |0-2| + |0-4| + |2-4| = 8 over 3 pairs, range 4
     0.6666666666666666
     """
-    cols = np.asarray(domain.non_protected, dtype=int)
-    X = np.asarray(X, dtype=float).reshape(-1, len(domain.lower))[:, cols]
-    X = np.unique(X, axis=0)
+    cols, lower, values, _ = _grid(domain, 1)
+    X = _distinct_rows(np.asarray(X, dtype=float).reshape(-1, len(domain.lower))[:, cols] - lower, values)
     n = len(X)
     if n < 2 or not len(cols):
         return 0.0
-    span = (np.asarray(domain.upper, dtype=float) - np.asarray(domain.lower, dtype=float))[cols]
+    span = values - 1
     weights = 2 * np.arange(n) - n + 1
     total = weights @ np.sort(X, axis=0)               # per feature: the sum over all pairs of |difference|
     per_feature = np.divide(total, span, out=np.zeros_like(total), where=span > 0)
