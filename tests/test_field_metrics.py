@@ -65,6 +65,9 @@ def test_a_real_search_summary_holds_them_and_a_saved_result_keeps_them(tmp_path
     assert table.loc["eidig", "precision"] == s["precision"]
     assert table.loc["eidig", "coverage (4 bins)"] == s["coverage_4"]
     assert "precision (discriminatory pairs per candidate checked)" in r._repr_html_()
+    from fairnb.widgets import PairInspector
+
+    assert f"coverage {s['coverage_2']:,} cells (2 bins)" in PairInspector(r).title
 
 
 def test_text_results_have_precision_but_no_grid():
