@@ -7,11 +7,11 @@ unique IDIs found, the success rate, IDIs per second, elapsed time, the phase an
 IDIs over time.
 
 The Stop button sets ``stop_requested``; the panel then calls ``search.stop()`` and the search ends
-after its current batch, keeping every pair found. A click can only reach the kernel while no cell
-is running or while the cell waits in ``run.wait()`` (which handles widget messages), so the button
-works for searches started with ``search.start(...)`` (a background thread), "Run All" included; for
-a blocking ``search.run(...)`` the panel says to interrupt the kernel instead, which also keeps
-every pair.
+after its current batch, keeping every pair found. The click reaches the kernel while no cell is
+running (``search.start(...)``: a background thread) and while a cell blocks in ``search.run(...)`` or
+``run.wait()``, which handle widget messages meanwhile (``fairnb.search.kernel_messages``; the kernel
+reads "busy" then), "Run All" included. Where the kernel cannot handle them early (ipykernel before 7)
+the panel says to interrupt the kernel instead, which also keeps every pair.
 
 Example
 -------
@@ -42,7 +42,7 @@ class ProgressPanel(FairnbWidget):
     Parameters
     ----------
     search : the ``Search`` to stop when the button is pressed (may be None).
-    stoppable : True when the search runs in the background, so the button can be used.
+    stoppable : True when a click can reach the search (see above), so the button is offered.
     min_interval : seconds between two updates sent to the browser.
     max_points : the most (elapsed, found) samples kept for the chart.
     """
