@@ -48,6 +48,7 @@ class ProgressPanel(FairnbWidget):
     """
 
     _esm = STATIC / "progress_panel.js"
+    _glossary_keys = ("tried", "found", "success_rate", "idis_per_s", "elapsed_s", "phase", "preparing")
 
     method = traitlets.Unicode("").tag(sync=True)
     status = traitlets.Unicode("waiting").tag(sync=True)
@@ -93,12 +94,12 @@ class ProgressPanel(FairnbWidget):
 
     def static_html(self) -> str:
         """The panel's numbers as a plain table (for exported notebooks)."""
-        rows = [("status", self.ending or self.status), ("tried", summaries.fmt_count(self.tried)),
-                ("found (unique)", summaries.fmt_count(self.found)),
-                ("success rate", summaries.fmt_share(self.success_rate)),
-                ("elapsed", summaries.fmt_seconds(self.elapsed))]
-        cells = "".join(f"<tr><th style='text-align:left'>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>"
-                        for k, v in rows)
+        rows = [("status", "status", self.ending or self.status), ("tried", "tried", summaries.fmt_count(self.tried)),
+                ("found", "found (unique)", summaries.fmt_count(self.found)),
+                ("success_rate", "success rate", summaries.fmt_share(self.success_rate)),
+                ("elapsed_s", "elapsed", summaries.fmt_seconds(self.elapsed))]
+        cells = "".join(f"<tr><th style='text-align:left'>{summaries.term_html(key, k)}</th><td>{html.escape(v)}</td></tr>"
+                        for key, k, v in rows)
         return f"<div class='fairnb-progress-static'><b>fairnb · {html.escape(self.method or 'search')}</b><table>{cells}</table></div>"
 
     def stop(self):

@@ -4,7 +4,7 @@
 // and free text, and a detail view (saliency per token, the substitution chain, the validity metrics).
 // The kernel filters, sorts and sends one page at a time; the front end only sets `page`, `page_size`,
 // `sort_by`, `sort_descending`, `filters` and `selected_ids`. Every string is written with textContent.
-import { formatCount, formatPercent, h } from "./dom.js";
+import { formatCount, formatPercent, glossaryTerm, h } from "./dom.js";
 import { pagedTable } from "./paged_table.js";
 import "./text_inspector.css";
 
@@ -152,7 +152,7 @@ function render({ model, el }) {
   function renderRates() {
     const all = model.get("term_rates") ?? [];
     const current = (model.get("filters") ?? {}).term?.replace(/^=/, "");
-    rates.replaceChildren(h("span", { className: "fairnb-text-rates-title", text: "Discrimination rate per term:" }),
+    rates.replaceChildren(glossaryTerm(model, "discrimination_rate", "Discrimination rate per term:", "fairnb-text-rates-title"),
       ...all.slice(0, MAX_RATES).map((r) => {
         const share = typeof r.rate === "number" ? Math.max(0, Math.min(1, r.rate)) : 0;
         const chip = h("button", {
@@ -225,7 +225,8 @@ function render({ model, el }) {
     const validity = d.validity ?? [];
     if (validity.length) {
       parts.push(h("table", { className: "fairnb-detail-table fairnb-text-validity" }, [
-        h("thead", {}, [h("tr", {}, [h("th", { text: "validity vs the seed" }), h("th", { text: "value" })])]),
+        h("thead", {}, [h("tr", {}, [h("th", {}, [glossaryTerm(model, "validity", "validity vs the seed")]),
+          h("th", { text: "value" })])]),
         h("tbody", {}, validity.map((v) => h("tr", {}, [h("th", { text: v.name }), h("td", { text: v.value })]))),
       ]));
     }

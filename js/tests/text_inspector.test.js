@@ -218,3 +218,15 @@ describe("helpers", () => {
     expect(rateText({ term: "x", group: "g", pairs: 1, seeds: null, seeds_found: null, rate: null })).toBe("");
   });
 });
+
+describe("glossary links", () => {
+  it("links the summary band's 'discrimination rate' to its glossary entry", () => {
+    const glossary = { discrimination_rate: { tip: EVIL, href: "https://example.org/g.md#discrimination-rate" } };
+    widget.render({ model: fakeModel(state({ glossary })), el });
+    const band = el.querySelector(".fairnb-text-rates");
+    const title = band.querySelector(".fairnb-text-rates-title");
+    expect(title.getAttribute("title")).toBe(EVIL);
+    expect(band.querySelector("a.fairnb-glossary-link").getAttribute("href")).toBe(glossary.discrimination_rate.href);
+    expect(el.querySelectorAll("img").length).toBe(0);
+  });
+});
