@@ -1,5 +1,5 @@
 """`make screenshots`: the widgets as the tutorials show them, in JupyterLab at a 1,280 x 800 window, cropped to
-each widget and written to docs/images/*.png (README.md shows the three inspectors).
+each widget and written to docs/images/*.png (README.md shows them all).
 
 Not a test (pytest collects it only when named: ``pytest tests/browser/screenshots.py``). Each tutorial runs
 up to its inspector cell in smoke mode (``FAIRNB_SMOKE=1``, set by the make target: small budgets, so its numbers
