@@ -31,6 +31,7 @@ def kernel(tmp_path):
     client.wait_for_ready(timeout=60)
     reply = client.execute_interactive(SETUP, timeout=120)
     assert reply["content"]["status"] == "ok", reply["content"]
+    client.manager = manager
     yield client
     client.stop_channels()
     manager.shutdown_kernel(now=True)
@@ -50,14 +51,14 @@ def _messages(client, parent_id, until: float):
             return
 
 
-@pytest.mark.parametrize("start", ["run", "start_wait"])
-def test_a_blocking_search_says_busy_and_hears_stop(kernel, start):
+@pytest.mark.parametrize("start, end", [("run", "stop"), ("start_wait", "stop"), ("run", "interrupt")])
+def test_a_blocking_search_says_busy_and_hears_stop(kernel, start, end):
     call = {"run": "result = search.run(model, data.domain)",
             "start_wait": "result = search.start(model, data.domain).wait()"}[start]
     code = ("search = RandomSearch(n_samples=None, max_time=120, batch_size=100, random_state=0)\n"
             f"{call}\nprint('ended', result.status, result.count())")
     cell = kernel.execute(code)
-    busy, panel, stop_sent, out = 0, None, False, ""
+    busy, panel, ended, out = 0, None, False, ""
     for msg in _messages(kernel, cell, time.monotonic() + 100):
         kind, content = msg["msg_type"], msg["content"]
         if kind == "comm_open" and "stop_requested" in content["data"].get("state", {}):
@@ -67,11 +68,15 @@ def test_a_blocking_search_says_busy_and_hears_stop(kernel, start):
             busy += 1
         elif kind == "stream":
             out += content["text"]
-        if panel is not None and busy >= 4 and not stop_sent:      # the cell has said "busy" again, twice a second
-            kernel.shell_channel.send(kernel.session.msg("comm_msg", {
-                "comm_id": panel, "data": {"method": "update", "state": {"stop_requested": True}, "buffer_paths": []}}))
-            stop_sent = True
-    assert stop_sent, f"the kernel said 'busy' {busy} time(s) while the search ran (panel: {panel})"
+        if panel is not None and busy >= 4 and not ended:          # the cell has said "busy" again, twice a second
+            if end == "stop":                                      # a Stop click, on the main shell
+                kernel.shell_channel.send(kernel.session.msg("comm_msg", {"comm_id": panel, "data": {
+                    "method": "update", "state": {"stop_requested": True}, "buffer_paths": []}}))
+            else:                                                  # the notebook's "interrupt the kernel"
+                kernel.manager.interrupt_kernel()
+            ended = True
+    assert ended, f"the kernel said 'busy' {busy} time(s) while the search ran (panel: {panel})"
     words = out.split()
-    assert words[:2] == ["ended", "stopped"], out           # the Stop ended it, well before its 120 s budget
+    # it ended well before its 120 s budget, as asked
+    assert words[:2] == ["ended", {"stop": "stopped", "interrupt": "interrupted"}[end]], out
     assert int(words[2]) > 0                                 # the pairs found are kept

@@ -27,6 +27,8 @@ import threading
 from contextlib import contextmanager
 from time import monotonic
 
+from ..interrupts import deferred_interrupts
+
 BUSY_EVERY = 0.5     # seconds between two re-announcements of "busy"
 
 
@@ -61,8 +63,9 @@ def busy_while_blocking(every: float = BUSY_EVERY):
     try:
         yield
     finally:
-        done.set()
-        beacon.join()    # its last "busy" goes out before the cell's "idle"
+        with deferred_interrupts(reraise=False):   # a second Ctrl-C here must not lose the search's Result
+            done.set()
+            beacon.join()    # its last "busy" goes out before the cell's "idle"
 
 
 class CommPump:
