@@ -11,6 +11,8 @@ import pytest
 from .conftest import APPS
 
 WINDOW = {"width": 1280, "height": 800}
+# the kernel's status in the front end's model, which JupyterLab's status bar ("Python 3 (ipykernel) | Busy") and
+# Notebook 7's kernel indicator show (the toolbar's execution indicator counts cells and read "busy" before the fix too)
 KERNEL_STATUS = "() => window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.status"
 SETUP = """
 import os, time, ipywidgets, fairnb
@@ -30,8 +32,10 @@ class SlowToPrepare:
 """
 
 
-def _busy(page):
+def _busy(page, app):
     page.wait_for_function(f"({KERNEL_STATUS})() === 'busy'", timeout=10_000)
+    if app == "lab":
+        page.locator(".jp-StatusBar-TextItem", has_text="| Busy").wait_for(timeout=10_000)
 
 
 @pytest.mark.parametrize("app", APPS)
@@ -48,12 +52,12 @@ def test_a_search_cell_keeps_the_kernel_busy_and_stop_ends_it(page, run_notebook
     page.wait_for_function("el => el.dataset.status === 'preparing'", arg=panel.element_handle(), timeout=120_000)
     assert "preparing the model" in panel.locator(".fairnb-progress-status").text_content()
     page.wait_for_timeout(1_500)       # the front end has opened its widget subshell meanwhile
-    _busy(page)
+    _busy(page, app)
     go.touch()                         # the warm-up ends; the search starts
     tried = panel.locator('[data-stat="tried"]')
     page.wait_for_function("el => Number(el.textContent.replace(/,/g, '')) > 0", arg=tried.element_handle())
     assert panel.get_attribute("data-status") == "running"
-    _busy(page)
+    _busy(page, app)
     stop = panel.locator("button.fairnb-stop")
     assert stop.is_enabled()           # offered: the cell hears it
     stop.click()
