@@ -138,6 +138,11 @@ TERMS = {
                                                    "reached a pair, with its 95 % interval."),
     "validity": ("Validity: L0, L2, Jaccard, BLEU, similarity", "How far a generated text is from its seed: words "
                                                                 "changed, vector distance, shared words."),
+    "saliency": ("Saliency", "How much each word matters to the decision: the gradient's size at the word."),
+    "position": ("Token position", "The word's place in the text, counted from 0."),
+    "candidate_score": ("Substitution, candidate and candidate score", "Each candidate is one of the word's "
+                                                                       "nearest neighbours; its score is how much "
+                                                                       "the method expects it to help."),
     "senatt": ("Δ_senatt and Δ_bias", "Δ_senatt: the attribute flip made to the face (the counterpart)."),
     "bias": ("Δ_senatt and Δ_bias", "Δ_bias: the small change the search made to the seed face (the input)."),
     "exact": (_FLIP, "The face re-rendered with the other attribute value (ExactFlip), for comparison."),

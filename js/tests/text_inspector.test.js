@@ -172,6 +172,21 @@ describe("text pair detail", () => {
       .toEqual(["L0 (tokens changed from the seed)1", "BLEU-4 (vs the seed)0.669"]);
   });
 
+  it("links the detail view's jargon (saliency, token position, candidate scores) to the glossary", () => {
+    const entry = (k) => ({ tip: `about ${k}`, href: `https://example.org/g.md#${k}` });
+    const glossary = Object.fromEntries(["saliency", "position", "candidate_score", "phase"].map((k) => [k, entry(k)]));
+    const model = fakeModel(state({ glossary }));
+    widget.render({ model, el });
+    model.receive({ selected_ids: [3], detail });
+    const link = (root) => root.querySelector("a.fairnb-glossary-link")?.getAttribute("href");
+    expect(link(el.querySelector(".fairnb-text-aligned"))).toBe(glossary.saliency.href);
+    const heads = [...el.querySelectorAll(".fairnb-text-chain thead th")];
+    expect(heads.map((th) => th.firstChild.firstChild.textContent))
+      .toEqual(["step", "phase", "iteration", "position", "old → new", "candidates (score)"]);
+    expect(heads.map(link)).toEqual([undefined, glossary.phase.href, undefined, glossary.position.href, undefined,
+      glossary.candidate_score.href]);
+  });
+
   it("says so when a pair has no chain", () => {
     const model = fakeModel(state());
     widget.render({ model, el });
