@@ -75,6 +75,10 @@ def test_screenshot(page, run_notebook, tutorial, marker, instead):
         widget.locator(".fairnb-detail-summary").wait_for(timeout=LONG)
         _shoot(page, widget, "pair_inspector")
     elif tutorial.startswith("04"):
+        comparison = page.locator(".fairnb-comparison").first      # fairnb.compare(results), above the inspector
+        comparison.wait_for(timeout=LONG)
+        _loaded(page, comparison)
+        _shoot(page, comparison, "compare")
         widget = page.locator(".fairnb-text-inspector")
         rows = widget.locator("tbody tr.fairnb-row")
         rows.first.wait_for(timeout=LONG)
