@@ -75,6 +75,89 @@ LABELS = {
     "share_ci_high": "  95 % interval, high",
     "test_cases_generated": "test cases generated (SG)",
 }
+# where the docs site's glossary lives (docs/glossary.md; its headings are anchors on GitHub and on the site)
+GLOSSARY_URL = "https://github.com/fairnb/fairnb/blob/main/docs/glossary.md"
+_SPEED, _UNIQUE, _PHASES = "Candidates, hits and speed", "Unique-IDI counting conventions", "Global phase / local phase"
+_NATURAL, _TEXT, _FLIP = "Natural rate", "raw_idis, global_idis, local_idis", "Attribute flip, f_sa"
+_FIELD = "The field's metrics: pairs, precision, coverage, diversity"
+# every labelled key (and the widgets' own words): its glossary entry (a heading there) and a one-line definition
+TERMS = {
+    "method": ("Black box / white box", "The search strategy: black-box methods read only the model's outputs, "
+                                        "white-box ones also its gradients or neurons."),
+    "status": (_SPEED, "Why the search ended: it completed, reached a budget, or was stopped."),
+    "protected": ("Protected attribute", "The features the decision should not depend on; a pair changes only them."),
+    "natural_rate": (_NATURAL, "The share of seeds discriminatory before any change; compare it with a fair model's."),
+    "natural_low": (_NATURAL, "The low end of the natural rate's 95 % interval."),
+    "natural_high": (_NATURAL, "The high end of the natural rate's 95 % interval."),
+    "natural_n": (_NATURAL, "How many seeds were checked as they are."),
+    "material_idis": ("Immaterial pair", "Discriminatory inputs whose probability moves by at least 0.1 between "
+                                         "the two sides of the pair."),
+    "unique_idis_eidig": (_UNIQUE, "Discriminatory inputs counted once per distinct full input (EIDIG's count)."),
+    "unique_idis_adf": (_UNIQUE, "Discriminatory inputs counted once per input without its protected attributes "
+                                "(ADF's count)."),
+    "tried": (_SPEED, "Candidates the model was asked about, each with its counterpart."),
+    "hits": (_SPEED, "Discriminatory candidates, repeats included."),
+    "success_rate": ("Success rate", "Hits divided by candidates checked."),
+    "elapsed_s": (_SPEED, "The search's own clock; it starts after the model's first call."),
+    "idis_per_s": (_SPEED, "Unique discriminatory inputs found per second of search."),
+    "time_to_first_s": (_SPEED, "Seconds until the first discriminatory input."),
+    "time_to_1000_s": (_SPEED, "Seconds until 1,000 unique discriminatory inputs."),
+    "near_threshold": ("near_threshold", "Pairs whose output is within a millionth of the decision threshold: "
+                                         "rounding could decide them."),
+    "immaterial_pairs": ("Immaterial pair", "Pairs whose two probabilities differ by less than 0.1: boundary noise, "
+                                            "counted apart."),
+    "rejected_idis": ("Constraint", "Discriminatory inputs a constraint refused; never reported as pairs."),
+    "constraints": ("Constraint", "The rules every reported pair keeps (same identity terms, few changed words, "
+                                  "a small pixel change)."),
+    "natural_idis": (_NATURAL, "Seeds that are discriminatory as they are, before any change."),
+    "seeds_used": ("Seed", "The starting inputs the search began from."),
+    "skipped_seeds": ("Seed", "Seeds not searched: no protected term, an attribute flip that failed, or no time left."),
+    "generated": ("GSR (generation success rate)", "Distinct inputs the search generated."),
+    "generated_adf": ("GSR (generation success rate)", "Distinct inputs generated, counted without their protected "
+                                                       "attributes."),
+    "global_generated": (_PHASES, "Distinct inputs generated while moving seeds towards discrimination."),
+    "local_generated": (_PHASES, "Distinct inputs generated around the discriminatory inputs found."),
+    "raw_idis": (_TEXT, "Seed texts already discriminatory before any change."),
+    "global_idis": (_TEXT, "Discriminatory inputs the global phase reached from seeds that were not."),
+    "local_idis": (_TEXT, "Discriminatory inputs the local phase found around the raw and global ones."),
+    "local_seeds": (_PHASES, "Discriminatory inputs the local phase started from."),
+    "local_success_rate": (_TEXT, "The local phase's discriminatory inputs per distinct input it generated."),
+    "local_steps": (_PHASES, "Steps the local phase took."),
+    "gsr": ("GSR (generation success rate)", "Discriminatory inputs per distinct input generated."),
+    "strict_idis": ("strict_idis", "Image pairs whose two sides f_sa still sees as two attribute values."),
+    "flip_success_rate": (_FLIP, "The share of seeds whose attribute flip reached the other value."),
+    "flip_failed": (_FLIP, "Seeds whose attribute flip did not reach the other value."),
+    "f_sa_accuracy": (_FLIP, "How often the attribute classifier f_sa names the attribute right."),
+    "gradient_rows": (_SPEED, "Rows whose gradient the search computed."),
+    "gradient_calls": (_SPEED, "Calls to the model's gradient."),
+    "model_rows": (_SPEED, "Rows sent to the model."),
+    "discriminatory_share": ("Discriminatory share", "The estimated share of all possible inputs that are "
+                                                     "discriminatory, from random sampling."),
+    "share_ci_low": ("Discriminatory share", "The low end of the discriminatory share's 95 % interval."),
+    "share_ci_high": ("Discriminatory share", "The high end of the discriminatory share's 95 % interval."),
+    "test_cases_generated": (_SPEED, "Test cases SG generated by solving path constraints."),
+    "unique_idi_pairs": (_FIELD, "Discriminatory pairs counted as the field counts them: a pair and its reverse are one."),
+    "precision": (_FIELD, "Discriminatory pairs per candidate checked."),
+    "coverage_2": (_FIELD, "Grid cells the found inputs occupy when each non-protected feature is cut into 2 bins."),
+    "coverage_4": (_FIELD, "Grid cells the found inputs occupy when each non-protected feature is cut into 4 bins."),
+    "diversity_distance": (_FIELD, "The mean range-normalised L1 distance between two distinct found inputs."),
+    # the widgets' own words
+    "found": (_UNIQUE, "Unique discriminatory inputs found so far, in the method's counting convention."),
+    "phase": (_PHASES, "Which phase the search is in: global (moving seeds) or local (around the IDIs found)."),
+    "preparing": (_SPEED, "The model's first call (TensorFlow tracing) runs before the budget's clock starts."),
+    "discrimination_rate": ("Discrimination rate", "Per term: the share of seeds holding it from which the search "
+                                                   "reached a pair, with its 95 % interval."),
+    "validity": ("Validity: L0, L2, Jaccard, BLEU, similarity", "How far a generated text is from its seed: words "
+                                                                "changed, vector distance, shared words."),
+    "saliency": ("Saliency", "How much each word matters to the decision: the gradient's size at the word."),
+    "position": ("Token position", "The word's place in the text, counted from 0."),
+    "candidate_score": ("Substitution, candidate and candidate score", "Each candidate is one of the word's "
+                                                                       "nearest neighbours; its score is how much "
+                                                                       "the method expects it to help."),
+    "senatt": ("Δ_senatt and Δ_bias", "Δ_senatt: the attribute flip made to the face (the counterpart)."),
+    "bias": ("Δ_senatt and Δ_bias", "Δ_bias: the small change the search made to the seed face (the input)."),
+    "exact": (_FLIP, "The face re-rendered with the other attribute value (ExactFlip), for comparison."),
+}
 SHARES = ("success_rate", "precision", "natural_rate", "natural_low", "natural_high", "local_success_rate", "gsr",
           "flip_success_rate", "f_sa_accuracy", "discriminatory_share", "share_ci_low", "share_ci_high")   # as %
 _BUDGETS = {
@@ -174,10 +257,15 @@ def rows(summary: dict, ended_by=None) -> list[tuple[str, str]]:
     >>> rows({"tried": 20400, "success_rate": 0.2136, "idis_per_s": 4358.2, "nodes": 3})
     [('candidates checked', '20,400'), ('success rate', '21.4 %'), ('discriminatory inputs per second', '4,358'), ('nodes', '3')]
     """
+    return [(text, value) for _, text, value in keyed_rows(summary, ended_by)]
+
+
+def keyed_rows(summary: dict, ended_by=None) -> list[tuple[str, str, str]]:
+    """``rows`` with each entry's key first: (key, label, text)."""
     known = [k for k in LABELS if k in summary]
     extra = [k for k in summary if k not in LABELS]
-    return ([(LABELS[k], formatted(k, summary[k], ended_by)) for k in known]
-            + [(label(k), formatted(k, summary[k])) for k in extra])
+    return ([(k, LABELS[k], formatted(k, summary[k], ended_by)) for k in known]
+            + [(k, label(k), formatted(k, summary[k])) for k in extra])
 
 
 def label(key: str) -> str:
@@ -189,6 +277,46 @@ def label(key: str) -> str:
     if key.startswith("rejected_"):
         return "refused by the constraint " + key[len("rejected_"):].replace("_", " ")
     return key.replace("_", " ")
+
+
+def glossary_slug(heading: str) -> str:
+    """The anchor GitHub (and the docs site) gives a Markdown heading.
+
+    >>> glossary_slug("Black box / white box"), glossary_slug("Δ_senatt and Δ_bias")
+    ('black-box--white-box', 'δ_senatt-and-δ_bias')
+    """
+    return "".join(c for c in heading.lower() if c.isalnum() or c in " -_").replace(" ", "-")
+
+
+def explain(key: str) -> dict | None:
+    """``{"tip": one-line definition, "href": its glossary entry}`` for a summary key or widget word, or None.
+
+    >>> explain("success_rate")["href"].endswith("glossary.md#success-rate")
+    True
+    """
+    if key not in TERMS:
+        return None
+    heading, tip = TERMS[key]
+    return {"tip": tip, "href": f"{GLOSSARY_URL}#{glossary_slug(heading)}"}
+
+
+def glossary(keys) -> dict:
+    """``explain`` for each of ``keys`` that has an entry (what a widget sends its front end)."""
+    return {k: explain(k) for k in keys if k in TERMS}
+
+
+def term_html(key: str, text: str) -> str:
+    """``text`` (a label) as escaped HTML, with the key's definition as its tooltip and a link to its glossary entry.
+
+    >>> term_html("hits", "<hits>")[:60]
+    '<span title="Discriminatory candidates, repeats included.">&'
+    """
+    entry = explain(key)
+    if entry is None:
+        return html.escape(text)
+    return (f'<span title="{html.escape(entry["tip"])}">{html.escape(text)}</span> '
+            f'<a class="fairnb-glossary-link" href="{html.escape(entry["href"])}" target="_blank" rel="noopener" '
+            f'title="{html.escape(entry["tip"])} (glossary)">?</a>')
 
 
 def pairs_html(result, ids) -> str:

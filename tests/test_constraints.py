@@ -14,7 +14,7 @@ from fairnb.text import Vocabulary
 from image_checks import domain as image_domain, seed_images
 
 WORDS = ["my", "the", "neighbour", "cook", "is", "was", "kind", "very", "african", "american", "muslim", "christians",
-         "black", "white", "jew"]
+         "black", "white", "jew", "man", "woman"]
 
 
 @pytest.fixture(scope="module")
@@ -36,6 +36,9 @@ def test_a_race_search_may_not_bring_in_or_take_out_another_identity_term(race):
     jew = race.validate(["my black neighbour is kind"]).copy()
     jew[0, 2] = race.vocab.id("jew")                           # in no paper's list, but an identity noun
     assert not SameIdentityTerms().allowed(race, jew, seed[:1]).any()
+    man = _texts(race, "my black man is kind")                  # a person's sex: no group list names the nouns
+    assert SameIdentityTerms().allowed(race, _texts(race, "my black woman is kind", "my black man was kind"),
+                                       np.repeat(man, 2, axis=0)).tolist() == [False, True]
     own = SameIdentityTerms(extra=("kind",))                  # the user's own terms count too
     assert own.allowed(race, _texts(race, "my black neighbour is very"), seed[:1]).tolist() == [False]
 

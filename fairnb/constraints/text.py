@@ -3,8 +3,8 @@ identity, with a few words changed (issue "findings that mean something"; ADF di
 
 * ``SameIdentityTerms``: no substitution introduces or removes a term of *any* identity group the domain
   knows (the built-in ADF and TestSGD lists with their plurals, ``IDENTITY_NOUNS`` that the lists lack, the
-  domain's groups, and ``extra`` terms), so a race search never turns "christians" into "muslim", nor "liar"
-  into "jew";
+  domain's groups, and ``extra`` terms), so a race search never turns "christians" into "muslim", "liar"
+  into "jew", nor "man" into "woman";
 * ``SameTokens``: the text reads back as the same tokens (string -> ids), so "african" placed before
   "american" (which the tokenizer joins into the one term "african american") is refused;
 * ``MaxWordsChanged``: at most ``n`` words differ from the seed.
@@ -33,7 +33,10 @@ from .base import Constraint
 # chains reached "jew" from "traitor"); plurals of every listed term are added by ``identity_terms``
 IDENTITY_NOUNS = ("jew", "arab", "hindu", "hindus", "sikhs", "christians", "muslims", "jews", "arabs", "atheists",
                   "buddhists", "catholics", "protestants", "gays", "lesbians", "blacks", "whites", "asians",
-                  "immigrant", "immigrants", "foreigner", "foreigners")
+                  "immigrant", "immigrants", "foreigner", "foreigners",
+                  # a person's sex: the gender lists name "female", "male", but not the nouns (the text
+                  # inspector's screenshot showed a religion search turning "my muslim man" into "muslim woman")
+                  "man", "men", "woman", "women", "boy", "boys", "girl", "girls")
 
 
 def identity_terms(terms) -> set[str]:

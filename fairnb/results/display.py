@@ -25,9 +25,9 @@ class ResultDisplay:
                 f"from {fmt.fmt_count(self.tried)} checked in {fmt.fmt_seconds(self.elapsed)}>")
 
     def _repr_html_(self) -> str:
-        rows = "".join(f"<tr><th style='text-align:left'>{html.escape(k)}</th>"
+        rows = "".join(f"<tr><th style='text-align:left'>{summaries.term_html(key, k)}</th>"
                        f"<td style='text-align:right'>{html.escape(v)}</td></tr>"
-                       for k, v in summaries.rows(self.summary(), self.ended_by))
+                       for key, k, v in summaries.keyed_rows(self.summary(), self.ended_by))
         table = summaries.pairs_html(self, range(min(10, len(self))))
         return (f"<div class='fairnb-result'><b>fairnb result: {html.escape(self.method or 'search')}</b>"
                 f"<table>{rows}</table>{summaries.directions_html(self.directions(), self.class_names)}"

@@ -22,6 +22,7 @@ import threading
 from time import monotonic
 
 from ..interrupts import deferred_interrupts
+from .kernel_messages import busy_while_blocking, shell_pump
 
 
 class BackgroundSearch:
@@ -38,7 +39,7 @@ class BackgroundSearch:
         from .progress import make_listener
 
         self.search = search
-        progress = make_listener(search.progress, search, background=True)
+        progress = make_listener(search.progress, search, stoppable=True)
         self.panel = progress if hasattr(progress, "fail") else None   # the notebook panel, not a tqdm bar
         self._stop_requested = threading.Event()
         self._result = None
@@ -94,10 +95,11 @@ class BackgroundSearch:
         Ctrl-C while waiting ends the search and returns its Result with status ``"interrupted"``, as
         ``run`` does. Inside a Jupyter kernel the wait keeps processing widget messages, so the panel's Stop
         button still works while a "Run All" sits in ``run.wait()``; cells queued behind this one
-        run after it, in order.
+        run after it, in order, and the kernel's status reads "busy" meanwhile.
         """
         try:
-            _join(self._thread, timeout)
+            with busy_while_blocking():     # the kernel reads "busy" while this cell waits
+                _join(self._thread, timeout)
         except KeyboardInterrupt:      # Ctrl-C while waiting ends the search, as it ends a foreground one
             return self._interrupted()
         if self._thread.is_alive():
@@ -125,67 +127,9 @@ class BackgroundSearch:
         return f"<BackgroundSearch {self.search.name} {state}{found}>"
 
 
-def _kernel_shell_pump():
-    """A function ``pump(timeout)`` that handles the widget messages waiting for the kernel's main
-    thread, or None outside an IPython kernel (or one whose message loop is not ipykernel 7's).
-
-    A cell that blocks (``run.wait()`` in a "Run All") keeps the kernel's main thread from reading
-    its shell messages, so a Stop click would wait behind the cell. The pump reads them itself:
-    comm messages (the widgets' clicks) are handled at once; everything else (the next cells'
-    ``execute_request`` s, ...) is handed back to the kernel's own loop, in order, to run after the
-    current cell. (``jupyter-ui-poll`` does this for ipykernel 6, whose ``do_one_iteration`` 7 removed.)
-    """
-    if threading.current_thread() is not threading.main_thread():
-        return None
-    try:
-        from IPython import get_ipython
-
-        kernel = get_ipython().kernel
-        socket = kernel.shell_channel_thread.manager._shell_channel_to_main.to_socket
-        parent_var = kernel._shell_parent_ident
-        from tornado.ioloop import IOLoop
-    except (ImportError, AttributeError):
-        return None
-    loop = IOLoop.current()
-
-    def pump(timeout: float) -> None:
-        while socket.poll(timeout * 1000):
-            timeout = 0
-            msg = socket.recv_multipart(copy=False)
-            if _msg_type(kernel, msg) in ("comm_msg", "comm_close"):
-                ident, parent = kernel._get_shell_context_var(parent_var), kernel.get_parent("shell")
-                try:
-                    _run_sync(kernel.dispatch_shell(msg, concurrent=True))
-                finally:
-                    kernel.set_parent(ident, parent, channel="shell")  # the cell's output stays its own
-            else:
-                loop.add_callback(kernel.shell_main, None, msg)  # FIFO: runs after this cell, in order
-
-    return pump
-
-
-def _msg_type(kernel, msg) -> str:
-    """The message's type, or "" when it does not parse (the kernel's own loop then reports it)."""
-    try:
-        _, frames = kernel.session.feed_identities(msg, copy=False)
-        return kernel.session.deserialize(frames, content=False, copy=False)["header"]["msg_type"]
-    except Exception:  # noqa: BLE001 - handed to the kernel unchanged
-        return ""
-
-
-def _run_sync(coroutine) -> None:
-    """Run a coroutine that never suspends (ipykernel's comm dispatch) to its end."""
-    try:
-        coroutine.send(None)
-    except StopIteration:
-        return
-    coroutine.close()
-    raise RuntimeError("a widget message handler suspended; fairnb cannot handle it while waiting")
-
-
 def _join(thread: threading.Thread, timeout: float | None, poll_every: float = 0.05) -> None:
     """Join ``thread`` (up to ``timeout`` s); inside a kernel, handling widget messages meanwhile."""
-    pump = _kernel_shell_pump()
+    pump = shell_pump()
     if pump is None:
         thread.join(timeout)
         return

@@ -47,6 +47,7 @@ from ..params import COUNT, RANDOM_STATE, Estimator, Interval, Options
 from ..counting import UniqueCounter
 from ..results import Count, Distinct, Result, seed_outcomes
 from .background import BackgroundSearch
+from .kernel_messages import CommPump, busy_while_blocking
 from .executors import executor_for
 from .seed_rounds import draws_rounds, seed_rounds
 
@@ -460,6 +461,9 @@ class Search(Estimator):
         column order, or a DataFrame with the domain's column names (reordered by name); strategies that
         need seeds and get none raise ``ValueError``. ``progress`` overrides ``self.progress`` for this run.
 
+        In a notebook the cell stays busy (the kernel's status reads "busy") and the progress panel's Stop
+        button ends the search after its current batch; ``start`` runs it in the background instead.
+
         Ctrl-C ends the search and returns its Result (status ``"interrupted"``). If the model or the
         strategy raises, ``run`` re-raises that exception with the partial Result attached as its
         ``.result`` attribute (status ``"failed"``; ``result.raise_for_status()`` raises it again).
@@ -478,8 +482,10 @@ class Search(Estimator):
         (NeuronFair's interpretation rows, SG's sampling distribution).
         """
         self._claim()
-        return self._run_claimed(model, domain, seeds, listeners=listeners, progress=progress, oracle=oracle,
-                                 limit_threads=True, client=client, n_shards=n_shards, selected_seeds=selected_seeds)
+        with busy_while_blocking():        # in a notebook, the kernel reads "busy" while the cell searches
+            return self._run_claimed(model, domain, seeds, listeners=listeners, progress=progress, oracle=oracle,
+                                     limit_threads=True, client=client, n_shards=n_shards,
+                                     selected_seeds=selected_seeds)
 
     def _claim(self):
         if not self._busy.acquire(blocking=False):
@@ -536,11 +542,13 @@ class Search(Estimator):
         return model, seeds
 
     def _listeners(self, listeners, progress) -> tuple:
-        """``listeners`` and the run's progress display (``progress`` overrides ``self.progress``)."""
+        """``listeners``, the run's progress display (``progress`` overrides ``self.progress``) and, on a
+        notebook kernel's main thread, a ``CommPump`` that lets the display's Stop button through."""
         from .progress import make_listener
 
-        bar = make_listener(self.progress if progress is None else progress, self)
-        return tuple(listeners) + ((bar,) if bar is not None else ())
+        pump = CommPump.in_this_kernel()
+        bar = make_listener(self.progress if progress is None else progress, self, stoppable=pump is not None)
+        return tuple(listeners) + tuple(x for x in (bar, pump) if x is not None)
 
     def _run(self, model, domain, seeds, *, listeners, progress, limit_threads, oracle=None,
              selected_seeds=None) -> Result:

@@ -23,19 +23,19 @@ def in_notebook() -> bool:
     return shell is not None and type(shell).__name__ == "ZMQInteractiveShell"
 
 
-def make_listener(progress, search, *, background: bool = False):
+def make_listener(progress, search, *, stoppable: bool = False):
     """The listener for a search's ``progress`` setting (see ``Search``); call it from the main thread.
 
     In a notebook this displays the registered progress panel (``fairnb.views.progress_panel()``,
-    ``fairnb.widgets.ProgressPanel``; itself the listener), whose Stop button works when ``background``
-    is True (the search runs on another thread).
+    ``fairnb.widgets.ProgressPanel``; itself the listener), whose Stop button is offered when ``stoppable``
+    (the search runs on another thread, or its cell handles widget messages between batches).
     """
     if progress is False:
         return None
     panel = progress_panel() if in_notebook() else None
     if panel is not None:
         try:
-            return panel(search, stoppable=background).show()
+            return panel(search, stoppable=stoppable).show()
         except FileNotFoundError as e:  # front end not built: fall back to a text bar
             warnings.warn(str(e), RuntimeWarning, stacklevel=2)
             return TqdmListener()

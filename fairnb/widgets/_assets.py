@@ -13,6 +13,9 @@ import html
 from pathlib import Path
 
 import anywidget
+import traitlets
+
+from .. import summaries
 
 STATIC = Path(__file__).resolve().parent.parent / "static"
 CSS = STATIC / "fairnb.css"
@@ -34,6 +37,9 @@ class FairnbWidget(anywidget.AnyWidget):
     """
 
     _missing: tuple[Path, ...] = ()      # front-end files that were not built when the class was defined
+    _glossary_keys: tuple[str, ...] = ()  # the words the widget explains (``fairnb.summaries.TERMS`` keys)
+    # each word's one-line definition and glossary link: the front end's tooltips and "?" links
+    glossary = traitlets.Dict().tag(sync=True)
 
     def __init_subclass__(cls, **kwargs):
         esm = cls.__dict__.get("_esm")
@@ -56,7 +62,7 @@ class FairnbWidget(anywidget.AnyWidget):
         if unknown:
             raise TypeError(f"{type(self).__name__} got unexpected keyword argument(s) "
                             f"{', '.join(map(repr, unknown))}; valid: {', '.join(valid)}")
-        super().__init__(**traits)
+        super().__init__(**{"glossary": summaries.glossary(self._glossary_keys), **traits})
 
     def _repr_mimebundle_(self, **kwargs):
         """The widget view, with a static ``text/html`` and ``text/plain`` beside it for places that

@@ -62,6 +62,7 @@ class ImageInspector(PagedInspector):
     """
 
     _esm = STATIC / "image_inspector.js"
+    _glossary_keys = ("bias", "senatt", "exact")
 
     max_page_size = 500
 

@@ -7,11 +7,11 @@ unique IDIs found, the success rate, IDIs per second, elapsed time, the phase an
 IDIs over time.
 
 The Stop button sets ``stop_requested``; the panel then calls ``search.stop()`` and the search ends
-after its current batch, keeping every pair found. A click can only reach the kernel while no cell
-is running or while the cell waits in ``run.wait()`` (which handles widget messages), so the button
-works for searches started with ``search.start(...)`` (a background thread), "Run All" included; for
-a blocking ``search.run(...)`` the panel says to interrupt the kernel instead, which also keeps
-every pair.
+after its current batch, keeping every pair found. The click reaches the kernel while no cell is
+running (``search.start(...)``: a background thread) and while a cell blocks in ``search.run(...)`` or
+``run.wait()``, which handle widget messages meanwhile (``fairnb.search.kernel_messages``; the kernel
+reads "busy" then), "Run All" included. Where the kernel cannot handle them early (ipykernel before 7)
+the panel says to interrupt the kernel instead, which also keeps every pair.
 
 Example
 -------
@@ -42,12 +42,13 @@ class ProgressPanel(FairnbWidget):
     Parameters
     ----------
     search : the ``Search`` to stop when the button is pressed (may be None).
-    stoppable : True when the search runs in the background, so the button can be used.
+    stoppable : True when a click can reach the search (see above), so the button is offered.
     min_interval : seconds between two updates sent to the browser.
     max_points : the most (elapsed, found) samples kept for the chart.
     """
 
     _esm = STATIC / "progress_panel.js"
+    _glossary_keys = ("tried", "found", "success_rate", "idis_per_s", "elapsed_s", "phase", "preparing")
 
     method = traitlets.Unicode("").tag(sync=True)
     status = traitlets.Unicode("waiting").tag(sync=True)
@@ -93,12 +94,12 @@ class ProgressPanel(FairnbWidget):
 
     def static_html(self) -> str:
         """The panel's numbers as a plain table (for exported notebooks)."""
-        rows = [("status", self.ending or self.status), ("tried", summaries.fmt_count(self.tried)),
-                ("found (unique)", summaries.fmt_count(self.found)),
-                ("success rate", summaries.fmt_share(self.success_rate)),
-                ("elapsed", summaries.fmt_seconds(self.elapsed))]
-        cells = "".join(f"<tr><th style='text-align:left'>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>"
-                        for k, v in rows)
+        rows = [("status", "status", self.ending or self.status), ("tried", "tried", summaries.fmt_count(self.tried)),
+                ("found", "found (unique)", summaries.fmt_count(self.found)),
+                ("success_rate", "success rate", summaries.fmt_share(self.success_rate)),
+                ("elapsed_s", "elapsed", summaries.fmt_seconds(self.elapsed))]
+        cells = "".join(f"<tr><th style='text-align:left'>{summaries.term_html(key, k)}</th><td>{html.escape(v)}</td></tr>"
+                        for key, k, v in rows)
         return f"<div class='fairnb-progress-static'><b>fairnb · {html.escape(self.method or 'search')}</b><table>{cells}</table></div>"
 
     def stop(self):

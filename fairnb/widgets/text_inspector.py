@@ -64,6 +64,7 @@ class TextInspector(PairInspector):
     """
 
     _esm = STATIC / "text_inspector.js"
+    _glossary_keys = ("discrimination_rate", "validity", "saliency", "phase", "position", "candidate_score")
     _css = STATIC / "text_inspector.css"           # fairnb.css and the text inspector's rules (js/src/text_inspector.css)
 
     legend = traitlets.List().tag(sync=True)

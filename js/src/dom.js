@@ -20,6 +20,24 @@ export function h(tag, props = {}, children = []) {
   return el;
 }
 
+/**
+ * A widget's word with its glossary entry (the model's ``glossary`` trait, from ``fairnb.summaries.TERMS``): the
+ * one-line definition as its tooltip and a "?" link to the entry, opened in a new tab. Without an entry, the word.
+ * @param {{get: (k: string) => any}} model
+ * @param {string} key
+ * @param {string} label
+ * @param {string} [className]
+ * @returns {HTMLElement}
+ */
+export function glossaryTerm(model, key, label, className = "") {
+  const entry = (model.get("glossary") ?? {})[key];
+  const word = h("span", { className, text: label, title: entry?.tip });
+  if (!entry || !/^https?:\/\//.test(String(entry.href))) return word;
+  const link = h("a", { className: "fairnb-glossary-link", text: "?", title: `${entry.tip} (glossary)`,
+    attrs: { href: entry.href, target: "_blank", rel: "noopener", "aria-label": `${label}: glossary entry` } });
+  return h("span", { className: "fairnb-term", attrs: { "data-term-key": key } }, [word, link]);
+}
+
 const SVG = "http://www.w3.org/2000/svg";
 
 /**

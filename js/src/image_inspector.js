@@ -4,7 +4,7 @@
 // the front end only sets `page`, `page_size`, `sort_by`, `sort_descending` and `selected_ids`. Keyboard:
 // arrows move between pairs (and across pages), Enter or Space selects, PageUp/PageDown change page.
 // The grid has as many columns as its widest pair fits into the output area (it follows resizes).
-import { formatCount, h, pageSizeMenu, showPageSize } from "./dom.js";
+import { formatCount, glossaryTerm, h, pageSizeMenu, showPageSize } from "./dom.js";
 import { nextSelection, pageCount } from "./pair_inspector.js";
 
 /**
@@ -227,7 +227,9 @@ function render({ model, el }) {
   const figure = (p, className, column) => {
     const node = h("figure", { className, attrs: { "data-role": p.role } }, [
       picture(pngSource(p.png), p.caption, "fairnb-image-large"),
-      h("figcaption", { text: p.caption }),
+      className.includes("fairnb-heatmap")
+        ? h("figcaption", {}, [glossaryTerm(model, p.role, p.caption)])    // Δ_bias, Δ_senatt: NeuronFair's words
+        : h("figcaption", { text: p.caption }),
     ]);
     node.style.gridColumn = String(column + 1);
     return node;

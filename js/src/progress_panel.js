@@ -1,7 +1,7 @@
 // Front end of fairnb.widgets.ProgressPanel: live counters, a small chart of unique IDIs over time
 // and a Stop button. The kernel sends throttled trait updates (<= 10 per second); the button sets
 // `stop_requested`, which the kernel turns into search.stop().
-import { formatCount, formatDuration, formatPercent, h, svg } from "./dom.js";
+import { formatCount, formatDuration, formatPercent, glossaryTerm, h, svg } from "./dom.js";
 
 /**
  * @typedef {{
@@ -59,15 +59,15 @@ export function statusText(status, stopRequested, ending = "") {
 
 /** @type {import("@anywidget/types").Render<PanelState>} */
 function render({ model, el }) {
-  const stat = (label, key) => {
+  const stat = (label, key, term = key) => {
     const value = h("span", { className: "fairnb-stat-value", attrs: { "data-stat": key } });
-    return [h("div", { className: "fairnb-stat" }, [h("span", { className: "fairnb-stat-label", text: label }), value]), value];
+    return [h("div", { className: "fairnb-stat" }, [glossaryTerm(model, term, label, "fairnb-stat-label"), value]), value];
   };
   const [triedBox, tried] = stat("tried", "tried");
   const [foundBox, found] = stat("found (unique)", "found");
   const [rateBox, rate] = stat("success rate", "success_rate");
-  const [speedBox, speed] = stat("IDIs per second", "rate");
-  const [elapsedBox, elapsed] = stat("elapsed", "elapsed");
+  const [speedBox, speed] = stat("IDIs per second", "rate", "idis_per_s");
+  const [elapsedBox, elapsed] = stat("elapsed", "elapsed", "elapsed_s");
   const [phaseBox, phase] = stat("phase", "phase");
 
   const title = h("span", { className: "fairnb-progress-title" });
@@ -127,6 +127,9 @@ function render({ model, el }) {
     title.textContent = `fairnb · ${model.get("method") || "search"}`;
     status.textContent = statusText(st, requested, model.get("ending"));
     status.setAttribute("data-status", st);
+    const why = st === "preparing" ? (model.get("glossary") ?? {}).preparing : null;
+    if (why) status.setAttribute("title", why.tip);
+    else status.removeAttribute("title");
     tried.textContent = formatCount(model.get("tried"));
     found.textContent = formatCount(model.get("found"));
     found.setAttribute("title", `${formatCount(model.get("found_adf"))} without the protected attributes`);

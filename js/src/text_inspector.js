@@ -4,7 +4,7 @@
 // and free text, and a detail view (saliency per token, the substitution chain, the validity metrics).
 // The kernel filters, sorts and sends one page at a time; the front end only sets `page`, `page_size`,
 // `sort_by`, `sort_descending`, `filters` and `selected_ids`. Every string is written with textContent.
-import { formatCount, formatPercent, h } from "./dom.js";
+import { formatCount, formatPercent, glossaryTerm, h } from "./dom.js";
 import { pagedTable } from "./paged_table.js";
 import "./text_inspector.css";
 
@@ -152,7 +152,7 @@ function render({ model, el }) {
   function renderRates() {
     const all = model.get("term_rates") ?? [];
     const current = (model.get("filters") ?? {}).term?.replace(/^=/, "");
-    rates.replaceChildren(h("span", { className: "fairnb-text-rates-title", text: "Discrimination rate per term:" }),
+    rates.replaceChildren(glossaryTerm(model, "discrimination_rate", "Discrimination rate per term:", "fairnb-text-rates-title"),
       ...all.slice(0, MAX_RATES).map((r) => {
         const share = typeof r.rate === "number" ? Math.max(0, Math.min(1, r.rate)) : 0;
         const chip = h("button", {
@@ -199,7 +199,9 @@ function render({ model, el }) {
       h("table", { className: "fairnb-detail-table fairnb-text-texts" }, [h("tbody", {}, (d.texts ?? []).map((t) =>
         h("tr", { attrs: { "data-role": t.role } }, [h("th", { text: t.role }), h("td", { text: t.text })])))]),
       h("div", { className: "fairnb-text-aligned" }, [
-        h("span", { className: "fairnb-text-label", text: d.saliency_known ? "Saliency (gradient size per token, darker = larger):" : "Aligned pair (no saliency recorded for this pair):" }),
+        d.saliency_known
+          ? glossaryTerm(model, "saliency", "Saliency (gradient size per token, darker = larger):", "fairnb-text-label")
+          : h("span", { className: "fairnb-text-label", text: "Aligned pair (no saliency recorded for this pair):" }),
         sentenceElement(d.tokens, Boolean(d.saliency_known)),
       ]),
       h("table", { className: "fairnb-detail-table fairnb-text-outputs" }, [
@@ -211,7 +213,8 @@ function render({ model, el }) {
     parts.push(h("p", { className: "fairnb-text-label", text: chain.length ? `Substitution chain (${chain.length} steps; the chosen candidate is marked):` : "Substitution chain: none (the input is a seed, or the search records no chain)." }));
     if (chain.length) {
       parts.push(h("table", { className: "fairnb-detail-table fairnb-text-chain" }, [
-        h("thead", {}, [h("tr", {}, ["step", "phase", "iteration", "position", "old → new", "candidates (score)"].map((c) => h("th", { text: c })))]),
+        h("thead", {}, [h("tr", {}, [["step"], ["phase", "phase"], ["iteration"], ["position", "position"], ["old → new"],
+          ["candidates (score)", "candidate_score"]].map(([c, key]) => h("th", {}, [key ? glossaryTerm(model, key, c) : h("span", { text: c })])))]),
         h("tbody", {}, chain.map((s, i) => h("tr", { attrs: { "data-step": String(i) } }, [
           h("td", { text: String(i + 1) }), h("td", { text: s.phase }), h("td", { text: String(s.iteration) }),
           h("td", { text: String(s.position) }), h("td", { text: `${s.old} → ${s.new}` }),
@@ -225,7 +228,8 @@ function render({ model, el }) {
     const validity = d.validity ?? [];
     if (validity.length) {
       parts.push(h("table", { className: "fairnb-detail-table fairnb-text-validity" }, [
-        h("thead", {}, [h("tr", {}, [h("th", { text: "validity vs the seed" }), h("th", { text: "value" })])]),
+        h("thead", {}, [h("tr", {}, [h("th", {}, [glossaryTerm(model, "validity", "validity vs the seed")]),
+          h("th", { text: "value" })])]),
         h("tbody", {}, validity.map((v) => h("tr", {}, [h("th", { text: v.name }), h("td", { text: v.value })]))),
       ]));
     }

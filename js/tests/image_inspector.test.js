@@ -231,3 +231,18 @@ describe("escaping", () => {
     expect(model.listenerCount()).toBe(0);
   });
 });
+
+describe("glossary links", () => {
+  it("links each heat map's caption (NeuronFair's Δ_bias, Δ_senatt) to its glossary entry", () => {
+    const glossary = { bias: { tip: "the small change", href: "https://example.org/g.md#d" },
+      senatt: { tip: "the attribute flip", href: "https://example.org/g.md#d" } };
+    const model = fakeModel(state({ glossary }));
+    widget.render({ model, el });
+    model.receive({ detail: DETAIL });
+    const captions = [...el.querySelectorAll("figure.fairnb-heatmap figcaption")];
+    expect(captions.map((c) => c.querySelector("[title]").getAttribute("title"))).toEqual(["the small change", "the attribute flip"]);
+    expect(captions.map((c) => c.querySelector("a.fairnb-glossary-link").getAttribute("href")))
+      .toEqual([glossary.bias.href, glossary.senatt.href]);
+    expect(el.querySelector('figure[data-role="exact"] figcaption').textContent).toBe("exact flip");   // images: no link
+  });
+});

@@ -124,3 +124,42 @@ describe("statusText", () => {
     expect(statusText("preparing", false)).toMatch(/^preparing the model/);
   });
 });
+
+describe("glossary links", () => {
+  const glossary = {
+    tried: { tip: "Candidates the model was asked about.", href: "https://example.org/glossary.md#tried" },
+    preparing: { tip: "The model's first call.", href: "https://example.org/glossary.md#speed" },
+    phase: { tip: EVIL, href: "javascript:alert(1)" },
+  };
+
+  it("gives each explained counter a tooltip and a link to its entry, text kept as text", () => {
+    widget.render({ model: fakeModel(state({ glossary })), el });
+    const term = el.querySelector('[data-term-key="tried"]');
+    expect(term.querySelector(".fairnb-stat-label").getAttribute("title")).toBe(glossary.tried.tip);
+    const link = term.querySelector("a.fairnb-glossary-link");
+    expect(link.getAttribute("href")).toBe(glossary.tried.href);
+    expect(link.getAttribute("target")).toBe("_blank");
+    expect(link.getAttribute("rel")).toBe("noopener");
+    expect(el.querySelectorAll("img").length).toBe(0);
+    // a link that is not http(s) is dropped; its tooltip stays plain text
+    const phase = [...el.querySelectorAll(".fairnb-stat-label")].find((s) => s.textContent === "phase");
+    expect(phase.getAttribute("title")).toBe(EVIL);
+    expect(el.querySelector('a[href^="javascript"]')).toBeNull();
+  });
+
+  it("explains 'preparing the model' while the model warms up", () => {
+    const model = fakeModel(state({ glossary, status: "preparing" }));
+    widget.render({ model, el });
+    const status = el.querySelector(".fairnb-progress-status");
+    expect(status.textContent).toMatch(/^preparing the model/);
+    expect(status.getAttribute("title")).toBe(glossary.preparing.tip);
+    model.receive({ status: "running" });
+    expect(status.hasAttribute("title")).toBe(false);
+  });
+
+  it("shows the plain word without a glossary", () => {
+    widget.render({ model: fakeModel(state()), el });
+    expect(el.querySelectorAll("a.fairnb-glossary-link").length).toBe(0);
+    expect([...el.querySelectorAll(".fairnb-stat-label")].map((s) => s.textContent)).toContain("tried");
+  });
+});

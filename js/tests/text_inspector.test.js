@@ -172,6 +172,21 @@ describe("text pair detail", () => {
       .toEqual(["L0 (tokens changed from the seed)1", "BLEU-4 (vs the seed)0.669"]);
   });
 
+  it("links the detail view's jargon (saliency, token position, candidate scores) to the glossary", () => {
+    const entry = (k) => ({ tip: `about ${k}`, href: `https://example.org/g.md#${k}` });
+    const glossary = Object.fromEntries(["saliency", "position", "candidate_score", "phase"].map((k) => [k, entry(k)]));
+    const model = fakeModel(state({ glossary }));
+    widget.render({ model, el });
+    model.receive({ selected_ids: [3], detail });
+    const link = (root) => root.querySelector("a.fairnb-glossary-link")?.getAttribute("href");
+    expect(link(el.querySelector(".fairnb-text-aligned"))).toBe(glossary.saliency.href);
+    const heads = [...el.querySelectorAll(".fairnb-text-chain thead th")];
+    expect(heads.map((th) => th.firstChild.firstChild.textContent))
+      .toEqual(["step", "phase", "iteration", "position", "old → new", "candidates (score)"]);
+    expect(heads.map(link)).toEqual([undefined, glossary.phase.href, undefined, glossary.position.href, undefined,
+      glossary.candidate_score.href]);
+  });
+
   it("says so when a pair has no chain", () => {
     const model = fakeModel(state());
     widget.render({ model, el });
@@ -216,5 +231,17 @@ describe("helpers", () => {
     expect(rateText({ term: "x", group: "g", pairs: 1, seeds: 1, seeds_found: 1, rate: 1, low: 0.207, high: 1 }))
       .toBe("1 of 1 seeds, 100.0% (95% interval 20.7%–100.0%)");
     expect(rateText({ term: "x", group: "g", pairs: 1, seeds: null, seeds_found: null, rate: null })).toBe("");
+  });
+});
+
+describe("glossary links", () => {
+  it("links the summary band's 'discrimination rate' to its glossary entry", () => {
+    const glossary = { discrimination_rate: { tip: EVIL, href: "https://example.org/g.md#discrimination-rate" } };
+    widget.render({ model: fakeModel(state({ glossary })), el });
+    const band = el.querySelector(".fairnb-text-rates");
+    const title = band.querySelector(".fairnb-text-rates-title");
+    expect(title.getAttribute("title")).toBe(EVIL);
+    expect(band.querySelector("a.fairnb-glossary-link").getAttribute("href")).toBe(glossary.discrimination_rate.href);
+    expect(el.querySelectorAll("img").length).toBe(0);
   });
 });

@@ -1,5 +1,5 @@
 """`make screenshots`: the widgets as the tutorials show them, in JupyterLab at a 1,280 x 800 window, cropped to
-each widget and written to docs/images/*.png (README.md shows the three inspectors).
+each widget and written to docs/images/*.png (README.md shows them all).
 
 Not a test (pytest collects it only when named: ``pytest tests/browser/screenshots.py``). Each tutorial runs
 up to its inspector cell in smoke mode (``FAIRNB_SMOKE=1``, set by the make target: small budgets, so its numbers
@@ -75,6 +75,10 @@ def test_screenshot(page, run_notebook, tutorial, marker, instead):
         widget.locator(".fairnb-detail-summary").wait_for(timeout=LONG)
         _shoot(page, widget, "pair_inspector")
     elif tutorial.startswith("04"):
+        comparison = page.locator(".fairnb-comparison").first      # fairnb.compare(results), above the inspector
+        comparison.wait_for(timeout=LONG)
+        _loaded(page, comparison)
+        _shoot(page, comparison, "compare")
         widget = page.locator(".fairnb-text-inspector")
         rows = widget.locator("tbody tr.fairnb-row")
         rows.first.wait_for(timeout=LONG)
