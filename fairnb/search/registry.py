@@ -21,6 +21,7 @@ METHODS = {
     "aequitas-semi": "fairnb.search.aequitas:AequitasSemiDirected",
     "aequitas-random": "fairnb.search.aequitas:AequitasRandom",
     "kosei": "fairnb.search.kosei:Kosei",
+    "expga": "fairnb.search.expga:ExpGA",
     "sg": "fairnb.search.sg:SymbolicGeneration",
     "adf_asc": "fairnb.search.text:ADFTextASC",
     "adf_hf": "fairnb.search.text:ADFTextHotFlip",
