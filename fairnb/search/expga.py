@@ -72,6 +72,13 @@ class ExpGA(Search):
         super().__init__(max_time=max_time, max_tried=max_tried, max_found=max_found, random_state=random_state,
                          progress=progress, constraints=constraints)
 
+    @classmethod
+    def bench_params(cls, *, seeds: int, local: int, max_time: float | None) -> dict:
+        """``fairnb bench`` settings: the round's seeds are the candidates explained, the artifact's population of
+        100, ``local`` generations."""
+        params = {"n_candidates": seeds, "n_local": local}
+        return params if max_time is None else {**params, "max_time": max_time}
+
     def select_seeds(self, seeds, should_stop=None, domain=None) -> np.ndarray | None:
         """The candidates to explain: ``n_candidates`` of the given ``seeds`` at random (all when fewer), or None
         (random inputs)."""
