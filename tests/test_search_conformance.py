@@ -38,6 +38,7 @@ FAST = {
     "AequitasSemiDirected": dict(n_seeds=300, n_local=30),
     "AequitasRandom": dict(n_seeds=300, n_local=30),
     "Kosei": dict(n_seeds=300, n_local=300),
+    "GRFT": dict(n_seeds=30, n_local=20, seed_selection="as_given"),
     "ExpGA": dict(n_candidates=300, n_seeds=50, n_local=30, lime_samples=300),
     "SymbolicGeneration": dict(limit=60, n_samples=400, batch_size=8),
     "ADFTextASC": dict(n_seeds=60, n_local=10),

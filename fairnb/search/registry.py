@@ -22,6 +22,7 @@ METHODS = {
     "aequitas-random": "fairnb.search.aequitas:AequitasRandom",
     "kosei": "fairnb.search.kosei:Kosei",
     "expga": "fairnb.search.expga:ExpGA",
+    "grft": "fairnb.search.grft:GRFT",
     "sg": "fairnb.search.sg:SymbolicGeneration",
     "adf_asc": "fairnb.search.text:ADFTextASC",
     "adf_hf": "fairnb.search.text:ADFTextHotFlip",
