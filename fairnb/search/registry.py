@@ -23,6 +23,7 @@ METHODS = {
     "kosei": "fairnb.search.kosei:Kosei",
     "expga": "fairnb.search.expga:ExpGA",
     "grft": "fairnb.search.grft:GRFT",
+    "aft": "fairnb.search.aft:AFT",
     "sg": "fairnb.search.sg:SymbolicGeneration",
     "adf_asc": "fairnb.search.text:ADFTextASC",
     "adf_hf": "fairnb.search.text:ADFTextHotFlip",
