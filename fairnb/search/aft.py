@@ -61,7 +61,8 @@ class AFT(Search):
 
     Parameters
     ----------
-    n_loops : loops (tree, pairs, sampling); None runs until another budget ends the search.
+    n_loops : loops (tree, pairs, sampling); ``None`` runs until another budget (``max_time``, ``max_tried``,
+        ``max_found``) ends the search, or ``DEFAULT_LOOPS`` when none is set (the artifact runs until its time budget).
     n_train : random inputs labelled by the model when AFT (re)starts (5000).
     max_leaf_nodes : leaves of the approximating tree (1000).
     max_paths, max_pairs : leaves examined per loop (10000) and path pairs kept (100).
@@ -70,12 +71,13 @@ class AFT(Search):
     """
 
     name = "aft"
+    DEFAULT_LOOPS = 20
     domain_needs = ("sample", "bounded")
     _parameter_constraints = {**Search._parameter_constraints, "n_loops": [None, COUNT], "n_train": [COUNT],
                               "max_leaf_nodes": [Interval(Integral, 2, None, closed="left")], "max_paths": [COUNT],
                               "max_pairs": [COUNT], "max_misses": [COUNT], "max_samples": [COUNT]}
 
-    def __init__(self, n_loops: int | None = 20, n_train: int = 5000, max_leaf_nodes: int = 1000,
+    def __init__(self, n_loops: int | None = None, n_train: int = 5000, max_leaf_nodes: int = 1000,
                  max_paths: int = 10000, max_pairs: int = 100, max_misses: int = 10, max_samples: int = 100, *,
                  max_time: float | None = None, max_tried: int | None = None, max_found: int | None = None,
                  random_state: int | None = None, progress: bool | None = None, constraints="default"):
@@ -88,14 +90,15 @@ class AFT(Search):
         return ctx.oracle.predict_proba(ctx.domain.encode(X)).argmax(axis=1)
 
     def _generate(self, ctx):
-        if self.n_loops is None and self.max_time is None and self.max_tried is None and self.max_found is None:
-            raise ValueError("aft(n_loops=None) runs until a budget ends it: give max_time, max_tried or max_found")
+        n_loops = self.n_loops
+        if n_loops is None and self.max_time is None and self.max_tried is None and self.max_found is None:
+            n_loops = self.DEFAULT_LOOPS
         dom, rng = ctx.domain, ctx.rng
         seen, found = UniqueCounter(dom, "eidig"), UniqueCounter(dom, "eidig")
         loops = fresh_starts = stale = 0
         X = y = None
         try:
-            while self.n_loops is None or loops < self.n_loops:
+            while n_loops is None or loops < n_loops:
                 loops += 1
                 if X is None:
                     X = dom.sample(self.n_train, rng)
