@@ -89,14 +89,15 @@ class ExpGA(Search):
 
     def _candidates(self, ctx) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The candidates, and the per-feature mean and standard deviation of LIME's samples: the given seeds',
-        else those of the uniform distribution over the bounds that the random candidates come from."""
+        else those of the uniform distribution over the bounds that random candidates come from."""
         dom = ctx.domain
-        chosen = self._selected_seeds(ctx)
-        if chosen is not None:
+        X = self._selected_seeds(ctx)
+        if X is None:
+            X = dom.sample(self.n_candidates, ctx.rng)
+            X[:, dom.protected] = dom.lower[dom.protected]
+        if ctx.seeds is not None:
             reference = dom.encode(ctx.seeds)
-            return chosen, reference.mean(0), reference.std(0)
-        X = dom.sample(self.n_candidates, ctx.rng)
-        X[:, dom.protected] = dom.lower[dom.protected]
+            return X, reference.mean(0), reference.std(0)
         width = dom.upper - dom.lower + 1
         return X, (dom.lower + dom.upper) / 2, np.sqrt((width ** 2 - 1) / 12)
 
