@@ -107,7 +107,7 @@ class ExpGA(Search):
         dom = ctx.domain
         top = ceil(self.rank_threshold * dom.n_features)
         kept, end = [], 0
-        while end < len(candidates) and len(kept) < self.n_seeds and not ctx.engine.stop_event.is_set():
+        while end < len(candidates) and len(kept) < self.n_seeds and ctx.engine.out_of_budget() is None:
             ids = np.arange(end, min(end + self.batch_size, len(candidates)))
             end = ids[-1] + 1
             ranks = lime_ranks(ctx.oracle.predict_proba, dom.encode(candidates[ids]), mean, scale, rng=ctx.rng,
