@@ -24,9 +24,9 @@ def _data_dir_arg(p):
                    help="folder holding the benchmark data (default: $FAIRNB_DATA, else download)")
 
 
-def _data_args(p):
+def _data_args(p, required: bool = True):
     """``--dataset NAME`` or ``--csv FILE`` with the options that encode your own table."""
-    source = p.add_mutually_exclusive_group(required=True)
+    source = p.add_mutually_exclusive_group(required=required)
     source.add_argument("--dataset", help="a benchmark data set (census, german, bank, ...)")
     source.add_argument("--csv", help="your own table: a CSV file with a header row (needs --label)")
     own = p.add_argument_group("your own table (--csv); see fairnb.datasets.from_frame")
@@ -75,8 +75,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--random-state", type=int, default=0)
     p.add_argument("--out", default=None, help="save the pairs (.csv or .parquet)")
 
-    p = sub.add_parser("bench", help="run a published benchmark (e.g. C-g) for several methods")
-    p.add_argument("--benchmark", required=True, help="C-a, C-r, C-g, G-g, G-a, B-a, several comma-separated, or all")
+    p = sub.add_parser("bench", help="run a published benchmark (e.g. C-g), or methods x your models x protected "
+                                     "attributes, for several methods")
+    p.add_argument("--benchmark", help="C-a, C-r, C-g, G-g, G-a, B-a, several comma-separated, or all")
+    grid = p.add_argument_group("your models instead of a published benchmark (fairnb.harness): --model, the data "
+                                "(--dataset or --csv), --protected; --rounds repeats each run")
+    grid.add_argument("--model", action="append", default=None,
+                      help="a model file (Keras, scikit-learn pickle, ONNX); repeat the option for several, "
+                           "optionally labelled as NAME=PATH")
+    grid.add_argument("--protected", default=None, help="protected attributes, comma-separated: each searched on its own")
     p.add_argument("--methods", default="adf,eidig,neuronfair,maft",
                    help="registered methods, comma-separated; parameters as name[key=value;key=value]")
     p.add_argument("--seeds", type=int, default=1000, help="global seeds")
@@ -87,7 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--random-state", type=int, default=0, help="seed of the first round")
     p.add_argument("--out", default=None, help="folder for the CSV and markdown reports")
     p.add_argument("--json", default=None, help="write the full results as JSON here")
-    _data_dir_arg(p)
+    _data_args(p, required=False)
 
     p = sub.add_parser("groups", help="TestSGD: rank group-discrimination rules")
     _data_args(p)
@@ -230,7 +237,17 @@ def _cmd_bench(args) -> dict:
 
     check_output_folder(args.out, "--out")
     check_output_file(args.json, "--json", (".json",))
-    return run_from_cli(args)
+    if (args.benchmark is None) == (args.model is None):
+        raise ValueError("give either --benchmark (a published benchmark) or --model with the data and --protected")
+    if args.benchmark is not None:
+        return run_from_cli(args)
+    from .harness import run_from_cli as run_grid_from_cli
+
+    if not (args.protected or "").replace(",", "").strip():
+        raise ValueError("--model needs --protected: the attributes to search, comma-separated")
+    if args.dataset is None and args.csv is None:
+        raise ValueError("--model needs the data its models were trained on: --dataset NAME or --csv FILE")
+    return run_grid_from_cli(args, _load_data(args))
 
 
 def _cmd_groups(args) -> dict:

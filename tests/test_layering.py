@@ -66,7 +66,7 @@ FLOORS = [
     ("fairnb.distributed",),
     ("fairnb.widgets",),
     ("fairnb",),                         # the package itself (fairnb/__init__.py): what ``import fairnb`` offers
-    ("fairnb.bench", "fairnb.demo"),
+    ("fairnb.bench", "fairnb.demo", "fairnb.harness"),
     ("fairnb.cli",),
 ]
 FLOOR = {room: level for level, rooms in enumerate(FLOORS) for room in rooms}
