@@ -74,6 +74,10 @@ LABELS = {
     "share_ci_low": "  95 % interval, low",
     "share_ci_high": "  95 % interval, high",
     "test_cases_generated": "test cases generated (SG)",
+    "explained": "candidates explained by LIME (ExpGA)",
+    "loops": "approximating trees trained (AFT)",
+    "fresh_starts": "starts from fresh random inputs (AFT)",
+    "path_pairs": "path pairs sampled (AFT)",
 }
 # where the docs site's glossary lives (docs/glossary.md; its headings are anchors on GitHub and on the site)
 GLOSSARY_URL = "https://github.com/fairnb/fairnb/blob/main/docs/glossary.md"
@@ -141,6 +145,11 @@ TERMS = {
     "coverage_2": (_FIELD, "Grid cells the found inputs occupy when each non-protected feature is cut into 2 bins."),
     "coverage_4": (_FIELD, "Grid cells the found inputs occupy when each non-protected feature is cut into 4 bins."),
     "diversity_distance": (_FIELD, "The mean range-normalised L1 distance between two distinct found inputs."),
+    "explained": ("Seed", "Candidate inputs ExpGA explained with LIME to choose its seeds."),
+    "loops": (_PHASES, "AFT's loops: each trains a decision tree that imitates the model and samples its path pairs."),
+    "fresh_starts": (_PHASES, "Times AFT started again from fresh random inputs (no pair, no discrimination, or no "
+                              "misprediction for five loops)."),
+    "path_pairs": (_PHASES, "Pairs of tree leaves across a protected split that AFT sampled."),
     # the widgets' own words
     "found": (_UNIQUE, "Unique discriminatory inputs found so far, in the method's counting convention."),
     "phase": (_PHASES, "Which phase the search is in: global (moving seeds) or local (around the IDIs found)."),
