@@ -34,7 +34,7 @@ ID_COLUMNS = ["model", "protected", "method"]
 # summary() keys every row keeps (when the Result has them), then any key with a metric prefix
 KEYS = ["natural_rate", "natural_low", "natural_high", "material_idis", "unique_idis_eidig", "unique_idis_adf",
         "tried", "success_rate", "elapsed_s", "idis_per_s", "time_to_1000_s"]
-METRIC_PREFIXES = ("unique_pairs", "precision", "coverage_", "diversity_")
+METRIC_PREFIXES = ("unique_idi_pairs", "precision", "coverage_", "diversity_")
 
 
 def _models(models) -> dict:
@@ -124,7 +124,7 @@ def summarise_grid(rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def markdown_grid(summary: pd.DataFrame, columns=("natural_rate", "unique_idis_eidig", "unique_idis_adf",
-                                                 "unique_pairs", "precision", "tried", "elapsed_s",
+                                                 "unique_idi_pairs", "precision", "tried", "elapsed_s",
                                                  "valid_share", "rechecked_share")) -> str:
     """The summary as a markdown table: each column present as ``mean (sd)``, plus any coverage/diversity."""
     shown = [c for c in (*columns, *(c for c in summary.columns if c.startswith(("coverage_", "diversity_"))

@@ -26,6 +26,7 @@ def test_grid_of_methods_models_and_attributes_with_checks_and_refusals(syntheti
     assert set(refused.model) == {"logistic"} and set(refused.method) == {"adf[n_seeds=20;n_local=10]"}
     assert len(refused) == 2 and refused.status.str.contains("gradient").all()
     assert (done.valid_share.dropna() == 1).all() and (done.rechecked_share.dropna() == 1).all()
+    assert {"unique_idi_pairs", "precision", "coverage_2", "coverage_4", "diversity_distance"} <= set(done.columns)
     found = done[done.protected == "sex"].groupby("model").unique_idis_eidig.sum()   # the fair model ignores sex
     assert found["fair"] == 0 and found["biased"] > 0
     assert set(rows[rows.protected == "sex+race"].model) == set(models)
@@ -35,7 +36,7 @@ def test_grid_of_methods_models_and_attributes_with_checks_and_refusals(syntheti
     assert kosei.unique_idis_eidig.item() == done[(done.model == "biased") & (done.protected == "sex")
                                                   & done.method.str.startswith("kosei")].unique_idis_eidig.mean()
     table = markdown_grid(summary)
-    assert table.count("\n") == len(summary) + 2 and "refused" in table
+    assert table.count("\n") == len(summary) + 2 and "refused" in table and "coverage_4" in table
 
 
 def test_bench_with_your_own_models_on_the_command_line(tmp_path, capsys):
