@@ -14,6 +14,9 @@ texts: ``fairnb.search.text_steps.WordSwap``.
     the index of each input's own variant among its protected variants.
 ``start(X)``
     what the transformation records per row about how an input was reached (None: nothing).
+``random_step(X, prob, rng, ...)``
+    each input with one movable part, drawn with the row's probabilities ``prob``, changed at random (a
+    feature one step up or down, a word swapped for a random neighbour).
 ``apply(X, direction, size)`` (``UnitStep``)
     the inputs moved by ``size * direction`` on the movable parts, projected back onto the domain.
 
@@ -32,6 +35,13 @@ Example
 from __future__ import annotations
 
 import numpy as np
+
+
+def pick_attributes(prob: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One column per row, drawn with the row's probabilities (vectorised inverse-CDF sampling)."""
+    c = np.cumsum(prob, axis=1)
+    c /= c[:, -1:]
+    return np.minimum((c < rng.random((len(prob), 1))).sum(axis=1), prob.shape[1] - 1)
 
 
 class UnitStep:
@@ -71,3 +81,10 @@ class UnitStep:
     def apply(self, X: np.ndarray, direction: np.ndarray, size: float = 1.0) -> np.ndarray:
         """``clip(X + size * direction)`` with the protected columns left as they are."""
         return self.domain.clip(X + size * np.where(self._movable, direction, 0.0))
+
+    def random_step(self, X: np.ndarray, prob: np.ndarray, rng: np.random.Generator, size: float = 1.0) -> np.ndarray:
+        """Each input with one feature, drawn with the row's probabilities ``prob``, moved ``size`` up or down
+        (probability 1/2 each), then clipped."""
+        move = np.zeros_like(X)
+        move[np.arange(len(X)), pick_attributes(prob, rng)] = rng.choice([-1.0, 1.0], size=len(X))
+        return self.apply(X, move, size)

@@ -76,7 +76,7 @@ from ..domains.base import require_capabilities
 from ..params import COUNT, STEPS, Options
 from ..results import Count, Derived, Distinct, Ratio, seed_outcomes
 from .engine import Batch, Search
-from .text_steps import (EPSILON, HF_SCORES, SIGN_CONVENTIONS, WordSwap, asc_step, hotflip_step, local_draw,
+from .text_steps import (EPSILON, HF_SCORES, SIGN_CONVENTIONS, WordSwap, asc_step, hotflip_step,
                          local_probabilities, random_step, token_saliency)
 from .two_phase import ACCEPTANCE, TwoPhase
 
@@ -186,11 +186,7 @@ class TextSubstitutionSearch(TwoPhase):
 
     def _local_candidates(self, ctx, step, X, plan, trace, t):
         prob, saliency = plan
-        cand = step.candidates(X)
-        pos, choice, scores = local_draw(prob, cand, ctx.rng)
-        X, trace = step.swap(X, pos, choice, scores, cand, trace, "local", t,
-                             saliency if self.uses_gradients else None)
-        return X, pos >= 0, trace
+        return step.random_step(X, prob, ctx.rng, trace, t, saliency if self.uses_gradients else None)
 
     # ------------------------------------------------------------------ running
     def _checked(self, model, domain, seeds):

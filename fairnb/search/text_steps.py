@@ -236,3 +236,11 @@ class WordSwap:
                 kept += ((phase, t, int(pos[r]), int(old[j]), int(new[j]), c[j].tolist(), scores[r].tolist()),)
             chains[r] = kept
         return X, SwapTrace(trace.origin, chains, trace.saliency if saliency is None else saliency)
+
+    def random_step(self, X, prob, rng: np.random.Generator, trace: SwapTrace, t: int, saliency=None):
+        """Each text with one position, drawn with the row's probabilities ``prob``, swapped for a uniform choice
+        among its substitutes: ``(X', moved, trace')`` (``moved``: the texts that had a position to swap)."""
+        cand = self.candidates(X)
+        pos, choice, scores = local_draw(prob, cand, rng)
+        X, trace = self.swap(X, pos, choice, scores, cand, trace, "local", t, saliency)
+        return X, pos >= 0, trace

@@ -95,8 +95,8 @@ class Pairs:
         return len(self.X)
 
     def take(self, idx) -> "Pairs":
-        return Pairs(self.X[idx], self.proba[idx], self.variant[idx], self.counterpart[idx],
-                     self.counterpart_proba[idx], self.seed_ids[idx], None if self.trace is None else self.trace.take(idx))
+        return Pairs(self.X[idx], self.proba[idx], self.variant[idx], self.counterpart[idx], self.counterpart_proba[idx],
+                     self.seed_ids[idx], None if self.trace is None else self.trace.take(idx))
 
     @classmethod
     def concat(cls, parts: list["Pairs"], like: np.ndarray) -> "Pairs":
@@ -138,13 +138,6 @@ def reciprocal_probabilities(G1: np.ndarray, G2: np.ndarray, free: np.ndarray, e
     """
     s = np.where(free, 1.0 / (np.abs(G1) + np.abs(G2) + eps), 0.0)
     return s / s.sum(axis=1, keepdims=True)
-
-
-def pick_attributes(prob: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """One column per row, drawn with the row's probabilities (vectorised inverse-CDF sampling)."""
-    c = np.cumsum(prob, axis=1)
-    c /= c[:, -1:]
-    return np.minimum((c < rng.random((len(prob), 1))).sum(axis=1), prob.shape[1] - 1)
 
 
 class TwoPhase(Search):
@@ -443,11 +436,6 @@ class TwoPhaseSearch(TwoPhase):
         """Unit steps on the non-protected features (``fairnb.search.perturbations.UnitStep``)."""
         return UnitStep(ctx.domain)
 
-    def _local_move(self) -> str:
-        """``"one"``: one attribute drawn by the probabilities, moved +-1 at random (ADF, EIDIG, MAFT);
-        ``"each"``: every attribute moves with its probability in its direction (NeuronFair)."""
-        return "one"
-
     def _pair_gradients(self, ctx, X, XC, PX, PC, *, rows, t, phase) -> tuple[np.ndarray, np.ndarray]:
         """Gradients at ``X`` and at the counterparts ``XC`` (outputs ``PX``, ``PC``), each ``(n, d)``.
 
@@ -473,13 +461,8 @@ class TwoPhaseSearch(TwoPhase):
         return reciprocal_probabilities(G1, G2, free), np.zeros_like(G1)
 
     def _local_candidates(self, ctx, step, X, plan, trace, t):
-        prob, direction = plan
-        if self._local_move() == "each":
-            move = (ctx.rng.random(X.shape) < prob) * direction
-        else:
-            move = np.zeros_like(X)
-            move[np.arange(len(X)), pick_attributes(prob, ctx.rng)] = ctx.rng.choice([-1.0, 1.0], size=len(X))
-        return step.apply(X, move, self.local_step), np.ones(len(X), bool), trace
+        """One attribute drawn by the probabilities, moved ``local_step`` up or down at random (ADF, EIDIG, MAFT)."""
+        return step.random_step(X, plan[0], ctx.rng, size=self.local_step), np.ones(len(X), bool), trace
 
     # ------------------------------------------------------------------ the search
     def select_seeds(self, seeds, should_stop=None, domain=None) -> np.ndarray | None:
