@@ -1,7 +1,7 @@
 """Transformations: what one step of a search is, for one kind of input (TextAttack composes an attack
 from a goal, constraints, a transformation and a search; fairnb's two-phase skeleton,
 ``fairnb.search.two_phase.TwoPhase``, asks its transformation for these members). Tables: ``UnitStep``;
-texts: ``fairnb.search.text_steps.WordSwap``.
+texts: ``fairnb.search.text_steps.WordSwap``; images: ``PixelStep``.
 
 ``movable(X)``
     the parts of each input a step may change (never the protected ones), a mask that broadcasts
@@ -12,8 +12,9 @@ texts: ``fairnb.search.text_steps.WordSwap``.
     each input with its protected part taken from ``C`` (its counterpart after the input moved).
 ``own_variant(X)``
     the index of each input's own variant among its protected variants.
-``start(X)``
-    what the transformation records per row about how an input was reached (None: nothing).
+``start(X, ids)``
+    what the transformation records per row about how the inputs ``X`` (descending from the seeds ``ids``)
+    were reached (None: nothing).
 ``random_step(X, prob, rng, ...)``
     each input with one movable part, drawn with the row's probabilities ``prob``, changed at random (a
     feature one step up or down, a word swapped for a random neighbour).
@@ -33,6 +34,8 @@ Example
 [[1.0, 1.0]]
 """
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -57,7 +60,7 @@ class UnitStep:
         """``(d,)``: the non-protected features."""
         return self._movable
 
-    def start(self, X) -> None:
+    def start(self, X, ids=None) -> None:
         return None
 
     def own_variant(self, X) -> np.ndarray:
@@ -88,3 +91,80 @@ class UnitStep:
         move = np.zeros_like(X)
         move[np.arange(len(X)), pick_attributes(prob, rng)] = rng.choice([-1.0, 1.0], size=len(X))
         return self.apply(X, move, size)
+
+
+def checked_variant(verdict, rows, j) -> list:
+    """The ``j``-th of the variants the oracle checked for each of ``verdict``'s ``rows`` (domains whose
+    inputs list their own variants: texts, images)."""
+    return [verdict.variant_items[r][k] for r, k in zip(rows, j)]
+
+
+def pixels(X) -> np.ndarray:
+    """Clipped to [0, 1] and rounded to float32 (what the models compute with, and what a Result stores
+    compactly), kept as float64."""
+    return np.clip(X, 0.0, 1.0).astype(np.float32).astype(float)
+
+
+@dataclass
+class FlipTrace:
+    """What ``PixelStep`` keeps per image: the ``seed`` it started from and the seed's attribute flip ``delta``."""
+
+    seed: np.ndarray
+    delta: np.ndarray
+
+    def take(self, idx) -> "FlipTrace":
+        return FlipTrace(self.seed[idx], self.delta[idx])
+
+    def replace(self, mask, other: "FlipTrace") -> "FlipTrace":
+        """The rows of ``other`` where ``mask``, these elsewhere."""
+        shape = (-1,) + (1,) * (self.seed.ndim - 1)
+        return FlipTrace(np.where(mask.reshape(shape), other.seed, self.seed),
+                         np.where(mask.reshape(shape), other.delta, self.delta))
+
+    @classmethod
+    def concat(cls, parts: list["FlipTrace"]) -> "FlipTrace":
+        return cls(np.concatenate([p.seed for p in parts]), np.concatenate([p.delta for p in parts]))
+
+
+class PixelStep:
+    """Pixel steps on images whose attribute flip stays fixed (NeuronFair's image search): an image ``x``
+    moves by ``delta_bias``, its counterpart is ``x + delta_senatt`` (the seed's flip), both clipped to [0, 1].
+
+    ``flipped``: each seed's flipped image (``domain.flip(seeds).X_flipped``); ``project``: moves candidates
+    back into the active constraints (``SearchContext.project``).
+
+    >>> seeds = np.full((1, 1, 2, 1), 0.5)
+    >>> step = PixelStep(seeds, seeds + [[[[0.1], [-0.1]]]])
+    >>> trace = step.start(seeds, np.array([0]))
+    >>> step.counterpart(seeds + 0.45, trace).ravel().tolist()      # the flip, clipped to [0, 1]
+    [1.0, 0.8500000238418579]
+    >>> step.apply(seeds, np.ones_like(seeds), 0.7, trace).ravel().tolist()
+    [1.0, 1.0]
+    """
+
+    def __init__(self, seeds, flipped, project=None):
+        self.seeds = np.asarray(seeds, dtype=float)
+        self.deltas = np.asarray(flipped, dtype=float) - self.seeds
+        self.project = project
+
+    def movable(self, X) -> np.ndarray:
+        """Every pixel."""
+        return np.ones(np.shape(X)[1:], bool)
+
+    def start(self, X, ids) -> FlipTrace:
+        return FlipTrace(np.array(X, dtype=float), self.deltas[ids])
+
+    def own_variant(self, X) -> np.ndarray:
+        return np.zeros(len(X), dtype=np.int64)
+
+    def variant(self, X, j, verdict, rows) -> np.ndarray:
+        return np.array(checked_variant(verdict, rows, j), dtype=float).reshape(np.shape(X))
+
+    def counterpart(self, X, trace: FlipTrace) -> np.ndarray:
+        """Each image with its seed's flip."""
+        return pixels(X + trace.delta)
+
+    def apply(self, X, direction, size: float, trace: FlipTrace) -> np.ndarray:
+        """``X + size * direction`` in [0, 1], projected into the constraints around each image's seed."""
+        X = pixels(X + size * direction)
+        return X if self.project is None else self.project(X, trace.seed)

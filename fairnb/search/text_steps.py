@@ -34,6 +34,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .perturbations import checked_variant
+
 SIGN_CONVENTIONS = ("toward-boundary", "papernot-literal")
 EPSILON = 1e-12
 CHUNK_BYTES = 32 * 2 ** 20      # float32 bytes of (texts, positions, candidates, dims) per HotFlip chunk
@@ -207,7 +209,7 @@ class WordSwap:
         """``(n, L)``: the positions with at least one substitute."""
         return (self.candidates(X) >= 0).any(axis=2)
 
-    def start(self, X) -> SwapTrace:
+    def start(self, X, ids=None) -> SwapTrace:
         return SwapTrace(np.array(X), [()] * len(X), np.full(np.shape(X), np.nan))
 
     def own_variant(self, X) -> np.ndarray:
@@ -215,7 +217,7 @@ class WordSwap:
 
     def variant(self, X, j, verdict, rows) -> np.ndarray:
         """The ``j``-th of the protected variants the oracle checked for ``verdict``'s ``rows``."""
-        return self.domain.ids(np.array([verdict.variant_items[r][k] for r, k in zip(rows, j)]))
+        return self.domain.ids(np.array(checked_variant(verdict, rows, j)))
 
     def pair(self, X, C) -> np.ndarray:
         """``X`` with the sensitive terms of ``C`` (sensitive positions never change)."""

@@ -1,7 +1,7 @@
 """The two-phase gradient-guided search: one skeleton (``TwoPhase``) for every input kind, and its tabular
 methods ADF, EIDIG, MAFT and NeuronFair (``TwoPhaseSearch``). The text searches (``fairnb.search.text``) run
-the same skeleton with a word swap as their transformation; the image searches reuse the tabular methods'
-parts in their global phase (``fairnb.search.image_flip``).
+the same skeleton with a word swap as their transformation, the image searches (``fairnb.search.image_flip``)
+its global phase with pixel steps and the tabular methods' gradient and direction parts.
 
 All four papers search in two phases (ADF, ICSE 2020 / TSE; EIDIG, ISSTA 2021; NeuronFair, ICSE
 2022; MAFT, ICSE 2024):
@@ -19,7 +19,7 @@ failed step is the method's choice: keep it (ADF's pseudo-code, NeuronFair), go 
 acceptance (ADF's reference code), or reset to the seed (EIDIG/MAFT).
 
 The skeleton asks the method's transformation part what a step is (``transformation(ctx)``: a unit
-step on a feature, a word swap; ``fairnb.search.perturbations``). The methods differ only in small parts,
+step on a feature, a word swap, a pixel step; ``fairnb.search.perturbations``). The methods differ only in small parts,
 which subclasses override: the gradient source
 (``_pair_gradients``: loss or class probability by backprop, forward differences, NeuronFair's dynamic
 loss), the global direction rule, the momentum decays, how often the local probabilities are refreshed,
@@ -144,7 +144,7 @@ class TwoPhase(Search):
     """The two-phase skeleton, the same for every input kind: a global phase that moves every seed
     toward discrimination, then a local phase that walks around each distinct global IDI (see the module
     docstring). What a step is comes from the method's transformation part (``transformation(ctx)``:
-    ``fairnb.search.perturbations.UnitStep`` for tables, ``fairnb.search.text_steps.WordSwap`` for texts);
+    ``UnitStep`` and ``PixelStep`` of ``fairnb.search.perturbations``, ``fairnb.search.text_steps.WordSwap``);
     which step to take, from the method's hooks below (``_global_candidates``, ``_local_plan``,
     ``_local_candidates``, ``_pair_gradients``...). A subclass holds the parameters (at least ``batch_size``)."""
 
@@ -295,7 +295,7 @@ class TwoPhase(Search):
         checked ``_global_checks()`` times; returns the discriminatory states found."""
         step = self.transformation(ctx)
         decay = self._decays()[0]
-        X, rows, trace = seeds[ids].copy(), np.arange(len(ids)), step.start(seeds[ids])
+        X, rows, trace = seeds[ids].copy(), np.arange(len(ids)), step.start(seeds[ids], ids)
         G1 = G2 = None
         found = []
         checks = self._global_checks()
