@@ -7,7 +7,7 @@ from fairnb.domains import Feature, TabularDomain
 from fairnb.models import NumpyMLP
 from fairnb.search.adf import ADF
 from fairnb.search.eidig import EIDIG
-from fairnb.search.perturbations import pick_attributes
+from fairnb.search.transformations import pick_attributes
 from fairnb.search.two_phase import agreeing_signs, reciprocal_probabilities
 from two_phase_checks import assert_exact_global_phase, assert_sound_run, record_batches
 

@@ -60,7 +60,7 @@ from .biased_neurons import interpret_differences, pair_activation_differences
 from .eidig import EIDIG
 from .engine import Batch
 from .neuronfair import NeuronFair
-from .perturbations import PixelStep
+from .transformations import PixelStep
 from .two_phase import TwoPhaseSearch
 
 FLIP_FAILED = "flip failed"     # the reason a seed whose flip failed is skipped (``result.seed_outcomes``)
@@ -148,9 +148,6 @@ class ImageFlipSearch:
                               info=self._details(ctx, X, C, trace.seed, seed_ids, self._flip, t))
         self._generated.add(X)
         return verdict
-
-    def _global_candidates(self, ctx, step, X, G1, G2, PX, PC, trace, t):
-        return step.apply(X, self._global_direction(G1, G2), self.global_step, trace), np.ones(len(X), bool), trace
 
     def _walkers_found(self, ctx, walkers):
         """Nothing: the pairs the engine records are the global IDIs (``global_idis``)."""

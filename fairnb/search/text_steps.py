@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .perturbations import checked_variant
+from .transformations import checked_variant
 
 SIGN_CONVENTIONS = ("toward-boundary", "papernot-literal")
 EPSILON = 1e-12
@@ -181,7 +181,7 @@ class SwapTrace:
 class WordSwap:
     """The transformation of the text searches: a word swapped for one of its embedding neighbours (the
     domain's ``candidates``: never a sensitive position, never a term of a protected group), the
-    counterpart a swap of the sensitive term (the protected variants). See ``fairnb.search.perturbations``
+    counterpart a swap of the sensitive term (the protected variants). See ``fairnb.search.transformations``
     for the members a search asks for.
 
     >>> from fairnb.text import Vocabulary

@@ -19,7 +19,7 @@ failed step is the method's choice: keep it (ADF's pseudo-code, NeuronFair), go 
 acceptance (ADF's reference code), or reset to the seed (EIDIG/MAFT).
 
 The skeleton asks the method's transformation part what a step is (``transformation(ctx)``: a unit
-step on a feature, a word swap, a pixel step; ``fairnb.search.perturbations``). The methods differ only in small parts,
+step on a feature, a word swap, a pixel step; ``fairnb.search.transformations``). The methods differ only in small parts,
 which subclasses override: the gradient source
 (``_pair_gradients``: loss or class probability by backprop, forward differences, NeuronFair's dynamic
 loss), the global direction rule, the momentum decays, how often the local probabilities are refreshed,
@@ -62,7 +62,7 @@ import numpy as np
 from ..oracle import in_pieces, rows_per_call
 from ..params import COUNT, POSITIVE, STEPS, Options
 from ..results import Count, Distinct, Ratio
-from .perturbations import UnitStep
+from .transformations import UnitStep
 from .engine import Batch, Search
 from .generated import GeneratedInputs
 from .seeds import cluster_seeds, warn_if_few_seeds
@@ -144,7 +144,7 @@ class TwoPhase(Search):
     """The two-phase skeleton, the same for every input kind: a global phase that moves every seed
     toward discrimination, then a local phase that walks around each distinct global IDI (see the module
     docstring). What a step is comes from the method's transformation part (``transformation(ctx)``:
-    ``UnitStep`` and ``PixelStep`` of ``fairnb.search.perturbations``, ``fairnb.search.text_steps.WordSwap``);
+    ``UnitStep`` and ``PixelStep`` of ``fairnb.search.transformations``, ``fairnb.search.text_steps.WordSwap``);
     which step to take, from the method's hooks below (``_global_candidates``, ``_local_plan``,
     ``_local_candidates``, ``_pair_gradients``...). A subclass holds the parameters (at least ``batch_size``)."""
 
@@ -156,7 +156,7 @@ class TwoPhase(Search):
 
     # ------------------------------------------------------------------ the parts a method may change
     def transformation(self, ctx):
-        """The transformation part of this run: what a step is (``fairnb.search.perturbations``)."""
+        """The transformation part of this run: what a step is (``fairnb.search.transformations``)."""
         raise NotImplementedError
 
     def _global_checks(self) -> int:
@@ -433,7 +433,7 @@ class TwoPhaseSearch(TwoPhase):
 
     # ------------------------------------------------------------------ the parts a method may change
     def transformation(self, ctx):
-        """Unit steps on the non-protected features (``fairnb.search.perturbations.UnitStep``)."""
+        """Unit steps on the non-protected features (``fairnb.search.transformations.UnitStep``)."""
         return UnitStep(ctx.domain)
 
     def _pair_gradients(self, ctx, X, XC, PX, PC, *, rows, t, phase) -> tuple[np.ndarray, np.ndarray]:
@@ -454,7 +454,7 @@ class TwoPhaseSearch(TwoPhase):
         return self.direction_sign * agreeing_signs(G1, G2)
 
     def _global_candidates(self, ctx, step, X, G1, G2, PX, PC, trace, t):
-        return step.apply(X, self._global_direction(G1, G2), self.global_step), np.ones(len(X), bool), trace
+        return step.apply(X, self._global_direction(G1, G2), self.global_step, trace), np.ones(len(X), bool), trace
 
     def _local_plan(self, G1: np.ndarray, G2: np.ndarray, free: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Attribute probabilities and directions for the local moves (direction unused by "one")."""

@@ -8,7 +8,7 @@ texts: ``fairnb.search.text_steps.WordSwap``; images: ``PixelStep``.
     against the inputs' gradients.
 ``variant(X, j, verdict, rows)``
     each input's ``j``-th protected variant (``verdict``: the oracle's answer on the inputs, ``rows`` of it).
-``pair(X, C)``
+``pair(X, C)`` (kinds with a local phase: ``UnitStep``, ``WordSwap``)
     each input with its protected part taken from ``C`` (its counterpart after the input moved).
 ``own_variant(X)``
     the index of each input's own variant among its protected variants.
@@ -18,8 +18,13 @@ texts: ``fairnb.search.text_steps.WordSwap``; images: ``PixelStep``.
 ``random_step(X, prob, rng, ...)``
     each input with one movable part, drawn with the row's probabilities ``prob``, changed at random (a
     feature one step up or down, a word swapped for a random neighbour).
-``apply(X, direction, size)`` (``UnitStep``)
-    the inputs moved by ``size * direction`` on the movable parts, projected back onto the domain.
+``apply(X, direction, size, trace)`` (``UnitStep``, ``PixelStep``)
+    the inputs moved by ``size * direction`` on the movable parts, projected back onto the domain (and,
+    for images, into the constraints around each input's seed).
+
+A strategy asks the transformation for candidates and decides which to take; a new method is a
+strategy over an existing transformation (its gradients, direction and local plan), a new input kind a
+new transformation.
 
 Example
 -------
@@ -81,7 +86,7 @@ class UnitStep:
         out[:, self._protected] = C[:, self._protected]
         return out
 
-    def apply(self, X: np.ndarray, direction: np.ndarray, size: float = 1.0) -> np.ndarray:
+    def apply(self, X: np.ndarray, direction: np.ndarray, size: float = 1.0, trace=None) -> np.ndarray:
         """``clip(X + size * direction)`` with the protected columns left as they are."""
         return self.domain.clip(X + size * np.where(self._movable, direction, 0.0))
 
