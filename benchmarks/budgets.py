@@ -8,12 +8,18 @@ so the time budget ends it. Reported per method: the wall time of ``run()``, the
 ``max_time``, the longest gap between two engine batches (the "one batch's time" the overshoot is
 allowed), and the IDIs found.
 
+``--benchmark C-g`` measures a published model instead (``$FAIRNB_MODELS``; issue 26, item 9: is a time budget
+used?): the benchmark's training split is the seeds, the methods keep their default sizes, and the rows also
+say how many seed rounds the search drew (``seed_rounds``, ``seeds_from_domain``; ``fairnb.search.seed_rounds``).
+
 Usage::
 
     .venv/bin/python benchmarks/budgets.py                 # max_time 10 s, all methods (~2 min)
     .venv/bin/python benchmarks/budgets.py --max-time 5 --methods maft neuronfair
+    .venv/bin/python benchmarks/budgets.py --benchmark C-g --max-time 30 --methods aequitas maft --json FILE
 
-Writes ``benchmarks/results/budgets.md`` and ``budgets.json``. Timings on a shared machine are
+Writes ``benchmarks/results/budgets.md`` and ``budgets.json`` (with ``--benchmark``: the rows to ``--json``,
+default ``benchmarks/results/budgets_<benchmark>.json``). Timings on a shared machine are
 contended: the files record the CPU count and load average.
 """
 from __future__ import annotations
@@ -60,15 +66,24 @@ def measure(method: str, max_time: float, dom, model, seeds) -> dict:
     gaps = np.diff(result.timeline["elapsed"].to_numpy())
     return {"method": method, "max_time": max_time, "wall_s": round(wall, 3), "overshoot_s": round(wall - max_time, 3),
             "longest_batch_s": round(float(gaps.max()) if len(gaps) else 0.0, 3), "status": result.status,
-            "tried": result.tried, "idis": result.count(), "generated": result.extras.get("generated")}
+            "tried": result.tried, "idis": result.count(), "generated": result.extras.get("generated"),
+            "seed_rounds": result.extras.get("seed_rounds"), "seeds_from_domain": result.extras.get("seeds_from_domain")}
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--max-time", type=float, default=10.0)
     ap.add_argument("--methods", nargs="*", default=METHODS)
+    ap.add_argument("--benchmark", default=None, help="a published benchmark (e.g. C-g) instead of the wide problem")
+    ap.add_argument("--json", default=None, help="with --benchmark: where the rows go")
     args = ap.parse_args()
-    dom, model, seeds = wide_problem()
+    if args.benchmark:
+        from fairnb.bench import load_benchmark
+
+        _, data, model, seeds = load_benchmark(args.benchmark)
+        dom = data.domain
+    else:
+        dom, model, seeds = wide_problem()
     rows = []
     for m in args.methods:
         rows.append(measure(m, args.max_time, dom, model, seeds))
@@ -76,6 +91,10 @@ def main():
     machine = {"cpus": os.cpu_count(), "load_avg": [round(x, 2) for x in os.getloadavg()],
                "python": platform.python_version(), "domain_size": f"2^{int(np.log2(dom.size))}"}
     out = ROOT / "benchmarks" / "results"
+    if args.benchmark:
+        path = Path(args.json or out / f"budgets_{args.benchmark}.json")
+        path.write_text(json.dumps({"machine": machine, "benchmark": args.benchmark, "rows": rows}, indent=1))
+        return
     (out / "budgets.json").write_text(json.dumps({"machine": machine, "rows": rows}, indent=1))
     lines = [f"# Budgets kept: overshoot of max_time = {args.max_time:g} s on a 32-feature domain "
              f"({machine['domain_size']} inputs)",

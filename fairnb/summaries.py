@@ -32,9 +32,14 @@ LABELS = {
     "material_idis": "discriminatory inputs whose decision moves by at least 0.1 (material)",
     "unique_idis_eidig": "discriminatory inputs (unique full inputs)",
     "unique_idis_adf": "discriminatory inputs (unique without protected attributes)",
+    "unique_idi_pairs": "discriminatory pairs (unordered: a pair and its reverse are one)",
     "tried": "candidates checked",
     "hits": "discriminatory candidates (with repeats)",
     "success_rate": "success rate",
+    "precision": "precision (discriminatory pairs per candidate checked)",
+    "coverage_2": "coverage: grid cells the inputs occupy, 2 bins per feature",
+    "coverage_4": "coverage: grid cells the inputs occupy, 4 bins per feature",
+    "diversity_distance": "diversity: mean distance between two inputs (0 to 1)",
     "elapsed_s": "time",
     "idis_per_s": "discriminatory inputs per second",
     "time_to_first_s": "time to the first discriminatory input",
@@ -70,7 +75,7 @@ LABELS = {
     "share_ci_high": "  95 % interval, high",
     "test_cases_generated": "test cases generated (SG)",
 }
-SHARES = ("success_rate", "natural_rate", "natural_low", "natural_high", "local_success_rate", "gsr",
+SHARES = ("success_rate", "precision", "natural_rate", "natural_low", "natural_high", "local_success_rate", "gsr",
           "flip_success_rate", "f_sa_accuracy", "discriminatory_share", "share_ci_low", "share_ci_high")   # as %
 _BUDGETS = {
     "max_time": lambda v: f"time budget of {fmt_seconds(v)} reached",
@@ -144,6 +149,23 @@ def formatted(key: str, value, ended_by=None) -> str:
     if isinstance(value, (list, tuple)):
         return ", ".join(formatted("", v) for v in value)
     return str(value)
+
+
+def field_metrics_line(summary: dict) -> str:
+    """The field's metrics of a summary in one line (the pair inspector's title shows it); "" without them.
+
+    >>> field_metrics_line({"precision": 0.0254, "coverage_2": 41, "coverage_4": 374, "diversity_distance": 0.2866})
+    'precision 2.54 %, coverage 41 cells (2 bins) / 374 (4 bins), diversity 0.287'
+    >>> field_metrics_line({"precision": 0.5})
+    'precision 50.0 %'
+    """
+    parts = [f"precision {fmt_share(summary['precision'])}"] if "precision" in summary else []
+    if "coverage_2" in summary:
+        parts.append(f"coverage {fmt_count(summary['coverage_2'])} cells (2 bins) / "
+                     f"{fmt_count(summary['coverage_4'])} (4 bins)")
+    if "diversity_distance" in summary:
+        parts.append(f"diversity {summary['diversity_distance']:.3f}")
+    return ", ".join(parts)
 
 
 def rows(summary: dict, ended_by=None) -> list[tuple[str, str]]:

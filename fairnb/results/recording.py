@@ -25,6 +25,7 @@ from ..counting import UniqueCounter
 from ..domains.base import check_convention
 from ..interrupts import deferred_interrupts
 from ..stats import wilson_interval
+from . import metrics
 from .details import _info_column
 from .display import ResultDisplay
 from .packing import pack_pairs, unpack_pairs
@@ -309,6 +310,8 @@ class Result(PairTables, SavedResult, ResultDisplay):
     def summary(self) -> dict:
         """The headline numbers as a flat dict (JSON-serialisable)."""
         a = self._arrays()
+        spread = self._spread()
+        pairs = spread.pop("unique_idi_pairs")
         out = {
             "method": self.method,
             "status": self.status,
@@ -317,9 +320,12 @@ class Result(PairTables, SavedResult, ResultDisplay):
             "material_idis": int(material(a["P"], a["PC"]).sum()),
             "unique_idis_eidig": self.count("eidig"),
             "unique_idis_adf": self.count("adf"),
+            "unique_idi_pairs": pairs,
             "tried": int(self.tried),
             "hits": int(self.hits),
             "success_rate": round(self.success_rate, 6),
+            "precision": metrics.precision(pairs, self.tried),
+            **spread,
             "elapsed_s": round(self.elapsed, 3),
             "idis_per_s": round(self.count("eidig") / self.elapsed, 2) if self.elapsed > 0 else None,
             "time_to_first_s": _round(self.time_to(1)),
@@ -333,6 +339,14 @@ class Result(PairTables, SavedResult, ResultDisplay):
             elif isinstance(v, (list, tuple)) and all(isinstance(x, (int, float)) for x in v):
                 out[k] = list(v)
         return out
+
+    def _spread(self) -> dict:
+        """``fairnb.results.metrics.spread`` of the pairs, computed once per number of pairs (a live search's
+        summary is read after every batch)."""
+        cached = getattr(self, "_spread_cache", None)
+        if cached is None or cached[0] != len(self):
+            cached = self._spread_cache = (len(self), metrics.spread(self.domain, self.inputs, self.counterparts))
+        return dict(cached[1])
 
     def natural(self) -> dict:
         """The headline that tells a biased model from a fair one: the share of the search's seeds that are

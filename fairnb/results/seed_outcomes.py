@@ -38,9 +38,14 @@ OUTCOMES = ("found", "exhausted", "skipped")
 SEARCHED = "searched"
 
 
-def declare(result, n: int) -> None:
-    """``n`` seeds, none searched yet."""
-    result.extras["seed_marks"] = np.full(n, "", dtype=object)
+def declare(result, n: int, first: int = 0) -> None:
+    """``n`` seeds, none searched yet, after the ``first`` seeds declared before (an earlier round's:
+    ``fairnb.search.seed_rounds``; their marks are kept)."""
+    earlier = result.extras.get("seed_marks") if first else None
+    marks = np.full(first + n, "", dtype=object)
+    if earlier is not None:
+        marks[:first] = earlier[:first]
+    result.extras["seed_marks"] = marks
 
 
 def note_searched(result, seed_ids) -> None:

@@ -48,6 +48,7 @@ from ..counting import UniqueCounter
 from ..results import Count, Distinct, Result, seed_outcomes
 from .background import BackgroundSearch
 from .executors import executor_for
+from .seed_rounds import draws_rounds, seed_rounds
 
 @dataclass
 class Batch:
@@ -152,9 +153,10 @@ class SearchContext:
         ``result.seed_outcomes`` (see ``seed_outcome``).
         """
         X = np.asarray(X, dtype=float)
-        self.engine.result.extras["seeds"] = X
-        seed_outcomes.declare(self.engine.result, len(X))
-        self.engine.result.tally(seeds_used=Count(len(X)))
+        r, first = self.engine.result, self.engine.seed_offset
+        r.extras["seeds"] = np.concatenate([r.extras["seeds"][:first], X]) if first else X
+        seed_outcomes.declare(r, len(X), first=first)
+        r.tally(seeds_used=Count(len(X)))
         self.engine.measure_natural(X)
         return X
 
@@ -165,7 +167,7 @@ class SearchContext:
 
         >>> # in a strategy: ctx.seed_outcome(np.flatnonzero(~flip.success), "skipped", reason="flip failed")
         """
-        seed_outcomes.mark(self.engine.result, ids, outcome, reason)
+        seed_outcomes.mark(self.engine.result, self.engine.run_seed_ids(ids), outcome, reason)
 
 
 class Engine:
@@ -187,6 +189,7 @@ class Engine:
         self.stop_event = stop_event or threading.Event()
         self.phase = ""
         self._t0 = None
+        self.seed_offset = 0    # the run's id of the strategy's seed 0 (a later round's: fairnb.search.seed_rounds)
 
     @property
     def elapsed(self) -> float:
@@ -214,9 +217,23 @@ class Engine:
         for listen in self.listeners:
             listen(event)
 
+    def run_seed_ids(self, seed_ids):
+        """The strategy's seed ids as the run numbers its seeds (shifted by ``seed_offset``; -1 stays -1).
+
+        >>> engine = Engine(None, None); engine.seed_offset = 10
+        >>> engine.run_seed_ids(np.array([0, -1, 2])).tolist()
+        [10, -1, 12]
+        """
+        if not self.seed_offset:
+            return seed_ids
+        ids = np.asarray(seed_ids)
+        return np.where(ids >= 0, ids + self.seed_offset, ids)
+
     def check(self, batch: Batch) -> Verdict:
         """Send one batch to the oracle, hold its discriminatory candidates to the constraints (a refused
         one reads as not discriminatory) and record what is left."""
+        if self.seed_offset:
+            batch = replace(batch, seed_ids=self.run_seed_ids(batch.seed_ids))
         verdict = self.oracle.check(batch.X, variants=batch.variants)
         if batch.info is not None and not callable(batch.info) and len(batch.info) != len(verdict):
             raise ValueError(f"Batch.info has {len(batch.info)} entries for {len(verdict)} candidates; "
@@ -368,11 +385,14 @@ class Search(Estimator):
 
     Budgets shared by all searches (any combination; the search ends at the first one reached):
     ``max_time`` seconds, ``max_tried`` candidates checked, ``max_found`` unique IDIs in the method's
-    own counting convention ``dedup`` (at most that many are kept). ``max_time=float("inf")`` is allowed and means no time limit: a search
-    with no other budget and no natural end (e.g. ``RandomSearch(n_samples=None)``) then runs until
-    ``stop()`` or Ctrl-C. Every parameter is checked when the search runs, against the class's
-    ``_parameter_constraints`` (``fairnb.params``): a value it does not allow (NaN, 0.5 of a batch, an
-    unknown option) raises ``ValueError`` naming the parameter and what it allows.
+    own counting convention ``dedup`` (at most that many are kept). Given ``max_time``, a seeded tabular
+    search that has searched its seeds draws fresh ones (from the seed inputs, then from the domain) and
+    goes on until a budget is reached (``fairnb.search.seed_rounds``). ``max_time=float("inf")`` is allowed
+    and means no time limit: a search with no other budget and no natural end (e.g.
+    ``RandomSearch(n_samples=None)``, a seeded search with fresh seeds) then runs until ``stop()`` or Ctrl-C.
+    Every parameter is checked when the search runs, against the class's ``_parameter_constraints``
+    (``fairnb.params``): a value it does not allow (NaN, 0.5 of a batch, an unknown option) raises
+    ``ValueError`` naming the parameter and what it allows.
     ``random_state`` makes the search deterministic; ``progress`` is ``None`` (a live panel in a
     notebook, nothing elsewhere), ``True`` (a panel in a notebook, a tqdm bar elsewhere) or ``False``.
     ``constraints`` (``fairnb.constraints``): ``"default"`` (the domain's: e.g. a text keeps its identity
@@ -536,7 +556,8 @@ class Search(Estimator):
                               stop_event=self._stop_event, convention=self.dedup, constraints=constraints)
         ctx = SearchContext(model, domain, oracle, np.random.default_rng(self.random_state), seeds, self.engine_,
                             selected_seeds)
-        return self.engine_.run(self._generate(ctx), limit_threads=limit_threads,
+        strategy = seed_rounds(self, ctx) if draws_rounds(self, domain, selected_seeds) else self._generate(ctx)
+        return self.engine_.run(strategy, limit_threads=limit_threads,
                                 prepare=getattr(model, "warm_up", None))
 
     def _run_elsewhere(self, client, model, domain, seeds, *, listeners, progress, oracle, n_shards) -> Result:

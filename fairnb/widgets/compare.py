@@ -34,15 +34,24 @@ _COLUMNS = {
     "tried": "candidates checked",
     "unique_idis_eidig": "unique IDIs",
     "unique_idis_adf": "unique IDIs without protected attributes",
+    "unique_idi_pairs": "unique pairs (unordered)",
     "success_rate": "success rate",
+    "precision": "precision",
+    "coverage_2": "coverage (2 bins)",
+    "coverage_4": "coverage (4 bins)",
+    "diversity_distance": "diversity",
     "idis_per_s": "IDIs per second",
     "time_to_first_s": "seconds to first IDI",
     "elapsed_s": "seconds",
 }
 _FORMATS = {"seeds discriminatory as they are": summaries.fmt_share, "candidates checked": summaries.fmt_count, "unique IDIs": summaries.fmt_count,
             "unique IDIs without protected attributes": summaries.fmt_count,
+            "unique pairs (unordered)": summaries.fmt_count, "precision": summaries.fmt_share,
+            "coverage (2 bins)": summaries.fmt_count, "coverage (4 bins)": summaries.fmt_count,
+            "diversity": "{:.3f}".format,
             "success rate": summaries.fmt_share, "IDIs per second": summaries.fmt_rate,
             "seconds to first IDI": summaries.fmt_seconds, "seconds": summaries.fmt_seconds}
+_TABULAR_ONLY = ("coverage (2 bins)", "coverage (4 bins)", "diversity")   # fairnb.results.metrics
 _LOG_RATIO = 10     # counts that differ by more than an order of magnitude are drawn on a log scale
 _EARLY = ("stopped", "interrupted", "failed")
 
@@ -138,6 +147,7 @@ def compare(results, *, labels=None, x: str | None = None, title: str | None = N
 
     rows = [{"ended": r.ending, **{new: r.summary().get(old) for old, new in _COLUMNS.items()}} for r in results]
     table = pd.DataFrame(rows, index=pd.Index(labels, name="search"))
+    table = table.drop(columns=[c for c in _TABULAR_ONLY if table[c].isna().all()])    # text, images: no grid
     return Comparison(fig, table, _notes(labels, results))
 
 

@@ -36,6 +36,7 @@ import numpy as np
 import pandas as pd
 import traitlets
 
+from .. import summaries
 from ..domains.base import protected_columns
 from ..pair_table import CHANGED, PairTable, column_kind, decision_text, first_columns, format_cell
 from ._assets import STATIC
@@ -68,7 +69,9 @@ class PairInspector(PagedInspector):
         self.class_names = _class_names(result.class_names if class_names is None else class_names)
         self._ids: list[int] = []
         self._table, columns = self._build_table(result, seeds)
-        super().__init__(title=f"{result.method or 'search'}: discriminatory pairs", columns=columns,
+        metrics = summaries.field_metrics_line(result.summary())     # the field's metrics (docs/methods/metrics.md)
+        super().__init__(title=f"{result.method or 'search'}: discriminatory pairs" + (f" ({metrics})" if metrics else ""),
+                         columns=columns,
                          n_pairs=len(self._table), page_size=page_size, **kwargs)
         self._refresh()
         self._update_detail()

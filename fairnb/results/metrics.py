@@ -1,0 +1,174 @@
+"""The field's metrics of a search's pairs: precision, coverage and diversity (docs/methods/metrics.md).
+
+The harnesses that compare the newer generators (AFT, VBT-X, ExpGA, ...) report, beside how many
+discriminatory instances a method found, how many it found per test case generated (*precision*) and how
+widely they spread over the input space (*coverage*, *diversity*). fairnb derives them from a Result's
+pairs and counters, so every Result has them (also one loaded from a file):
+
+``unique_idi_pairs``
+    distinct discriminatory pairs counted as the field counts them, unordered: a pair ``{x, x'}`` and its
+    reverse ``{x', x}`` are one. fairnb's two conventions count inputs instead: ``unique_idis_eidig``
+    (distinct full inputs, so ``x`` and ``x'`` both found count twice) and ``unique_idis_adf`` (distinct
+    inputs without the protected attributes, so every pair that shares them counts once).
+``precision``
+    ``unique_idi_pairs / tried``: discriminatory pairs per candidate the oracle checked.
+``coverage_<k>`` (tabular domains)
+    the number of distinct grid cells the found inputs occupy when the range of every non-protected
+    feature is cut into ``k`` equal-width bins (a feature with fewer than ``k`` values: one bin per value),
+    for ``k`` in ``GRANULARITIES``; at most ``coverage_cells(domain, k)``.
+``diversity_distance`` (tabular domains)
+    the mean distance between two distinct found inputs over the non-protected features, each feature's
+    difference divided by its range and the sum by the number of features (range-normalised L1, in
+    [0, 1]), computed exactly over all pairs of inputs.
+
+Text and image domains have no grid of feature ranges: their Results give ``unique_idi_pairs`` and
+``precision`` only.
+
+Example
+-------
+>>> import numpy as np
+>>> from fairnb.domains import Feature, TabularDomain
+>>> dom = TabularDomain([Feature("sex", 0, 1), Feature("x", 0, 9), Feature("y", 0, 1)], protected=["sex"])
+>>> X = np.array([[0, 0, 0], [1, 0, 0], [0, 9, 1]]); C = np.array([[1, 0, 0], [0, 0, 0], [1, 9, 1]])
+>>> unique_pairs(dom, X, C)                      # the first two are one pair and its reverse
+2
+>>> coverage(dom, X, 2), round(diversity_distance(dom, X), 3)
+(2, 1.0)
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..counting import hashable_keys
+
+GRANULARITIES = (2, 4)      # bins per non-protected feature of the coverage grids
+
+
+def unique_pairs(domain, X, C) -> int:
+    """Distinct unordered pairs ``{X[i], C[i]}`` (a pair and its reverse count once)."""
+    if not len(X):
+        return 0
+    if is_gridded(domain):
+        lower, sizes = np.asarray(domain.lower, float), np.asarray(domain.upper, float) - domain.lower + 1
+        a, b = _row_codes(np.asarray(X) - lower, sizes), _row_codes(np.asarray(C) - lower, sizes)
+        if a is not None:
+            return _distinct_count(np.sort(np.column_stack([a, b]), axis=1))
+    a, b = hashable_keys(domain.key(X, "eidig")), hashable_keys(domain.key(C, "eidig"))
+    return len({(p, q) if p <= q else (q, p) for p, q in zip(a, b)})
+
+
+def _row_codes(M, sizes) -> np.ndarray | None:
+    """One int64 per row of ``M`` (non-negative integers below ``sizes`` per column, in mixed radix), or None
+    when the codes would not fit in an int64 (then rows are compared as rows).
+
+    >>> _row_codes(np.array([[0, 1], [2, 3]]), np.array([3, 4])).tolist()
+    [1, 11]
+    """
+    sizes = np.asarray(sizes, dtype=float)
+    if np.log2(np.maximum(sizes, 1)).sum() >= 62:
+        return None
+    place = np.ones(len(sizes), dtype=np.int64)          # the product of the sizes of the columns after each
+    place[:-1] = np.cumprod(sizes[::-1].astype(np.int64))[::-1][1:]
+    return np.rint(np.asarray(M, dtype=float)).astype(np.int64) @ place
+
+
+def _distinct_count(M) -> int:
+    """How many distinct rows the integer matrix ``M`` has (sorted, not hashed: fast for many rows)."""
+    if not len(M):
+        return 0
+    M = M[np.lexsort(M.T[::-1])]
+    return 1 + int(np.count_nonzero((np.diff(M, axis=0) != 0).any(axis=1)))
+
+
+def _distinct_rows(M, sizes) -> np.ndarray:
+    """The distinct rows of the integer matrix ``M`` (values below ``sizes`` per column)."""
+    codes = _row_codes(M, sizes)
+    if codes is None:
+        return np.unique(M, axis=0)
+    return M[np.unique(codes, return_index=True)[1]]
+
+
+def is_gridded(domain) -> bool:
+    """Whether ``domain`` has feature ranges to cut into a grid (a bounded tabular domain)."""
+    return all(hasattr(domain, m) for m in ("lower", "upper", "non_protected"))
+
+
+def _grid(domain, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(columns, lower, values, bins)`` of the non-protected features in a grid of ``k`` bins per feature."""
+    cols = np.asarray(domain.non_protected, dtype=int)
+    lower = np.asarray(domain.lower, dtype=float)[cols]
+    values = np.asarray(domain.upper, dtype=float)[cols] - lower + 1
+    return cols, lower, values, np.minimum(k, values)
+
+
+def grid_cells(domain, X, k: int) -> np.ndarray:
+    """``(n, d')`` the grid cell of each input: its bin in each non-protected feature, ``k`` equal-width bins
+    over the feature's values (one per value when it has fewer than ``k``).
+
+    >>> from fairnb.domains import Feature, TabularDomain
+    >>> dom = TabularDomain([Feature("sex", 0, 1), Feature("age", 10, 19), Feature("y", 0, 1)], protected=["sex"])
+    >>> grid_cells(dom, [[0, 10, 0], [1, 14, 1], [0, 15, 1], [0, 19, 0]], 2).tolist()
+    [[0, 0], [0, 1], [1, 1], [1, 0]]
+    """
+    cols, lower, values, bins = _grid(domain, k)
+    X = np.asarray(X, dtype=float).reshape(-1, len(domain.lower))[:, cols]
+    return np.minimum(np.floor((X - lower) * bins / values), bins - 1).astype(np.int64)
+
+
+def coverage(domain, X, k: int) -> int:
+    """Distinct grid cells (``grid_cells``) that the inputs ``X`` occupy."""
+    if not len(X):
+        return 0
+    return len(_distinct_rows(grid_cells(domain, X, k), _grid(domain, k)[3]))
+
+
+def coverage_cells(domain, k: int) -> float:
+    """How many cells the grid of ``k`` bins per non-protected feature has (a float: it may exceed int64).
+
+    >>> from fairnb.domains import Feature, TabularDomain
+    >>> dom = TabularDomain([Feature("sex", 0, 1), Feature("x", 0, 9), Feature("y", 0, 2)], protected=["sex"])
+    >>> coverage_cells(dom, 4)                       # x: 4 bins, y: its 3 values
+    12.0
+    """
+    return float(np.prod(_grid(domain, k)[3]))
+
+
+def diversity_distance(domain, X) -> float:
+    """Mean range-normalised L1 distance between two distinct inputs of ``X`` over the non-protected
+    features (0.0 with fewer than two). Exact over all pairs: per feature, the sum of the differences of
+    all pairs of sorted values ``v`` is ``sum_i v_i (2i - n + 1)``.
+
+    >>> from fairnb.domains import Feature, TabularDomain
+    >>> dom = TabularDomain([Feature("sex", 0, 1), Feature("x", 0, 4)], protected=["sex"])
+    >>> diversity_distance(dom, [[0, 0], [0, 2], [1, 4]])     # |0-2| + |0-4| + |2-4| = 8 over 3 pairs, range 4
+    0.6666666666666666
+    """
+    cols, lower, values, _ = _grid(domain, 1)
+    X = _distinct_rows(np.asarray(X, dtype=float).reshape(-1, len(domain.lower))[:, cols] - lower, values)
+    n = len(X)
+    if n < 2 or not len(cols):
+        return 0.0
+    span = values - 1
+    weights = 2 * np.arange(n) - n + 1
+    total = weights @ np.sort(X, axis=0)               # per feature: the sum over all pairs of |difference|
+    per_feature = np.divide(total, span, out=np.zeros_like(total), where=span > 0)
+    return float(per_feature.sum() / len(cols) / (n * (n - 1) / 2))
+
+
+def spread(domain, X, C) -> dict:
+    """The metrics of the pairs ``(X[i], C[i])`` themselves, as ``summary()`` keys: ``unique_idi_pairs``,
+    and on a tabular domain ``coverage_<k>`` and ``diversity_distance`` (see the module docstring)."""
+    out = {"unique_idi_pairs": unique_pairs(domain, X, C)}
+    if is_gridded(domain):
+        out.update({f"coverage_{k}": coverage(domain, X, k) for k in GRANULARITIES})
+        out["diversity_distance"] = round(diversity_distance(domain, X), 6)
+    return out
+
+
+def precision(pairs: int, tried: int) -> float:
+    """Discriminatory pairs per candidate checked (0.0 before any).
+
+    >>> precision(25, 1000)
+    0.025
+    """
+    return round(pairs / tried, 6) if tried else 0.0
