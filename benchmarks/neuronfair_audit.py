@@ -69,17 +69,17 @@ class Traced(NeuronFair):
                 "output_gap": float(np.abs(PX[:, -1] - PC[:, -1]).mean())}
         return g, gc
 
-    def _walk(self, ctx, start, generated):
+    def _walk(self, ctx, start):
         self._walker_ids = start.seed_ids
-        return (yield from super()._walk(ctx, start, generated))
+        return (yield from super()._walk(ctx, start))
 
-    def _move(self, ctx, X, prob, direction):
-        new = super()._move(ctx, X, prob, direction)
-        self.trace["pmax"].append(float(np.median(prob.max(axis=1))))
+    def _local_candidates(self, ctx, step, X, plan, trace, t):
+        new, moved, trace = super()._local_candidates(ctx, step, X, plan, trace, t)
+        self.trace["pmax"].append(float(np.median(plan[0].max(axis=1))))
         self.trace["moved"].append(float((new != X).any(axis=1).mean()))
         for i, row in zip(self._walker_ids, new):
             self.trace["points"][int(i)].add(row.tobytes())
-        return new
+        return new, moved, trace
 
 
 class ReleasedLoss(Traced):

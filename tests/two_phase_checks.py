@@ -11,9 +11,9 @@ def record_batches(search) -> list[tuple[np.ndarray, str, np.ndarray]]:
     seen = []
     original = search._check
 
-    def _check(generated, X, phase, seed_ids):
+    def _check(ctx, X, phase, seed_ids, trace, t):
         seen.append((np.array(X, dtype=float), phase, np.broadcast_to(np.asarray(seed_ids), (len(X),)).copy()))
-        return (yield from original(generated, X, phase, seed_ids))
+        return (yield from original(ctx, X, phase, seed_ids, trace, t))
 
     search._check = _check
     return seen

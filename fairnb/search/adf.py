@@ -45,9 +45,7 @@ True
 from __future__ import annotations
 
 from ..params import Options
-from .two_phase import TwoPhaseSearch
-
-ACCEPTANCE = {"all": "accept", "metropolis": "metropolis", "reset": "reset"}
+from .two_phase import ACCEPTANCE, TwoPhaseSearch
 
 
 class ADF(TwoPhaseSearch):

@@ -60,6 +60,7 @@ from .biased_neurons import interpret_differences, pair_activation_differences
 from .eidig import EIDIG
 from .engine import Batch
 from .neuronfair import NeuronFair
+from .transformations import PixelStep
 from .two_phase import TwoPhaseSearch
 
 FLIP_FAILED = "flip failed"     # the reason a seed whose flip failed is skipped (``result.seed_outcomes``)
@@ -67,14 +68,9 @@ FLIP_FAILED = "flip failed"     # the reason a seed whose flip failed is skipped
 IMAGE_CONSTRAINTS = {"n_seeds": [None, COUNT], "signed": [bool]}
 
 
-def _pixels(X) -> np.ndarray:
-    """Clipped to [0, 1] and rounded to float32 (what the models compute with, and what a Result stores
-    compactly), kept as float64."""
-    return np.clip(X, 0.0, 1.0).astype(np.float32).astype(float)
-
-
 class ImageFlipSearch:
     """The global phase on images, for a two-phase method class it is mixed into (before it): the
+    two-phase skeleton (``fairnb.search.two_phase.TwoPhase``) with the ``PixelStep`` transformation; the
     method supplies the gradients (``_pair_gradients``), the direction rule (``_global_direction``), the
     momentum (``_decays``) and the number of checks (``_global_checks``); see the module docstring.
 
@@ -112,58 +108,56 @@ class ImageFlipSearch:
     def _begin_pairs(self, ctx, X, C) -> None:
         """Called once with the flipped seeds (NeuronFair interprets the model on them)."""
 
-    def _generate(self, ctx):
-        dom = ctx.domain
-        self._check_image_domain(dom)
-        self._stats = {"gradient_rows": 0, "local_steps": 0}
-        result = ctx.result
-        generated = UniqueCounter(dom, "eidig")
-        seeds = ctx.use_seeds(self._selected_seeds(ctx))
-        try:
-            flip = dom.flip(seeds)
-            result.extras["flip_success_rate"] = round(flip.success_rate, 6)
-            ctx.seed_outcome(np.flatnonzero(~flip.success), "skipped", reason=FLIP_FAILED)
-            result.tally(flip_failed=Derived(flips_failed), flip=PerShard(flip.summary()))
-            accuracy = getattr(dom.flipper, "accuracy_", None)
-            if accuracy is not None:
-                result.tally(f_sa_accuracy=Same(round(float(accuracy), 6)))
-            ok = np.flatnonzero(flip.success)
-            if not len(ok):
-                return
-            S = seeds[ok]
-            C0 = np.asarray(flip.X_flipped[ok], dtype=float)
-            self._begin_pairs(ctx, S, C0)
-            for start in range(0, len(ok), self.batch_size):
-                part = slice(start, start + self.batch_size)
-                yield from self._global_phase(ctx, S[part], C0[part] - S[part], ok[part], flip, generated)
-        finally:
-            # the counts of the pairs kept: global_idis, strict_idis (f_sa still disagrees) and gsr (per distinct
-            # generated image)
-            result.tally(generated=Distinct(generated), gradient_rows=Count(self._stats["gradient_rows"]),
+    # ------------------------------------------------------------------ the parts of the two-phase skeleton
+    def transformation(self, ctx):
+        return self._step
+
+    def _local_steps(self):
+        return 0                # global phase only, as in the paper
+
+    def _global_chunk(self, domain):
+        return self.batch_size
+
+    def _begin_run(self, ctx):
+        self._check_image_domain(ctx.domain)
+        self._generated = UniqueCounter(ctx.domain, "eidig")
+
+    def _prepare_seeds(self, ctx, seeds):
+        """Flip every seed; those whose flip failed are skipped."""
+        dom, result = ctx.domain, ctx.result
+        seeds = ctx.use_seeds(seeds)
+        flip = self._flip = dom.flip(seeds)
+        result.extras["flip_success_rate"] = round(flip.success_rate, 6)
+        ctx.seed_outcome(np.flatnonzero(~flip.success), "skipped", reason=FLIP_FAILED)
+        result.tally(flip_failed=Derived(flips_failed), flip=PerShard(flip.summary()))
+        accuracy = getattr(dom.flipper, "accuracy_", None)
+        if accuracy is not None:
+            result.tally(f_sa_accuracy=Same(round(float(accuracy), 6)))
+        self._step = PixelStep(seeds, flip.X_flipped, ctx.project)
+        return seeds, np.flatnonzero(flip.success)
+
+    def _begin(self, ctx, seeds):
+        ok = np.flatnonzero(self._flip.success)
+        if len(ok):
+            self._begin_pairs(ctx, seeds[ok], np.asarray(self._flip.X_flipped[ok], dtype=float))
+
+    def _check(self, ctx, X, phase, seed_ids, trace, t):
+        """The images and their counterparts (``Batch.variants``), with their details."""
+        C = self._step.counterpart(X, trace)
+        verdict = yield Batch(X, phase=phase, seed_ids=seed_ids, variants=np.stack([X, C], axis=1),
+                              info=self._details(ctx, X, C, trace.seed, seed_ids, self._flip, t))
+        self._generated.add(X)
+        return verdict
+
+    def _walkers_found(self, ctx, walkers):
+        """Nothing: the pairs the engine records are the global IDIs (``global_idis``)."""
+
+    def _tally(self, ctx):
+        # the counts of the pairs kept: global_idis, strict_idis (f_sa still disagrees) and gsr (per distinct
+        # generated image)
+        ctx.result.tally(generated=Distinct(self._generated), gradient_rows=Count(self._stats["gradient_rows"]),
                          model_rows=Count(ctx.oracle.rows_queried), global_idis=Derived(len),
                          strict_idis=Derived(strict_idis), gsr=Ratio("found", "generated"))
-
-    def _global_phase(self, ctx, S, D, ids, flip, generated):
-        """All seeds ``S`` (their flips ``D``, seed ids ``ids``) step together until each finds an IDI."""
-        dom = ctx.domain
-        decay = self._decays()[0]
-        checks = self._global_checks()
-        X, rows = S.copy(), np.arange(len(S))
-        G1, G2 = np.zeros_like(X), np.zeros_like(X)
-        self._begin_population(ctx, "global", len(S))
-        for t in range(checks):
-            C = _pixels(X + D[rows])
-            v = yield Batch(X, phase="global", seed_ids=ids[rows], variants=np.stack([X, C], axis=1),
-                            info=self._details(ctx, X, C, S[rows], ids[rows], flip, t))
-            generated.add(X)
-            live = ~v.discriminatory
-            if t == checks - 1 or not live.any():
-                break
-            X, C, rows, G1, G2 = X[live], C[live], rows[live], G1[live], G2[live]
-            g, gc = self._pair_gradients(ctx, X, C, v.proba[live], v.variant_proba[live, 1], rows=rows, t=t,
-                                         phase="global")
-            G1, G2 = decay * G1 + g, decay * G2 + gc
-            X = ctx.project(_pixels(X + self.global_step * self._global_direction(G1, G2)), S[rows])
 
     @classmethod
     def _details(cls, ctx, X, C, S, ids, flip, t):

@@ -143,8 +143,13 @@ class NeuronFair(TwoPhaseSearch):
     def _decays(self):
         return self.momentum_global, self.momentum_local if self.local == "paper" else 0.0
 
-    def _local_move(self):
-        return "each" if self.local == "paper" else "one"
+    def _local_candidates(self, ctx, step, X, plan, trace, t):
+        """Algorithm 3 (``local="paper"``): every attribute moves with its probability in its direction."""
+        if self.local == "reference":
+            return super()._local_candidates(ctx, step, X, plan, trace, t)
+        prob, direction = plan
+        moved = step.apply(X, (ctx.rng.random(X.shape) < prob) * direction, self.local_step)
+        return moved, np.ones(len(X), bool), trace
 
     def _on_failure(self):
         return "accept" if self.local == "paper" else "metropolis"

@@ -76,11 +76,10 @@ from ..domains.base import require_capabilities
 from ..params import COUNT, STEPS, Options
 from ..results import Count, Derived, Distinct, Ratio, seed_outcomes
 from .engine import Batch, Search
-from .text_steps import (EPSILON, HF_SCORES, SIGN_CONVENTIONS, asc_step, hotflip_step, local_step, random_step,
-                         token_saliency)
+from .text_steps import (EPSILON, HF_SCORES, SIGN_CONVENTIONS, WordSwap, asc_step, hotflip_step,
+                         local_probabilities, random_step, token_saliency)
+from .two_phase import ACCEPTANCE, TwoPhase
 
-
-ACCEPTANCE = ("all", "metropolis", "reset")
 NO_TERM = "no protected term"     # the reason a seed without a sensitive term is skipped (``result.seed_outcomes``)
 
 
@@ -99,8 +98,9 @@ def supports_text_gradients(model) -> bool:
     return callable(getattr(model, "embedding_gradient", None)) and getattr(model, "embedding_matrix", None) is not None
 
 
-class TextSubstitutionSearch(Search):
-    """Base class of the text searches (see the module docstring).
+class TextSubstitutionSearch(TwoPhase):
+    """Base class of the text searches (see the module docstring): the two-phase skeleton
+    (``fairnb.search.two_phase.TwoPhase``) with the ``WordSwap`` transformation.
 
     Parameters
     ----------
@@ -123,6 +123,7 @@ class TextSubstitutionSearch(Search):
                               "batch_size": [COUNT]}
     domain_needs = ("substitutions",)
     dedup = "adf"
+    counterpart_rule = "class"       # Eq. 3
     uses_gradients = True
 
     def __init__(self, n_seeds: int = 1000, max_iter: int = 10, n_local: int = 1000, n_walkers: int = 1,
@@ -144,6 +145,49 @@ class TextSubstitutionSearch(Search):
         ``gap`` is ``J(x) - J(x')`` per text (the loss w.r.t. ``x``'s decision)."""
         raise NotImplementedError
 
+    # ------------------------------------------------------------------ the parts of the skeleton
+    def transformation(self, ctx):
+        return self._swap
+
+    def _global_checks(self):
+        return self.max_iter + 1
+
+    def _local_steps(self):
+        return -(-self.n_local // self.n_walkers)
+
+    def _refresh_interval(self):
+        return 0              # the local guidance comes from the gradients at every step
+
+    def _on_failure(self):
+        return ACCEPTANCE[self.acceptance]
+
+    def _pair_gradients(self, ctx, X, XC, PX, PC, *, rows, t, phase):
+        """Loss gradients of ``x`` and ``x'`` w.r.t. their token embeddings, in one call."""
+        if not self.uses_gradients:
+            return None, None
+        classes = np.concatenate([PX.argmax(axis=1), PC.argmax(axis=1)])
+        G, _ = ctx.model.embedding_gradient(np.vstack([X, XC]).astype(np.int32), classes, of="loss")
+        self._stats["gradient_rows"] += 2 * len(X)
+        self._stats["gradient_calls"] += 1
+        return np.asarray(G[:len(X)]), np.asarray(G[len(X):])
+
+    def _global_candidates(self, ctx, step, X, G1, G2, PX, PC, trace, t):
+        cand = step.candidates(X)
+        every, y = np.arange(len(X)), PX.argmax(axis=1)
+        gap = np.log(np.maximum(PC[every, y], EPSILON)) - np.log(np.maximum(PX[every, y], EPSILON))  # J(x) - J(x')
+        pos, choice, scores = self._global_step(X, G1, G2, cand, step.embedding, ctx.rng, gap)
+        X, trace = step.swap(X, pos, choice, scores, cand, trace, "global", t,
+                             None if G1 is None else token_saliency(G1))
+        return X, pos >= 0, trace           # a text without a usable position stops
+
+    def _local_plan(self, G1, G2, movable):
+        saliency = np.full(movable.shape, np.nan) if G1 is None else token_saliency(G1)
+        return local_probabilities(G1, G2, movable), saliency
+
+    def _local_candidates(self, ctx, step, X, plan, trace, t):
+        prob, saliency = plan
+        return step.random_step(X, prob, ctx.rng, trace, t, saliency if self.uses_gradients else None)
+
     # ------------------------------------------------------------------ running
     def _checked(self, model, domain, seeds):
         from ..text.blackbox import wrap_text_model
@@ -155,16 +199,6 @@ class TextSubstitutionSearch(Search):
                             f"{model!r} is not: give a fairnb.text.KerasTextModel or a Keras model whose first layer is "
                             "an Embedding, or use method='rp', which needs no gradient")
         return super()._checked(model, domain, seeds)
-
-    def _gradients(self, ctx, X, XC, PX, PC):
-        """Loss gradients of ``x`` and ``x'`` w.r.t. their token embeddings, in one call."""
-        if not self.uses_gradients:
-            return None, None
-        classes = np.concatenate([PX.argmax(axis=1), PC.argmax(axis=1)])
-        G, _ = ctx.model.embedding_gradient(np.vstack([X, XC]).astype(np.int32), classes, of="loss")
-        self._stats["gradient_rows"] += 2 * len(X)
-        self._stats["gradient_calls"] += 1
-        return np.asarray(G[:len(X)]), np.asarray(G[len(X):])
 
     def select_seeds(self, seeds, should_stop=None, domain=None) -> np.ndarray:
         """The texts ``seeds`` as ids, up to the ``n_seeds``-th that holds a term of the protected group(s) (the
@@ -179,62 +213,62 @@ class TextSubstitutionSearch(Search):
                              f"{list(dom.protected)}; give texts that mention one (e.g. {dom.term_groups.all_terms[:3]})")
         return ids[: np.flatnonzero(has)[: self.n_seeds][-1] + 1]
 
-    def _generate(self, ctx):
-        self._stats = {"gradient_rows": 0, "gradient_calls": 0, "raw": 0, "global": 0}
-        result = ctx.result
+    def _begin_run(self, ctx):
         self._local_seen = self._local_found = None
-        local_seeds = []
-        try:
-            seeds = ctx.domain.ids(self._selected_seeds(ctx))
-            ctx.use_seeds(seeds)
-            has = ctx.domain.sensitive_mask(seeds).any(axis=1)
-            ctx.seed_outcome(np.flatnonzero(~has), "skipped", reason=NO_TERM)
-            result.tally(skipped_seeds=Derived(seeds_without_a_term))
-            self._seed_ids = seeds
-            E = getattr(ctx.model, "embedding_matrix", None)
-            self._E = None if E is None else np.asarray(E, dtype=np.float64)
-            starts = yield from self._global_phase(ctx, seeds, np.flatnonzero(has))
-            if self.n_local and len(starts["X"]):
-                from ..counting import UniqueCounter
+        self._local_seeds = []
 
-                self._local_seen = UniqueCounter(ctx.domain, "eidig")
-                self._local_found = UniqueCounter(ctx.domain, "eidig")
-                _, first = np.unique(ctx.domain.key(starts["X"], self.dedup), axis=0, return_index=True)
-                local_seeds = ctx.domain.key(starts["X"][first], self.dedup)
-                first = np.repeat(np.sort(first), self.n_walkers)
-                for s in range(0, len(first), self.batch_size):
-                    rows = first[s:s + self.batch_size]
-                    yield from self._walk(ctx, {k: ([v[i] for i in rows] if isinstance(v, list) else v[rows])
-                                                for k, v in starts.items()})
-        finally:
-            st = self._stats
-            # local_success_rate: distinct local IDIs per distinct local text generated
-            result.tally(raw_idis=Count(st["raw"]), global_idis=Count(st["global"]), local_seeds=Distinct(local_seeds),
-                         local_idis=Distinct(self._local_found or []), local_generated=Distinct(self._local_seen or []),
-                         gradient_rows=Count(st["gradient_rows"]), gradient_calls=Count(st["gradient_calls"]),
-                         model_rows=Count(ctx.oracle.rows_queried),
+    def _prepare_seeds(self, ctx, seeds):
+        """The seed texts as ids; those without a term of the protected group(s) are skipped."""
+        seeds = ctx.domain.ids(seeds)
+        ctx.use_seeds(seeds)
+        has = ctx.domain.sensitive_mask(seeds).any(axis=1)
+        ctx.seed_outcome(np.flatnonzero(~has), "skipped", reason=NO_TERM)
+        ctx.result.tally(skipped_seeds=Derived(seeds_without_a_term))
+        return seeds, np.flatnonzero(has)
+
+    def _begin(self, ctx, seeds):
+        self._swap = WordSwap(ctx.domain, getattr(ctx.model, "embedding_matrix", None))
+
+    def _walkers_found(self, ctx, walkers):
+        if self.n_local and len(walkers):
+            from ..counting import UniqueCounter
+
+            self._local_seen = UniqueCounter(ctx.domain, "eidig")
+            self._local_found = UniqueCounter(ctx.domain, "eidig")
+            self._local_seeds = ctx.domain.key(walkers.X, self.dedup)
+
+    def _tally(self, ctx):
+        st = self._stats
+        # local_success_rate: distinct local IDIs per distinct local text generated
+        ctx.result.tally(raw_idis=Count(st["first_check"]), global_idis=Count(st["later"]),
+                         local_seeds=Distinct(self._local_seeds), local_idis=Distinct(self._local_found or []),
+                         local_generated=Distinct(self._local_seen or []), gradient_rows=Count(st["gradient_rows"]),
+                         gradient_calls=Count(st["gradient_calls"]), model_rows=Count(ctx.oracle.rows_queried),
                          local_success_rate=Ratio("local_idis", "local_generated"))
 
-    def _check(self, ctx, X, phase, seed_ids, chains, saliency):
+    def _check(self, ctx, X, phase, seed_ids, trace, t):
         """One oracle call for ``X`` and all its variants; the engine asks for the details of the
         discriminatory rows only (``Batch.info`` as a callable)."""
         X = X.copy()
 
         def details(verdict, rows):
-            return self._details(ctx, X[rows], counterparts(ctx.domain, verdict, rows), seed_ids[rows],
-                                 [chains[i] for i in rows], saliency[rows])
+            return self._details(ctx, X[rows], counterparts(ctx.domain, verdict, rows), trace.origin[rows],
+                                 [trace.chains[i] for i in rows], trace.saliency[rows])
 
-        return (yield Batch(X.astype(float), phase=phase, seed_ids=seed_ids, info=details))
+        verdict = yield Batch(X.astype(float), phase=phase, seed_ids=seed_ids, info=details)
+        if phase == "local":
+            self._local_seen.add(X)
+            self._local_found.add(X[verdict.discriminatory])
+        return verdict
 
-    def _details(self, ctx, X, C, seed_ids, chains, saliency) -> list[str]:
+    def _details(self, ctx, X, C, seeds, chains, saliency) -> list[str]:
         """The per-pair details, as the compact JSON text ``Result`` keeps (plain Python values only)."""
         from ..text import metrics
 
         dom = ctx.domain
         tokens = dom.vocab.tokens
         pos, old, new = dom.swapped_terms(X, C)
-        seeds = self._seed_ids[seed_ids]
-        E, S, F = self._E, seeds, X
+        E, S, F = self._swap.embedding, seeds, X
         if E is None:          # a black box: one-hot token vectors (L2 = sqrt(2 L0)), over the ids these texts use
             used = np.union1d(0, np.concatenate([seeds, X]))       # padding keeps id 0
             S, F, E = np.searchsorted(used, seeds), np.searchsorted(used, X), np.eye(len(used), dtype=np.float32)
@@ -255,125 +289,6 @@ class TextSubstitutionSearch(Search):
                 "validity": {"l0": int(l0[i]), "l2": float(l2[i]), "jaccard": float(jsc[i]), "bleu": float(bleu[i]),
                              "similarity": float(ss[i])}}, separators=(",", ":")))
         return out
-
-    def _substitute(self, X, pos, choice, scores, cand, phase, t, chains):
-        """Apply one substitution per row (``pos >= 0``) in place; returns the new chains."""
-        rows = np.flatnonzero(pos >= 0)
-        c = cand[rows, pos[rows]]
-        new = c[np.arange(len(rows)), choice[rows]]
-        old = X[rows, pos[rows]].copy()
-        X[rows, pos[rows]] = new
-        out = list(chains)
-        for j, r in enumerate(rows):
-            kept = tuple(e for e in chains[r] if e[2] != pos[r])      # an earlier change at the same position
-            if new[j] != self._origin[r, pos[r]]:
-                kept += ((phase, t, int(pos[r]), int(old[j]), int(new[j]), c[j].tolist(), scores[r].tolist()),)
-            out[r] = kept
-        return out
-
-    def _global_phase(self, ctx, seeds, ids):
-        """Up to ``max_iter`` substitutions per seed ``seeds[ids]``, all seeds together; returns the raw and
-        global IDIs (with their counterparts, outputs, chains and saliency) that start the local walks."""
-        dom = ctx.domain
-        X = seeds[ids].copy()
-        chains = [()] * len(X)
-        saliency = np.full(X.shape, np.nan)
-        found = {k: [] for k in ("X", "C", "CI", "P", "PC", "ids", "chains", "saliency")}
-        self._origin = seeds[ids]
-        for t in range(self.max_iter + 1):
-            v = yield from self._check(ctx, X, "global", ids, chains, saliency)
-            d = v.discriminatory
-            if d.any():
-                self._stats["raw" if t == 0 else "global"] += int(d.sum())
-                rows = np.flatnonzero(d)
-                for k, value in (("X", X[d]), ("C", counterparts(dom, v, rows)), ("CI", v.counterpart_index[d]),
-                                 ("P", v.proba[d]), ("PC", v.counterpart_proba[d]), ("ids", ids[d]),
-                                 ("saliency", saliency[d])):
-                    found[k].append(value)
-                found["chains"] += [chains[i] for i in rows]
-            live = np.flatnonzero(~d)
-            if t == self.max_iter or not len(live):
-                break
-            X, ids, saliency = X[live], ids[live], saliency[live]
-            chains = [chains[i] for i in live]
-            PX, VP = v.proba[live], v.variant_proba[live]
-            j = self._counterpart(PX, VP, np.array([len(items) for items in v.variant_items])[live])
-            XC = dom.ids(np.array([v.variant_items[r][k] for r, k in zip(live, j)]))
-            every, y = np.arange(len(X)), PX.argmax(axis=1)
-            PC = VP[every, j]
-            G, GC = self._gradients(ctx, X, XC, PX, PC)
-            cand = dom.candidates(X)
-            gap = np.log(np.maximum(PC[every, y], EPSILON)) - np.log(np.maximum(PX[every, y], EPSILON))  # J(x) - J(x')
-            pos, choice, scores = self._global_step(X, G, GC, cand, self._E, ctx.rng, gap)
-            self._origin = seeds[ids]
-            chains = self._substitute(X, pos, choice, scores, cand, "global", t, chains)
-            if G is not None:
-                saliency = token_saliency(G)
-            moved = pos >= 0                                     # a text without a usable position stops
-            X, ids, saliency, chains = X[moved], ids[moved], saliency[moved], [c for c, m in zip(chains, moved) if m]
-        if not found["X"]:
-            L = dom.max_len
-            return {"X": np.zeros((0, L), np.int32), "C": np.zeros((0, L), np.int32), "CI": np.zeros(0, int),
-                    "P": np.zeros((0, 2)), "PC": np.zeros((0, 2)), "ids": np.zeros(0, int), "chains": [],
-                    "saliency": np.zeros((0, L))}
-        return {k: (v if k == "chains" else np.concatenate(v)) for k, v in found.items()}
-
-    @staticmethod
-    def _counterpart(PX, VP, n_variants) -> np.ndarray:
-        """Eq. 3: per text, the variant (never the text itself, variant 0) whose probability of the text's
-        decision differs most from the text's."""
-        y = PX.argmax(axis=1)
-        score = np.abs(np.take_along_axis(VP, y[:, None, None], axis=2)[:, :, 0] - PX[np.arange(len(y)), y][:, None])
-        score[np.arange(VP.shape[1])[None, :] >= n_variants[:, None]] = -np.inf
-        score[:, 0] = -np.inf
-        return score.argmax(axis=1)
-
-    def _walk(self, ctx, start: dict):
-        """``ceil(n_local / n_walkers)`` cumulative steps of every walker together."""
-        dom = ctx.domain
-        home, home_chains = start["X"], start["chains"]
-        X, ids, chains, saliency = home.copy(), start["ids"], list(home_chains), start["saliency"]
-        sens = dom.sensitive_mask(X)
-        C, CI = np.where(sens, start["C"], 0), start["CI"].copy()   # the last flipping variant (stable index:
-        PX, PC = start["P"], start["PC"]                           # sensitive positions never change)
-        self._origin = self._seed_ids[ids]
-        rows = np.arange(len(X))
-        is_disc = np.ones(len(X), bool)
-        for t in range(-(-self.n_local // self.n_walkers)):
-            G, GC = self._gradients(ctx, X, np.where(sens, C, X), PX, PC)
-            if G is not None:
-                saliency = token_saliency(G)
-            cand = dom.candidates(X)
-            pos, choice, scores = local_step(G, GC, cand, ctx.rng)
-            if not (pos >= 0).any():
-                break
-            before, before_chains = X.copy(), chains
-            chains = self._substitute(X, pos, choice, scores, cand, "local", t, chains)
-            v = yield from self._check(ctx, X, "local", ids, chains, saliency)
-            self._local_seen.add(X)
-            d = v.discriminatory
-            if d.any():
-                self._local_found.add(X[d])
-                C[d] = np.where(sens[d], counterparts(dom, v, np.flatnonzero(d)), 0)
-                CI[d] = v.counterpart_index[d]
-            newPX, newPC = v.proba, v.variant_proba[rows, CI]
-            if self.acceptance == "all":
-                keep = np.ones(len(X), bool)
-            elif self.acceptance == "metropolis":       # energy 0 on IDIs, 1 elsewhere; T = 1
-                keep = d | ~is_disc | (ctx.rng.random(len(X)) < np.exp(-1.0))
-            else:
-                keep = d
-            back = np.flatnonzero(~keep)
-            if self.acceptance == "reset" and len(back):
-                X[back], C[back], CI[back] = home[back], np.where(sens[back], start["C"][back], 0), start["CI"][back]
-                newPX[back], newPC[back] = start["P"][back], start["PC"][back]
-                chains = [home_chains[i] if not keep[i] else c for i, c in enumerate(chains)]
-            elif len(back):
-                X[back] = before[back]
-                newPX[back], newPC[back] = PX[back], PC[back]
-                chains = [before_chains[i] if not keep[i] else c for i, c in enumerate(chains)]
-            is_disc = np.where(keep, d, is_disc if self.acceptance == "metropolis" else True)
-            PX, PC = newPX, newPC
 
 
 class TextASCBase(TextSubstitutionSearch):

@@ -30,7 +30,11 @@ Example (ASC's choice on the digest's 2-d toy, §7.4.11)
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
+
+from .transformations import checked_variant
 
 SIGN_CONVENTIONS = ("toward-boundary", "papernot-literal")
 EPSILON = 1e-12
@@ -122,17 +126,123 @@ def random_step(cand, rng: np.random.Generator):
     return pos, _uniform_candidate(_at(cand, pos), rng), np.full(cand.shape[::2], np.nan)
 
 
-def local_step(G, GC, cand, rng: np.random.Generator):
-    """ADF's local move: position probabilities ``1 / (||g_a||_inf + ||g'_a||_inf)`` on the usable positions
-    (uniform where all are zero), a uniform candidate. ``G=None`` gives RP's uniform local move."""
-    usable = (cand >= 0).any(axis=2)
+def local_probabilities(G, GC, usable) -> np.ndarray:
+    """ADF's local position probabilities ``1 / (||g_a||_inf + ||g'_a||_inf)`` on the ``usable`` positions
+    (uniform where all are zero); ``G=None`` gives RP's uniform choice."""
     if G is None:
         weight = usable.astype(float)
     else:
         weight = np.where(usable, 1.0 / (token_saliency(G) + token_saliency(GC) + EPSILON), 0.0)
     total = weight.sum(axis=1, keepdims=True)
-    prob = np.where(total > 0, weight / np.where(total > 0, total, 1.0), 0.0)
+    return np.where(total > 0, weight / np.where(total > 0, total, 1.0), 0.0)
+
+
+def local_draw(prob, cand, rng: np.random.Generator):
+    """A position drawn with the probabilities ``prob`` (-1 where a text has no usable one), a uniform candidate."""
+    usable = (cand >= 0).any(axis=2)
     c = np.cumsum(prob, axis=1)
     pos = np.minimum((c < rng.random((len(c), 1)) * c[:, -1:]).sum(axis=1), cand.shape[1] - 1)
     pos = np.where(usable.any(axis=1), pos, -1)
     return pos, _uniform_candidate(_at(cand, pos), rng), np.full(cand.shape[::2], np.nan)
+
+
+def local_step(G, GC, cand, rng: np.random.Generator):
+    """ADF's local move: position probabilities ``1 / (||g_a||_inf + ||g'_a||_inf)`` on the usable positions
+    (uniform where all are zero), a uniform candidate. ``G=None`` gives RP's uniform local move."""
+    return local_draw(local_probabilities(G, GC, (cand >= 0).any(axis=2)), cand, rng)
+
+
+@dataclass
+class SwapTrace:
+    """What ``WordSwap`` records per text: the ``origin`` seed, the substitution ``chains`` that separate the
+    text from it (``(phase, iteration, position, old, new, candidates, scores)`` each) and the ``saliency``
+    (``||g||_inf`` per token) of the state it was produced from (NaN: none)."""
+
+    origin: np.ndarray
+    chains: list
+    saliency: np.ndarray
+
+    def take(self, idx) -> "SwapTrace":
+        idx = np.asarray(idx)
+        return SwapTrace(self.origin[idx], [self.chains[i] for i in idx], self.saliency[idx])
+
+    def replace(self, mask, other: "SwapTrace") -> "SwapTrace":
+        """The rows of ``other`` where ``mask``, these elsewhere."""
+        return SwapTrace(np.where(mask[:, None], other.origin, self.origin),
+                         [b if m else a for a, b, m in zip(self.chains, other.chains, mask)],
+                         np.where(mask[:, None], other.saliency, self.saliency))
+
+    @classmethod
+    def concat(cls, parts: list["SwapTrace"]) -> "SwapTrace":
+        return cls(np.concatenate([p.origin for p in parts]), [c for p in parts for c in p.chains],
+                   np.concatenate([p.saliency for p in parts]))
+
+
+class WordSwap:
+    """The transformation of the text searches: a word swapped for one of its embedding neighbours (the
+    domain's ``candidates``: never a sensitive position, never a term of a protected group), the
+    counterpart a swap of the sensitive term (the protected variants). See ``fairnb.search.transformations``
+    for the members a search asks for.
+
+    >>> from fairnb.text import Vocabulary
+    >>> from fairnb.domains import TextDomain
+    >>> vocab = Vocabulary.build([["the", "muslim", "christian", "cook", "chef"]])
+    >>> E = np.random.default_rng(0).normal(size=(len(vocab), 4))
+    >>> dom = TextDomain.with_embedding_neighbours(vocab, E, {"religion": ["muslim", "christian"]}, 3, k=2)
+    >>> swap = WordSwap(dom, E)
+    >>> X = dom.encode_texts(["the muslim cook"])
+    >>> swap.movable(X).tolist()             # "muslim" is protected; "the" has no neighbour outside the terms
+    [[False, False, True]]
+    >>> dom.strings(swap.pair(X, dom.encode_texts(["a christian chef"])))   # the counterpart's term, x's words
+    ['the christian cook']
+    """
+
+    def __init__(self, domain, embedding=None):
+        self.domain = domain
+        self.embedding = None if embedding is None else np.asarray(embedding, dtype=np.float64)
+
+    def candidates(self, X) -> np.ndarray:
+        """``(n, L, k)`` the substitutes of every token (-1: none)."""
+        return self.domain.candidates(X)
+
+    def movable(self, X) -> np.ndarray:
+        """``(n, L)``: the positions with at least one substitute."""
+        return (self.candidates(X) >= 0).any(axis=2)
+
+    def start(self, X, ids=None) -> SwapTrace:
+        return SwapTrace(np.array(X), [()] * len(X), np.full(np.shape(X), np.nan))
+
+    def own_variant(self, X) -> np.ndarray:
+        return self.domain.own_variant(X)
+
+    def variant(self, X, j, verdict, rows) -> np.ndarray:
+        """The ``j``-th of the protected variants the oracle checked for ``verdict``'s ``rows``."""
+        return self.domain.ids(np.array(checked_variant(verdict, rows, j)))
+
+    def pair(self, X, C) -> np.ndarray:
+        """``X`` with the sensitive terms of ``C`` (sensitive positions never change)."""
+        return np.where(self.domain.sensitive_mask(X), C, X)
+
+    def swap(self, X, pos, choice, scores, cand, trace: SwapTrace, phase: str, t: int, saliency=None):
+        """``X`` with one substitution per row (where ``pos >= 0``), and its trace (a copy of each)."""
+        X = X.copy()
+        rows = np.flatnonzero(pos >= 0)
+        c = cand[rows, pos[rows]]
+        new = c[np.arange(len(rows)), choice[rows]]
+        old = X[rows, pos[rows]].copy()
+        X[rows, pos[rows]] = new
+        chains = list(trace.chains)
+        for j, r in enumerate(rows):
+            kept = tuple(e for e in chains[r] if e[2] != pos[r])      # an earlier change at the same position
+            if new[j] != trace.origin[r, pos[r]]:
+                kept += ((phase, t, int(pos[r]), int(old[j]), int(new[j]), c[j].tolist(), scores[r].tolist()),)
+            chains[r] = kept
+        return X, SwapTrace(trace.origin, chains, trace.saliency if saliency is None else saliency)
+
+    def random_step(self, X, prob, rng: np.random.Generator, trace: SwapTrace, t: int, saliency=None):
+        """Each text with one position, drawn with the row's probabilities ``prob``, swapped for a uniform choice
+        among its substitutes: ``(X', moved, trace')`` (``moved``: the texts that had a position to swap)."""
+        cand = self.candidates(X)
+        pos, choice, scores = local_draw(prob, cand, rng)
+        X, trace = self.swap(X, pos, choice, scores, cand, trace, "local", t, saliency)
+        return X, pos >= 0, trace

@@ -1,4 +1,7 @@
-"""The two-phase gradient-guided search shared by ADF, EIDIG, MAFT and NeuronFair (tabular data).
+"""The two-phase gradient-guided search: one skeleton (``TwoPhase``) for every input kind, and its tabular
+methods ADF, EIDIG, MAFT and NeuronFair (``TwoPhaseSearch``). The text searches (``fairnb.search.text``) run
+the same skeleton with a word swap as their transformation, the image searches (``fairnb.search.image_flip``)
+its global phase with pixel steps and the tabular methods' gradient and direction parts.
 
 All four papers search in two phases (ADF, ICSE 2020 / TSE; EIDIG, ISSTA 2021; NeuronFair, ICSE
 2022; MAFT, ICSE 2024):
@@ -15,7 +18,9 @@ proportional to ``1 / (|g| + |g'| + 1e-6)``), and each new point is checked. Wha
 failed step is the method's choice: keep it (ADF's pseudo-code, NeuronFair), go back with Metropolis
 acceptance (ADF's reference code), or reset to the seed (EIDIG/MAFT).
 
-The methods differ only in small parts, which subclasses override: the gradient source
+The skeleton asks the method's transformation part what a step is (``transformation(ctx)``: a unit
+step on a feature, a word swap, a pixel step; ``fairnb.search.transformations``). The methods differ only in small parts,
+which subclasses override: the gradient source
 (``_pair_gradients``: loss or class probability by backprop, forward differences, NeuronFair's dynamic
 loss), the global direction rule, the momentum decays, how often the local probabilities are refreshed,
 the failure policy and the local move.
@@ -57,7 +62,7 @@ import numpy as np
 from ..oracle import in_pieces, rows_per_call
 from ..params import COUNT, POSITIVE, STEPS, Options
 from ..results import Count, Distinct, Ratio
-from .perturbations import UnitStep
+from .transformations import UnitStep
 from .engine import Batch, Search
 from .generated import GeneratedInputs
 from .seeds import cluster_seeds, warn_if_few_seeds
@@ -67,29 +72,50 @@ GLOBAL_STATE_COPIES = 12   # (n, d) float arrays a global-phase seed keeps alive
 SEED_SELECTIONS = ("kmeans", "as_given")
 
 
+ACCEPTANCE = {"all": "accept", "metropolis": "metropolis", "reset": "reset"}   # a parameter's values -> _on_failure
+
+
 @dataclass
 class Pairs:
-    """Discriminatory inputs with their counterparts: the global IDIs that start local walks."""
+    """Discriminatory inputs with their counterparts: the global IDIs that start local walks.
 
-    X: np.ndarray           # (n, d) inputs
+    ``trace`` is what a transformation records per row about how the input was reached (a text swap's
+    substitution chain and saliency; None where a transformation records nothing): anything with
+    ``take(idx)``, ``replace(mask, other)`` and ``concat(parts)``."""
+
+    X: np.ndarray           # (n, ...) inputs
     proba: np.ndarray       # (n, k) model output on X
-    counterpart: np.ndarray  # (n,) index into domain.protected_values of a flipping variant
+    variant: np.ndarray     # (n,) index into the input's protected variants of a flipping one
+    counterpart: np.ndarray  # (n, ...) that variant
     counterpart_proba: np.ndarray  # (n, k)
     seed_ids: np.ndarray    # (n,)
+    trace: object = None
 
     def __len__(self):
         return len(self.X)
 
     def take(self, idx) -> "Pairs":
-        return Pairs(self.X[idx], self.proba[idx], self.counterpart[idx], self.counterpart_proba[idx],
-                     self.seed_ids[idx])
+        return Pairs(self.X[idx], self.proba[idx], self.variant[idx], self.counterpart[idx], self.counterpart_proba[idx],
+                     self.seed_ids[idx], None if self.trace is None else self.trace.take(idx))
 
     @classmethod
-    def concat(cls, parts: list["Pairs"], d: int) -> "Pairs":
+    def concat(cls, parts: list["Pairs"], like: np.ndarray) -> "Pairs":
+        """The rows of ``parts`` in order; no parts: an empty set of pairs shaped like the inputs ``like``."""
         if not parts:
-            return cls(np.zeros((0, d)), np.zeros((0, 2)), np.zeros(0, int), np.zeros((0, 2)), np.zeros(0, int))
+            empty = np.zeros((0,) + like.shape[1:], like.dtype)
+            return cls(empty, np.zeros((0, 2)), np.zeros(0, int), empty.copy(), np.zeros((0, 2)), np.zeros(0, int))
+        trace = None if parts[0].trace is None else type(parts[0].trace).concat([p.trace for p in parts])
         return cls(*(np.concatenate([getattr(p, f) for p in parts]) for f in
-                     ("X", "proba", "counterpart", "counterpart_proba", "seed_ids")))
+                     ("X", "proba", "variant", "counterpart", "counterpart_proba", "seed_ids")), trace)
+
+
+def real_variants(verdict) -> np.ndarray | None:
+    """``(n, m)`` True where an input has its ``j``-th variant (a ragged domain's texts have different numbers
+    of variants); None where every input has all ``m``."""
+    if verdict.variant_items is None:
+        return None
+    m = verdict.variant_proba.shape[1]
+    return np.arange(m)[None, :] < np.array([len(items) for items in verdict.variant_items])[:, None]
 
 
 def agreeing_signs(G1: np.ndarray, G2: np.ndarray) -> np.ndarray:
@@ -114,15 +140,260 @@ def reciprocal_probabilities(G1: np.ndarray, G2: np.ndarray, free: np.ndarray, e
     return s / s.sum(axis=1, keepdims=True)
 
 
-def pick_attributes(prob: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """One column per row, drawn with the row's probabilities (vectorised inverse-CDF sampling)."""
-    c = np.cumsum(prob, axis=1)
-    c /= c[:, -1:]
-    return np.minimum((c < rng.random((len(prob), 1))).sum(axis=1), prob.shape[1] - 1)
+class TwoPhase(Search):
+    """The two-phase skeleton, the same for every input kind: a global phase that moves every seed
+    toward discrimination, then a local phase that walks around each distinct global IDI (see the module
+    docstring). What a step is comes from the method's transformation part (``transformation(ctx)``:
+    ``UnitStep`` and ``PixelStep`` of ``fairnb.search.transformations``, ``fairnb.search.text_steps.WordSwap``);
+    which step to take, from the method's hooks below (``_global_candidates``, ``_local_plan``,
+    ``_local_candidates``, ``_pair_gradients``...). A subclass holds the parameters (at least ``batch_size``)."""
+
+    dedup = "adf"                # convention that makes global IDIs distinct before their walks
+    counterpart_rule = "l2"      # global x': max L2 output difference; "class": max |delta p| of x's class
+    local_pair = "max"           # local x': the flipping variant that changes the output most; "random":
+                                 # a uniformly random flipping variant (EIDIG/MAFT's FindPair)
+    n_walkers = 1                # walkers per distinct global IDI
+
+    # ------------------------------------------------------------------ the parts a method may change
+    def transformation(self, ctx):
+        """The transformation part of this run: what a step is (``fairnb.search.transformations``)."""
+        raise NotImplementedError
+
+    def _global_checks(self) -> int:
+        """How many times a seed is checked in the global phase."""
+        return self.max_iter
+
+    def _decays(self) -> tuple[float, float]:
+        """Momentum decay of the accumulated gradients (global phase, local phase)."""
+        return 0.0, 0.0
+
+    def _local_steps(self) -> int:
+        """Local steps per walker."""
+        return self.n_local
+
+    def _refresh_interval(self) -> float:
+        """Local steps between gradient refreshes (counted from the last refresh or failure; 0: every step,
+        also right after a failure)."""
+        return 1
+
+    def _on_failure(self) -> str:
+        """What a walker does after a non-discriminatory step: ``"accept"``, ``"metropolis"`` or ``"reset"``."""
+        return "accept"
+
+    def _prepare_seeds(self, ctx, seeds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Declare the run's ``seeds`` (``ctx.use_seeds``); returns them and the rows the search starts from."""
+        return ctx.use_seeds(seeds), np.arange(len(seeds))
+
+    def _begin_run(self, ctx) -> None:
+        """Called first in every run (e.g. to set up the counters that ``_tally`` reads)."""
+
+    def _begin(self, ctx, seeds: np.ndarray) -> None:
+        """Called once before the global phase (e.g. NeuronFair's interpretation)."""
+
+    def _begin_population(self, ctx, phase: str, size: int) -> None:
+        """Called when a population (all seeds, or one batch of walkers) starts."""
+
+    def _pair_gradients(self, ctx, X, XC, PX, PC, *, rows, t, phase) -> tuple[np.ndarray, np.ndarray]:
+        """Gradients at ``X`` and at the counterparts ``XC`` (outputs ``PX``, ``PC``); ``(None, None)`` for a
+        method without gradients. ``rows`` index the population, ``t`` is the step."""
+        raise NotImplementedError
+
+    def _global_candidates(self, ctx, step, X, G1, G2, PX, PC, trace, t):
+        """One global step of every row: ``(X', moved, trace')``; rows not ``moved`` leave the search."""
+        raise NotImplementedError
+
+    def _local_plan(self, G1, G2, movable) -> tuple[np.ndarray, ...]:
+        """Per-row arrays that guide the local moves until the next refresh (e.g. attribute probabilities)."""
+        raise NotImplementedError
+
+    def _local_candidates(self, ctx, step, X, plan, trace, t):
+        """One local step of every walker from ``X`` by its ``plan``: ``(candidates, moved, trace')``; the
+        walk ends when no walker moved."""
+        raise NotImplementedError
+
+    def _check(self, ctx, X, phase: str, seed_ids, trace, t):
+        """One oracle call for ``X`` and all its variants; returns the verdict."""
+        verdict = yield Batch(X, phase=phase, seed_ids=seed_ids)
+        return verdict
+
+    def _walkers_found(self, ctx, walkers: Pairs) -> None:
+        """Called with the distinct global IDIs before their walks start."""
+
+    def _tally(self, ctx) -> None:
+        """Record the method's counts in ``ctx.result`` (also when the run stops early)."""
+
+    # ------------------------------------------------------------------ the search
+    def _generate(self, ctx):
+        self._stats = {"gradient_rows": 0, "gradient_calls": 0, "local_steps": 0, "first_check": 0, "later": 0}
+        self._begin_run(ctx)
+        try:
+            seeds = self._selected_seeds(ctx)
+            if seeds is None:        # stopped while the seeds were chosen
+                return
+            seeds, rows = self._prepare_seeds(ctx, seeds)
+            self._begin(ctx, seeds)
+            found = yield from self._global_phase_in_chunks(ctx, seeds, rows)
+            walkers = self._distinct(ctx.domain, found)
+            self._walkers_found(ctx, walkers)
+            if not self._local_steps() or not len(walkers):
+                return
+            walkers = walkers.take(np.repeat(np.arange(len(walkers)), self.n_walkers))
+            for start in range(0, len(walkers), self.batch_size):
+                yield from self._walk(ctx, walkers.take(np.arange(start, min(start + self.batch_size, len(walkers)))))
+        finally:
+            self._tally(ctx)
+
+    def _distinct(self, domain, pairs: Pairs) -> Pairs:
+        if not len(pairs):
+            return pairs
+        _, first = np.unique(domain.key(pairs.X, self.dedup), axis=0, return_index=True)
+        return pairs.take(np.sort(first))
+
+    def _global_counterpart(self, P: np.ndarray, VP: np.ndarray, own: np.ndarray, real=None) -> np.ndarray:
+        """Index of the protected variant (other than the input's own, among its ``real`` ones) whose output
+        differs most."""
+        n = len(P)
+        if self.counterpart_rule == "class":
+            c = P.argmax(axis=1)
+            score = np.abs(np.take_along_axis(VP, c[:, None, None], axis=2)[:, :, 0] - P[np.arange(n), c][:, None])
+        else:
+            score = ((VP - P[:, None, :]) ** 2).sum(axis=2)
+        if real is not None:
+            score[~real] = -np.inf
+        score[np.arange(n), own] = -np.inf
+        return score.argmax(axis=1)
+
+    def _local_counterpart(self, ctx, v) -> np.ndarray:
+        """Per checked row, the flipping variant a local walk pairs it with (-1 where none flips)."""
+        if self.local_pair == "max":
+            return v.counterpart_index
+        differs = v.variant_proba.argmax(axis=2) != v.proba.argmax(axis=1)[:, None]
+        j = v.counterpart_index.copy()
+        multi = np.flatnonzero(differs.sum(axis=1) > 1)      # a choice to make (never with one binary attribute)
+        if len(multi):
+            j[multi] = np.where(differs[multi], ctx.rng.random((len(multi), differs.shape[1])), -1.0).argmax(axis=1)
+        return j
+
+    def _global_chunk(self, domain) -> int:
+        """Seeds that go through the global phase together (all of them unless a subclass bounds it)."""
+        return np.iinfo(np.int64).max
+
+    def _global_phase_in_chunks(self, ctx, seeds: np.ndarray, rows: np.ndarray):
+        """The global phase over consecutive chunks of ``_global_chunk`` seeds of ``seeds[rows]``, so that
+        peak memory follows the memory budget, not the number of seeds. Seeds that fit one chunk (every paper
+        configuration) advance all together; in chunks, the random draws of the global phase (EIDIG/MAFT's
+        random counterparts, NeuronFair's random neurons) come chunk by chunk."""
+        step = self._global_chunk(ctx.domain)
+        found = []
+        for start in range(0, len(rows), step):
+            pairs = yield from self._global_phase(ctx, seeds, rows[start:start + step])
+            found += [pairs] if len(pairs) else []
+        return Pairs.concat(found, seeds)
+
+    def _global_phase(self, ctx, seeds: np.ndarray, ids: np.ndarray):
+        """The seeds ``seeds[ids]`` step together until each is discriminatory, stops moving, or has been
+        checked ``_global_checks()`` times; returns the discriminatory states found."""
+        step = self.transformation(ctx)
+        decay = self._decays()[0]
+        X, rows, trace = seeds[ids].copy(), np.arange(len(ids)), step.start(seeds[ids], ids)
+        G1 = G2 = None
+        found = []
+        checks = self._global_checks()
+        self._begin_population(ctx, "global", len(ids))
+        for t in range(checks):
+            v = yield from self._check(ctx, X, "global", ids, trace, t)
+            d = v.discriminatory
+            if d.any():
+                j = self._local_counterpart(ctx, v)[d]
+                hit = np.flatnonzero(d)
+                found.append(Pairs(X[d], v.proba[d], j, step.variant(X[d], j, v, hit), v.variant_proba[d, j], ids[d],
+                                   None if trace is None else trace.take(hit)))
+                self._stats["first_check" if t == 0 else "later"] += len(hit)
+            live = np.flatnonzero(~d)
+            if t == checks - 1 or not len(live):
+                break
+            X, ids, rows = X[live], ids[live], rows[live]
+            trace = None if trace is None else trace.take(live)
+            G1, G2 = (None, None) if G1 is None else (G1[live], G2[live])
+            PX, VP = v.proba[live], v.variant_proba[live]
+            real = real_variants(v)
+            j = self._global_counterpart(PX, VP, step.own_variant(X), None if real is None else real[live])
+            XC = step.variant(X, j, v, live)
+            g, gc = self._pair_gradients(ctx, X, XC, PX, VP[np.arange(len(X)), j], rows=rows, t=t, phase="global")
+            if g is not None:
+                G1 = decay * (np.zeros_like(g) if G1 is None else G1) + g
+                G2 = decay * (np.zeros_like(gc) if G2 is None else G2) + gc
+            X, moved, trace = self._global_candidates(ctx, step, X, G1, G2, PX, VP[np.arange(len(X)), j], trace, t)
+            if not moved.all():
+                X, ids, rows = X[moved], ids[moved], rows[moved]
+                trace = None if trace is None else trace.take(np.flatnonzero(moved))
+                G1, G2 = (None, None) if G1 is None else (G1[moved], G2[moved])
+        return Pairs.concat(found, seeds)
+
+    def _walk(self, ctx, start: Pairs):
+        """``_local_steps()`` steps of all walkers in ``start`` together."""
+        step = self.transformation(ctx)
+        decay = self._decays()[1]
+        interval = self._refresh_interval()
+        policy = self._on_failure()
+        w = len(start)
+        X, PX, PC = start.X.copy(), start.proba.copy(), start.counterpart_proba.copy()
+        CI, C, trace = start.variant.copy(), start.counterpart.copy(), start.trace
+        G1 = G2 = plan = plan0 = None
+        since = np.full(w, np.inf)           # forces a refresh at the first step
+        is_disc = np.ones(w, bool)
+        self._begin_population(ctx, "local", w)
+        for t in range(self._local_steps()):
+            r = np.flatnonzero(since >= interval)
+            if len(r):
+                g, gc = self._pair_gradients(ctx, X[r], step.pair(X[r], C[r]), PX[r], PC[r], rows=r, t=t,
+                                             phase="local")
+                if g is not None:
+                    if G1 is None:
+                        G1, G2 = np.zeros((w,) + g.shape[1:]), np.zeros((w,) + gc.shape[1:])
+                    G1[r], G2[r] = decay * G1[r] + g, decay * G2[r] + gc
+                fresh = self._local_plan(None if g is None else G1[r], None if g is None else G2[r],
+                                         step.movable(X[r]))
+                if plan is None:
+                    plan = tuple(np.zeros((w,) + a.shape[1:], a.dtype) for a in fresh)
+                for p, a in zip(plan, fresh):
+                    p[r] = a
+                since[r] = 0
+            if plan0 is None:
+                plan0 = tuple(p.copy() for p in plan)
+            since += 1
+            candidate, moved, moved_trace = self._local_candidates(ctx, step, X, plan, trace, t)
+            if not moved.any():
+                break
+            v = yield from self._check(ctx, candidate, "local", start.seed_ids, moved_trace, t)
+            self._stats["local_steps"] += w
+            ok = v.discriminatory
+            if policy == "accept":
+                keep = np.ones(w, bool)
+            elif policy == "metropolis":   # E = 0 on IDIs, 1 elsewhere; T = 1
+                keep = ok | ~is_disc | (ctx.rng.random(w) < np.exp(-1.0))
+            else:
+                keep = ok
+            X[keep], PX[keep], is_disc[keep] = candidate[keep], v.proba[keep], ok[keep]
+            trace = None if trace is None else trace.replace(keep, moved_trace)
+            new = np.flatnonzero(keep & ok)                          # the last known flipping variant
+            CI[new] = self._local_counterpart(ctx, v)[new]
+            C[new] = step.variant(X[new], CI[new], v, new)
+            PC[keep] = v.variant_proba[keep, CI[keep]]
+            if policy == "reset" and not ok.all():
+                f = ~ok
+                X[f], PX[f], CI[f], C[f], PC[f] = (start.X[f], start.proba[f], start.variant[f], start.counterpart[f],
+                                                   start.counterpart_proba[f])
+                trace = None if trace is None else trace.replace(f, start.trace)
+                for p, p0 in zip(plan, plan0):
+                    p[f] = p0[f]
+                since[f], is_disc[f] = 0, True
+                if G1 is not None:
+                    G1[f], G2[f] = 0.0, 0.0
 
 
-class TwoPhaseSearch(Search):
-    """Base class of the two-phase generators (see the module docstring).
+class TwoPhaseSearch(TwoPhase):
+    """Base class of the tabular two-phase generators (see the module docstring).
 
     Parameters
     ----------
@@ -137,13 +408,8 @@ class TwoPhaseSearch(Search):
     """
 
     domain_needs = ("bounded",)
-    perturbation = UnitStep      # turns directions into inputs (fairnb.search.perturbations)
     needs_gradients = True
     seed_order = "ascending"     # cluster_seeds order (ADF/NeuronFair); EIDIG/MAFT use "random"
-    dedup = "adf"                # convention that makes global IDIs distinct before their walks
-    counterpart_rule = "l2"      # global x': max L2 output difference; "class": max |delta p| of x's class
-    local_pair = "max"           # local x': the flipping variant that changes the output most; "random":
-                                 # a uniformly random flipping variant (EIDIG/MAFT's FindPair)
     objective = "proba"          # white-box gradient of each row's class probability ("proba") or loss
     direction_sign = -1.0        # -1: descend the objective (EIDIG), +1: ascend (ADF's loss)
     _parameter_constraints = {**Search._parameter_constraints, "n_seeds": [COUNT], "n_local": [STEPS],
@@ -166,36 +432,9 @@ class TwoPhaseSearch(Search):
                          progress=progress, constraints=constraints)
 
     # ------------------------------------------------------------------ the parts a method may change
-    def _global_checks(self) -> int:
-        """How many times a seed is checked in the global phase."""
-        return self.max_iter
-
-    def _decays(self) -> tuple[float, float]:
-        """Momentum decay of the accumulated gradients (global phase, local phase)."""
-        return 0.0, 0.0
-
-    def _local_steps(self) -> int:
-        """Local steps per walker."""
-        return self.n_local
-
-    def _refresh_interval(self) -> float:
-        """Local steps between gradient refreshes (counted from the last refresh or failure)."""
-        return 1
-
-    def _on_failure(self) -> str:
-        """What a walker does after a non-discriminatory step: ``"accept"``, ``"metropolis"`` or ``"reset"``."""
-        return "accept"
-
-    def _local_move(self) -> str:
-        """``"one"``: one attribute drawn by the probabilities, moved +-1 at random (ADF, EIDIG, MAFT);
-        ``"each"``: every attribute moves with its probability in its direction (NeuronFair)."""
-        return "one"
-
-    def _begin(self, ctx, seeds: np.ndarray) -> None:
-        """Called once before the global phase (e.g. NeuronFair's interpretation)."""
-
-    def _begin_population(self, ctx, phase: str, size: int) -> None:
-        """Called when a population (all seeds, or one batch of walkers) starts."""
+    def transformation(self, ctx):
+        """Unit steps on the non-protected features (``fairnb.search.transformations.UnitStep``)."""
+        return UnitStep(ctx.domain)
 
     def _pair_gradients(self, ctx, X, XC, PX, PC, *, rows, t, phase) -> tuple[np.ndarray, np.ndarray]:
         """Gradients at ``X`` and at the counterparts ``XC`` (outputs ``PX``, ``PC``), each ``(n, d)``.
@@ -214,9 +453,16 @@ class TwoPhaseSearch(Search):
         """Unit direction of a global step (protected columns are zeroed afterwards)."""
         return self.direction_sign * agreeing_signs(G1, G2)
 
+    def _global_candidates(self, ctx, step, X, G1, G2, PX, PC, trace, t):
+        return step.apply(X, self._global_direction(G1, G2), self.global_step, trace), np.ones(len(X), bool), trace
+
     def _local_plan(self, G1: np.ndarray, G2: np.ndarray, free: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Attribute probabilities and directions for the local moves (direction unused by "one")."""
         return reciprocal_probabilities(G1, G2, free), np.zeros_like(G1)
+
+    def _local_candidates(self, ctx, step, X, plan, trace, t):
+        """One attribute drawn by the probabilities, moved ``local_step`` up or down at random (ADF, EIDIG, MAFT)."""
+        return step.random_step(X, plan[0], ctx.rng, size=self.local_step), np.ones(len(X), bool), trace
 
     # ------------------------------------------------------------------ the search
     def select_seeds(self, seeds, should_stop=None, domain=None) -> np.ndarray | None:
@@ -231,60 +477,23 @@ class TwoPhaseSearch(Search):
         return cluster_seeds(seeds, self.n_seeds, c_num=self.c_num, order=self.seed_order, random_state=state,
                              should_stop=should_stop)
 
-    def _generate(self, ctx):
-        self._stats = {"gradient_rows": 0, "local_steps": 0}
-        generated = GeneratedInputs(ctx.domain)
-        result = ctx.result
-        try:
-            seeds = self._selected_seeds(ctx)
-            if seeds is None:        # stopped while K-Means chose the seeds
-                return
-            seeds = ctx.use_seeds(seeds)
-            self._begin(ctx, seeds)
-            found = yield from self._global_phase_in_chunks(ctx, seeds, generated)
-            walkers = self._distinct(ctx.domain, found)
-            result.tally(global_idis=Distinct(ctx.domain.key(walkers.X, self.dedup)))
-            for start in range(0, len(walkers), self.batch_size):
-                yield from self._walk(ctx, walkers.take(np.arange(start, min(start + self.batch_size, len(walkers)))),
-                                      generated)
-        finally:
-            # GSR: unique IDIs per distinct generated input
-            result.tally(generated=Distinct(generated.codes("eidig")), generated_adf=Distinct(generated.codes("adf")),
-                         gsr=Ratio("found", "generated"), local_steps=Count(self._stats["local_steps"]),
-                         gradient_rows=Count(self._stats["gradient_rows"]), model_rows=Count(ctx.oracle.rows_queried))
+    def _begin_run(self, ctx):
+        self._generated = GeneratedInputs(ctx.domain)
 
-    def _check(self, generated: GeneratedInputs, X, phase: str, seed_ids):
+    def _check(self, ctx, X, phase, seed_ids, trace, t):
         verdict = yield Batch(X, phase=phase, seed_ids=seed_ids)
-        generated.add(verdict.X)
+        self._generated.add(verdict.X)
         return verdict
 
-    def _distinct(self, domain, pairs: Pairs) -> Pairs:
-        if not len(pairs):
-            return pairs
-        _, first = np.unique(domain.key(pairs.X, self.dedup), axis=0, return_index=True)
-        return pairs.take(np.sort(first))
+    def _walkers_found(self, ctx, walkers):
+        ctx.result.tally(global_idis=Distinct(ctx.domain.key(walkers.X, self.dedup)))
 
-    def _global_counterpart(self, P: np.ndarray, VP: np.ndarray, own: np.ndarray) -> np.ndarray:
-        """Index of the protected variant (other than the input's own) whose output differs most."""
-        n = len(P)
-        if self.counterpart_rule == "class":
-            c = P.argmax(axis=1)
-            score = np.abs(np.take_along_axis(VP, c[:, None, None], axis=2)[:, :, 0] - P[np.arange(n), c][:, None])
-        else:
-            score = ((VP - P[:, None, :]) ** 2).sum(axis=2)
-        score[np.arange(n), own] = -np.inf
-        return score.argmax(axis=1)
-
-    def _local_counterpart(self, ctx, v) -> np.ndarray:
-        """Per checked row, the flipping variant a local walk pairs it with (-1 where none flips)."""
-        if self.local_pair == "max":
-            return v.counterpart_index
-        differs = v.variant_proba.argmax(axis=2) != v.proba.argmax(axis=1)[:, None]
-        j = v.counterpart_index.copy()
-        multi = np.flatnonzero(differs.sum(axis=1) > 1)      # a choice to make (never with one binary attribute)
-        if len(multi):
-            j[multi] = np.where(differs[multi], ctx.rng.random((len(multi), differs.shape[1])), -1.0).argmax(axis=1)
-        return j
+    def _tally(self, ctx):
+        # GSR: unique IDIs per distinct generated input
+        generated = self._generated
+        ctx.result.tally(generated=Distinct(generated.codes("eidig")), generated_adf=Distinct(generated.codes("adf")),
+                         gsr=Ratio("found", "generated"), local_steps=Count(self._stats["local_steps"]),
+                         gradient_rows=Count(self._stats["gradient_rows"]), model_rows=Count(ctx.oracle.rows_queried))
 
     def _global_chunk(self, domain) -> int:
         """Seeds that go through the global phase together: as many as keep their working state (the
@@ -292,96 +501,3 @@ class TwoPhaseSearch(Search):
         rows of ``d`` floats each besides the variants) within ``fairnb.oracle.MEMORY_BUDGET``."""
         m = len(domain.protected_values)
         return rows_per_call(8 * domain.n_features * (m + GLOBAL_STATE_COPIES))
-
-    def _global_phase_in_chunks(self, ctx, seeds: np.ndarray, generated: GeneratedInputs):
-        """The global phase over consecutive chunks of ``_global_chunk`` seeds, so that peak memory
-        follows the memory budget, not the number of seeds. Seeds that fit one chunk (every paper
-        configuration) advance all together, as before; in chunks, the random draws of the global
-        phase (EIDIG/MAFT's random counterparts, NeuronFair's random neurons) come chunk by chunk."""
-        step = self._global_chunk(ctx.domain)
-        found = []
-        for start in range(0, len(seeds), step):
-            pairs = yield from self._global_phase(ctx, seeds[start:start + step], generated, first_id=start)
-            found += [pairs] if len(pairs) else []
-        return Pairs.concat(found, ctx.domain.n_features)
-
-    def _global_phase(self, ctx, seeds: np.ndarray, generated: GeneratedInputs, first_id: int = 0):
-        dom = ctx.domain
-        step = self.perturbation(dom)
-        decay = self._decays()[0]
-        X, ids = seeds.copy(), first_id + np.arange(len(seeds))
-        G1, G2 = np.zeros_like(X), np.zeros_like(X)
-        found = []
-        checks = self._global_checks()
-        self._begin_population(ctx, "global", len(seeds))
-        for t in range(checks):
-            v = yield from self._check(generated, X, "global", ids)
-            d = v.discriminatory
-            if d.any():
-                j = self._local_counterpart(ctx, v)[d]
-                found.append(Pairs(X[d], v.proba[d], j, v.variant_proba[d, j], ids[d]))
-            live = ~d
-            if t == checks - 1 or not live.any():
-                break
-            X, ids, G1, G2 = X[live], ids[live], G1[live], G2[live]
-            PX, VP = v.proba[live], v.variant_proba[live]
-            j = self._global_counterpart(PX, VP, dom.own_variant(X))
-            XC = step.counterpart(X, j)
-            g, gc = self._pair_gradients(ctx, X, XC, PX, VP[np.arange(len(X)), j],
-                                          rows=ids - first_id, t=t, phase="global")
-            G1, G2 = decay * G1 + g, decay * G2 + gc
-            X = step.apply(X, self._global_direction(G1, G2), self.global_step)
-        return Pairs.concat(found, dom.n_features)
-
-    def _move(self, ctx, X, prob, direction, perturbation) -> np.ndarray:
-        if self._local_move() == "each":
-            step = (ctx.rng.random(X.shape) < prob) * direction
-        else:
-            step = np.zeros_like(X)
-            step[np.arange(len(X)), pick_attributes(prob, ctx.rng)] = ctx.rng.choice([-1.0, 1.0], size=len(X))
-        return perturbation.apply(X, step, self.local_step)
-
-    def _walk(self, ctx, start: Pairs, generated: GeneratedInputs):
-        """``_local_steps()`` steps of all walkers in ``start`` together."""
-        dom = ctx.domain
-        step = self.perturbation(dom)
-        free = step.movable
-        decay = self._decays()[1]
-        interval = self._refresh_interval()
-        policy = self._on_failure()
-        w = len(start)
-        X, PX, CI, PC = start.X.copy(), start.proba.copy(), start.counterpart.copy(), start.counterpart_proba.copy()
-        G1, G2 = np.zeros_like(X), np.zeros_like(X)
-        prob, direction = np.zeros_like(X), np.zeros_like(X)
-        prob0 = direction0 = None
-        since = np.full(w, np.inf)           # forces a refresh at the first step
-        is_disc = np.ones(w, bool)
-        self._begin_population(ctx, "local", w)
-        for t in range(self._local_steps()):
-            r = np.flatnonzero(since >= interval)
-            if len(r):
-                XC = step.counterpart(X[r], CI[r])
-                g, gc = self._pair_gradients(ctx, X[r], XC, PX[r], PC[r], rows=r, t=t, phase="local")
-                G1[r], G2[r] = decay * G1[r] + g, decay * G2[r] + gc
-                prob[r], direction[r] = self._local_plan(G1[r], G2[r], free)
-                since[r] = 0
-            if prob0 is None:
-                prob0, direction0 = prob.copy(), direction.copy()
-            since += 1
-            candidate = self._move(ctx, X, prob, direction, step)
-            v = yield from self._check(generated, candidate, "local", start.seed_ids)
-            self._stats["local_steps"] += w
-            ok = v.discriminatory
-            if policy == "accept":
-                keep = np.ones(w, bool)
-            elif policy == "metropolis":   # E = 0 on IDIs, 1 elsewhere; T = 1
-                keep = ok | ~is_disc | (ctx.rng.random(w) < np.exp(-1.0))
-            else:
-                keep = ok
-            X[keep], PX[keep], is_disc[keep] = candidate[keep], v.proba[keep], ok[keep]
-            CI = np.where(keep & ok, self._local_counterpart(ctx, v), CI)   # the last known flipping variant
-            PC[keep] = v.variant_proba[keep, CI[keep]]
-            if policy == "reset" and not ok.all():
-                f = ~ok
-                X[f], PX[f], CI[f], PC[f] = start.X[f], start.proba[f], start.counterpart[f], start.counterpart_proba[f]
-                prob[f], direction[f], G1[f], G2[f], since[f], is_disc[f] = prob0[f], direction0[f], 0.0, 0.0, 0, True
