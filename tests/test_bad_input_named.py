@@ -70,3 +70,24 @@ def test_the_command_line_refuses_an_empty_protected_attribute(capsys):
 
     assert main(["search", "--dataset", "census", "--model", "m.h5", "--protected", " , "]) == 2
     assert "--protected names no attribute" in capsys.readouterr().err
+
+
+def test_a_model_that_returns_labels_as_strings_is_named(dom):
+    import fairnb
+
+    with pytest.raises(ValueError, match=r"text model .* returned 'yes' \(str\), not a number.*predict_proba"):
+        get_method("rp")(n_local=5, random_state=0).run(lambda texts: ["yes"] * len(texts), dom,
+                                                         seeds=["the muslim cook is kind"])
+    data = fairnb.datasets.make_synthetic(n=100, random_state=0)
+    with pytest.raises(ValueError, match=r"model .* returned 'yes' \(str\), not a number"):
+        get_method("random")(n_samples=100, random_state=0).run(lambda X: np.array(["yes"] * len(X)), data.domain)
+
+
+def test_a_tabular_model_on_a_text_domain_is_refused_as_one(dom):
+    import fairnb
+    from sklearn.linear_model import LogisticRegression
+
+    data = fairnb.datasets.make_synthetic(n=100, random_state=0)
+    model = LogisticRegression().fit(data.X, data.y)
+    with pytest.raises(TypeError, match=r"LogisticRegression was fitted on a table of 7 columns.*list of strings"):
+        get_method("rp")(n_local=5, random_state=0).run(model, dom, seeds=["the muslim cook is kind"])
