@@ -276,8 +276,8 @@ def nan_text():
 @case("silent", "a 500-token seed text whose identity term truncation cuts off", r"max_len|truncat|longer",
       answer="warning")
 def long_text_loses_its_term():
-    long = "the cook is kind " * 125 + "the muslim cook"
-    rp().run(biased_text_model, text_domain(), seeds=[TEXT, long])
+    long = "the muslim cook " + "the cook is kind " * 125         # cut to its last 5 tokens
+    rp().run(biased_text_model, text_domain(), seeds=[long, TEXT])
 
 
 @case("silent", "a saved text Result whose vocabulary (JSON sidecar) is reordered", r"vocabulary|checksum|json")
