@@ -107,7 +107,13 @@ class ImageFlipSearch:
         """The first ``n_seeds`` seed images (all of them when ``n_seeds`` is None)."""
         if seeds is None or not len(seeds):
             raise ValueError(f"{self.name} starts from seed images: pass seeds=... (e.g. the face images)")
-        return seeds if self.n_seeds is None else seeds[: self.n_seeds]
+        seeds = seeds if self.n_seeds is None else seeds[: self.n_seeds]
+        lacking = domain.without_attribute(seeds) if hasattr(domain, "without_attribute") else ()
+        if len(lacking):
+            raise ValueError(f"seeds: {len(lacking)} of {len(seeds)} images (e.g. {lacking[:5].tolist()}) are images of "
+                             f"the data set {domain.data.name!r} with no value of {domain.attribute!r} (non-faces?), "
+                             f"which no flip can change; pass only those with one, e.g. data.X[data.attribute >= 0]")
+        return seeds
 
     def _begin_pairs(self, ctx, X, C) -> None:
         """Called once with the flipped seeds (NeuronFair interprets the model on them)."""
