@@ -329,7 +329,8 @@ def image_shape_fraction():
     ImageDomain((16.5, 16, 3))
 
 
-@case("silent", "an FGSMFlip fitted on another detector, used to search this one", r"detector|trunk")
+@case("silent", "an FGSMFlip fitted on another detector, used to search this one", r"another detector",
+      answer="warning")
 def flipper_of_another_detector():
     from fairnb.domains import ImageDomain
     from fairnb.images import FGSMFlip, make_faces

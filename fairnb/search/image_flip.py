@@ -50,6 +50,8 @@ so the flip that f_sa sees also moves the detector: a planted bias)
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from ..counting import UniqueCounter
@@ -94,10 +96,16 @@ class ImageFlipSearch:
         super(TwoPhaseSearch, self).__init__(max_time=max_time, max_tried=max_tried, max_found=max_found,
                                              random_state=random_state, progress=progress, constraints=constraints)
 
-    def _check_image_domain(self, domain):
+    def _check_image_domain(self, domain, model):
         if getattr(domain, "kind", None) != "image" or not callable(getattr(domain, "flip", None)):
             raise TypeError(f"{self.name} searches images: pass a fairnb.domains.ImageDomain, got {type(domain).__name__}"
                             f" (for tables use {self.name.replace('_image', '')!r})")
+        fitted_on = getattr(domain.flipper, "fitted_on", None)
+        if fitted_on is not None and fitted_on(model) is False:
+            warnings.warn(f"the domain's {type(domain.flipper).__name__} was fitted on another detector: its attribute "
+                          "classifier f_sa reads that detector's features, not this model's (NeuronFair builds f_sa on "
+                          "the trunk of the model it tests); refit it on this model, unless you compare models under "
+                          "one attribute measure on purpose", stacklevel=4)
 
     def _global_direction(self, G1, G2):
         rule = super()._global_direction(G1, G2)       # the tabular method's (signed) direction
@@ -120,7 +128,7 @@ class ImageFlipSearch:
 
     def _generate(self, ctx):
         dom = ctx.domain
-        self._check_image_domain(dom)
+        self._check_image_domain(dom, ctx.model)
         self._stats = {"gradient_rows": 0, "local_steps": 0}
         result = ctx.result
         generated = UniqueCounter(dom, "eidig")
