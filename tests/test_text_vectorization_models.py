@@ -138,3 +138,8 @@ def test_text_testsgd_reads_the_training_strings_as_the_models_text_vectorizatio
     groups = tester.run(model, data.texts, Vocabulary.from_text_vectorization(layer))
     top = groups.top(1).iloc[0]
     assert top.rule_set == 'contains "muslim"' and top.phi_in > top.phi_out + 0.5, groups.top(3)
+    with pytest.warns(UserWarning, match=r"vocabulary lacks these sensitive terms.*\['sikh'\]"):
+        groups = TextTestSGD(terms=TermGroups({"religion": [*RELIGION, "sikh"]}), min_samples=200,
+                             random_state=0).run(model, data.texts)
+    top = groups.top(1).iloc[0]
+    assert top.rule_set == 'contains "muslim"' and top.phi_in > top.phi_out + 0.5, groups.top(3)

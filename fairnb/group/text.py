@@ -42,6 +42,7 @@ from __future__ import annotations
 import itertools
 import threading
 import time
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -227,7 +228,7 @@ class TextTestSGD(TestSGD):
 
         vocab, encode = _model_tokenisation(model, vocab, self.max_len)
         self._validate_params()
-        groups = self.groups()
+        groups = self.groups() if encode is None else _known_terms(self.groups(), vocab)
         ids = _training_ids(data, vocab, self.max_len, groups.all_terms, encode)
         return TextSampler(ids, {name: group_ids(vocab, terms) for name, terms in groups.items()}, self.complement)
 
@@ -305,6 +306,19 @@ def _model_tokenisation(model, vocab, max_len):
         raise TypeError(f"vocab must be the fairnb.text.Vocabulary the model was trained with, got "
                         f"{type(vocab).__name__} (only a model with a TextVectorization first layer brings its own)")
     return vocab, None
+
+
+def _known_terms(groups, vocab):
+    """``groups`` without the terms that a model's own vocabulary lacks (the model reads them as an unknown word,
+    so no text can hold them), with a warning naming them."""
+    from ..text import TermGroups
+
+    lacking = [t for t in groups.all_terms if t not in vocab]
+    if not lacking:
+        return groups
+    warnings.warn(f"the model's vocabulary lacks these sensitive terms, which it reads as an unknown word: {lacking[:10]}"
+                  f"{' ...' if len(lacking) > 10 else ''}; its groups are made of the others", stacklevel=4)
+    return TermGroups({name: [t for t in terms if t in vocab] for name, terms in groups.items()})
 
 
 def _training_ids(data, vocab, max_len, terms, encode=None) -> np.ndarray:
