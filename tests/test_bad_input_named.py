@@ -3,6 +3,8 @@ texts used to become the text "5" or "nan", a None token entered the vocabulary,
 neighbours, an image 16.5 pixels high became 16, ``--protected ""`` searched every attribute)."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -70,3 +72,35 @@ def test_the_command_line_refuses_an_empty_protected_attribute(capsys):
 
     assert main(["search", "--dataset", "census", "--model", "m.h5", "--protected", " , "]) == 2
     assert "--protected names no attribute" in capsys.readouterr().err
+
+
+def test_a_model_that_returns_labels_as_strings_is_named(dom):
+    import fairnb
+
+    with pytest.raises(ValueError, match=r"text model .* returned 'yes' \(str\), not a number.*predict_proba"):
+        get_method("rp")(n_local=5, random_state=0).run(lambda texts: ["yes"] * len(texts), dom,
+                                                         seeds=["the muslim cook is kind"])
+    data = fairnb.datasets.make_synthetic(n=100, random_state=0)
+    with pytest.raises(ValueError, match=r"model .* returned 'yes' \(str\), not a number"):
+        get_method("random")(n_samples=100, random_state=0).run(lambda X: np.array(["yes"] * len(X)), data.domain)
+
+
+def test_a_tabular_model_on_a_text_domain_is_refused_as_one(dom):
+    import fairnb
+    from sklearn.linear_model import LogisticRegression
+
+    data = fairnb.datasets.make_synthetic(n=100, random_state=0)
+    model = LogisticRegression().fit(data.X, data.y)
+    with pytest.raises(TypeError, match=r"LogisticRegression was fitted on a table of 7 columns.*list of strings"):
+        get_method("rp")(n_local=5, random_state=0).run(model, dom, seeds=["the muslim cook is kind"])
+
+
+def test_a_seed_text_cut_before_its_identity_term_is_skipped_with_a_warning(dom):
+    long = "the muslim cook " + "the cook is kind " * 125            # 503 tokens, cut to its last 5
+    with pytest.warns(UserWarning, match=r"seeds: 1 of 2 texts \(items \[0\]\) mention a protected term only beyond "
+                                         r"the 5 tokens .* a search skips them; raise max_len"):
+        r = get_method("rp")(n_local=5, random_state=0).run(biased, dom, seeds=[long, "the muslim cook is kind"])
+    assert r.extras["skipped_seeds"] == 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")                                 # a long text that keeps its term: no warning
+        dom.validate(["the cook is kind " * 125 + "the muslim cook"])

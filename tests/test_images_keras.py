@@ -176,3 +176,25 @@ def test_fitted_detectors_and_flippers_are_identical_in_and_across_processes():
     runs = [subprocess.run([sys.executable, "-c", _FIT_IN_A_PROCESS], capture_output=True, text=True, check=True,
                            env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"}).stdout.split()[-2:] for _ in range(2)]
     assert runs[0][0] == runs[0][1] == runs[1][0] == runs[1][1]
+
+
+@pytest.mark.slow
+def test_a_flipper_fitted_on_another_detector_is_named_when_searching():
+    import warnings
+
+    from fairnb.domains import ImageDomain
+    from fairnb.images.detector import train_face_detector
+    from fairnb.search import get_method
+
+    data = make_faces(n=120, size=16, random_state=0)
+    one, other = (train_face_detector(data, filters=(4,), dense=(8,), epochs=1, random_state=s) for s in (0, 1))
+    faces = np.flatnonzero(data.y == 1)
+    flipper = FGSMFlip(head=(8,), epochs=1).fit(one, data.X[faces], data.attribute[faces])
+    assert flipper.fitted_on(one) and flipper.fitted_on(other) is False
+    assert FGSMFlip(attribute_model=flipper.attribute_model_).fitted_on(other) is None     # not fitted: unknown
+    domain, seeds = ImageDomain.from_data(data, flipper), data.X[faces[:5]]
+    with pytest.warns(UserWarning, match=r"FGSMFlip was fitted on another detector.*refit it on this model"):
+        get_method("adf_image")(max_iter=2, random_state=0).run(other, domain, seeds=seeds)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        get_method("adf_image")(max_iter=2, random_state=0).run(one, domain, seeds=seeds)

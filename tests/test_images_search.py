@@ -195,3 +195,17 @@ def test_ctrl_c_returns_the_image_result_found_so_far(method, seeds):
     r = get_method(method)(random_state=0, batch_size=5).run(model, dom, seeds=seeds, listeners=[InterruptAt(at=3)])
     assert r.status == "interrupted" and 0 < r.tried < 60 * 41
     assert_image_pairs_rechecked(r, model, dom)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_seeds_without_the_attribute_are_refused_saying_how_many(method):
+    """Non-faces have no skin tone to flip: passing every image of a face data set as seeds used to be accepted."""
+    data = make_faces(n=40, size=8, random_state=0)
+    dom = ImageDomain.from_data(data, FGSMFlip(step=0.05, attribute_model=NumpyMLP([np.ones((8 * 8 * 3, 1))],
+                                                                                  [np.array([-96.0])])))
+    model = NumpyMLP([np.full((8 * 8 * 3, 2), 0.01), np.ones((2, 1))], [np.zeros(2), np.array([-2.0])])
+    non_faces = int((data.attribute < 0).sum())
+    with pytest.raises(ValueError, match=rf"seeds: {non_faces} of 40 images .* no value of 'skin_tone' \(non-faces"):
+        get_method(method)(random_state=0).run(model, dom, seeds=data.X)
+    faces = data.X[data.attribute >= 0]
+    assert get_method(method)(max_iter=2, random_state=0).run(model, dom, seeds=faces).extras["seeds_used"] == len(faces)

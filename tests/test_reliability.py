@@ -286,6 +286,38 @@ def test_testsgd_refuses_millions_of_rule_sets_before_memory_runs_out():
 
 
 # ---------------------------------------------------------------------------------------------- SG and z3
+def test_a_ctrl_c_that_z3s_finaliser_swallows_still_ends_sg(synthetic, biased_model, monkeypatch):
+    """SIGINT while z3 frees an expression: Python raises the KeyboardInterrupt inside ``AstRef.__del__`` and
+    drops it there ("Exception ignored"); the search used to run on to its budget (1 run in 16)."""
+    import z3
+
+    original, calls = z3.AstRef.__del__, {"n": 0}
+
+    def finaliser(self):
+        calls["n"] += 1
+        if calls["n"] == 50:
+            signal.raise_signal(signal.SIGINT)        # handled on the next line, inside this finaliser
+        original(self)
+
+    dropped = []
+    monkeypatch.setattr(sys, "unraisablehook", lambda unraisable: dropped.append(unraisable.exc_type))
+    monkeypatch.setattr(z3.AstRef, "__del__", finaliser)
+    result = _run(fast_search("sg", limit=None, max_tried=1_000), biased_model, synthetic)
+    assert dropped == [KeyboardInterrupt]             # the interrupt really was lost where it landed
+    assert result.status == "interrupted" and result.tried < 1_000
+    assert_sound(result, biased_model, synthetic.domain)
+
+
+def test_an_interrupt_noted_inside_a_deferred_block_reaches_the_noting_block():
+    from fairnb.interrupts import deferred_interrupts, noted_interrupts
+
+    with noted_interrupts() as pressed:
+        with deferred_interrupts(reraise=False) as held:
+            signal.raise_signal(signal.SIGINT)
+    assert held.arrived and pressed.arrived
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
 def test_an_interrupted_z3_call_is_not_unsat():
     import z3
 

@@ -119,3 +119,27 @@ def test_what_fairnb_cannot_use_is_named(data):
     own = TextDomain.with_embedding_neighbours(vocab, np.eye(len(vocab)), {"religion": RELIGION}, 12)
     with pytest.raises(ValueError, match="TextDomain.for_model"):
         fairnb.run_search(fixed, own, method="rp", seeds=data.texts[:20], n_seeds=5)
+
+
+def test_text_testsgd_reads_the_training_strings_as_the_models_text_vectorization_does(data):
+    """TextTestSGD used fairnb's tokeniser on a TextVectorization model: ids padded at the start to the longest
+    text, where the model reads its own ids padded at the end to its 12 tokens."""
+    from fairnb.group import TextTestSGD
+    from fairnb.text import TermGroups, Vocabulary
+
+    model = user_model(data.texts, data.y, "lstm")
+    layer = model.layers[0]
+    tester = TextTestSGD(terms=TermGroups({"religion": RELIGION}), min_samples=200, random_state=0)
+    sampler = tester.setup(data.texts, model=model)
+    assert np.array_equal(sampler.ids, layer(np.array(data.texts)).numpy())
+    assert np.array_equal(tester.setup([t.split() for t in data.texts[:5]], model=model).ids, sampler.ids[:5])
+    with pytest.raises(ValueError, match="not the one given: leave vocab out"):
+        tester.setup(data.texts, Vocabulary.build([["the", "muslim"]]), model=model)
+    groups = tester.run(model, data.texts, Vocabulary.from_text_vectorization(layer))
+    top = groups.top(1).iloc[0]
+    assert top.rule_set == 'contains "muslim"' and top.phi_in > top.phi_out + 0.5, groups.top(3)
+    with pytest.warns(UserWarning, match=r"vocabulary lacks these sensitive terms.*\['sikh'\]"):
+        groups = TextTestSGD(terms=TermGroups({"religion": [*RELIGION, "sikh"]}), min_samples=200,
+                             random_state=0).run(model, data.texts)
+    top = groups.top(1).iloc[0]
+    assert top.rule_set == 'contains "muslim"' and top.phi_in > top.phi_out + 0.5, groups.top(3)

@@ -200,14 +200,34 @@ class ImageDomain:
         if self.data is None:
             raise ValueError("this domain has no data set to find the images in; build it with "
                              "ImageDomain.from_data(data, flipper)")
-        if self._rows is None:
-            self._rows = {k: i for i, k in reversed(list(enumerate(_pixel_key(self.data.X))))}
+        index = self._row_index()
         keys = _pixel_key(X)
-        missing = [i for i, k in enumerate(keys) if k not in self._rows]
+        missing = [i for i, k in enumerate(keys) if k not in index]
         if missing:
             raise ValueError(f"images {missing[:5]} are not images of the data set {self.data.name!r}; an ExactFlip "
                              "re-renders only the data set's own images (pass them as seeds)")
-        return np.array([self._rows[k] for k in keys], dtype=np.int64)
+        return np.array([index[k] for k in keys], dtype=np.int64)
+
+    def _row_index(self) -> dict:
+        """Pixel key -> the first row of ``data`` with those pixels (built once)."""
+        if self._rows is None:
+            self._rows = {k: i for i, k in reversed(list(enumerate(_pixel_key(self.data.X))))}
+        return self._rows
+
+    def without_attribute(self, X) -> np.ndarray:
+        """The positions in ``X`` of images of ``data`` that have no value of the protected attribute (the
+        non-faces of a face data set); images that are not in ``data``, or a domain without data, give none.
+
+        >>> from fairnb.images import make_faces
+        >>> data = make_faces(n=6, size=8, random_state=0)
+        >>> ImageDomain.from_data(data).without_attribute(data.X).tolist() == np.flatnonzero(data.attribute < 0).tolist()
+        True
+        """
+        if self.data is None:
+            return np.zeros(0, dtype=np.int64)
+        index = self._row_index()
+        rows = np.array([index.get(k, -1) for k in _pixel_key(np.asarray(X, dtype=float))], dtype=np.int64)
+        return np.flatnonzero((rows >= 0) & (np.asarray(self.data.attribute)[rows] < 0))
 
     def variants(self, X) -> np.ndarray:
         """``(n, 2, h, w, c)``: each image and its flip by the flipper (a search that keeps its own flips

@@ -290,7 +290,9 @@ class TextDomain:
         if arr.ndim == 2 and arr.shape[1] == 1 and len(arr) and all(isinstance(s, str) for s in arr[:, 0]):
             arr = arr[:, 0]                            # one column of texts (a DataFrame's "text" column)
         if arr.ndim == 1 and len(arr) and all(isinstance(s, str) for s in arr):
-            return self._encode_given(list(arr)).astype(float)
+            ids = self._encode_given(list(arr))
+            self._warn_of_cut_terms(list(arr), ids, what)
+            return ids.astype(float)
         try:
             arr = np.asarray(items, dtype=float)
         except (TypeError, ValueError):
@@ -306,6 +308,22 @@ class TextDomain:
             raise ValueError(f"{what} holds ids outside 0..{len(self.vocab) - 1}: was it encoded with this "
                              "domain's vocabulary?")
         return arr
+
+    def _warn_of_cut_terms(self, texts: list[str], ids: np.ndarray, what: str) -> None:
+        """Warn when texts longer than ``max_len`` tokens mention a protected term only in the part that encoding
+        cut off: as searched they hold no term, so a search skips them (``result.seed_outcomes``)."""
+        from ..text.vocabulary import PAD_ID
+
+        full = (ids != PAD_ID).all(axis=1) & ~self.sensitive_mask(ids).any(axis=1)   # a cut text fills every slot
+        cut = [int(i) for i in np.flatnonzero(full)
+               if np.isin(self.vocab.ids(self.tokenizer.tokenize(texts[i])), self._all_ids).any()]
+        if cut:
+            import warnings
+
+            warnings.warn(f"{what}: {len(cut)} of {len(texts)} texts (items {cut[:5]}{', ...' if len(cut) > 5 else ''}) "
+                          f"mention a protected term only beyond the {self.max_len} tokens a text is cut to: as "
+                          "encoded they hold none, and a search skips them; raise max_len or shorten the texts",
+                          stacklevel=3)
 
     def encode_texts(self, texts: Iterable[str]) -> np.ndarray:
         """``(n, max_len)`` int32 ids of raw strings (tokenized, pre-padded/truncated; or the model's own way)."""

@@ -22,7 +22,9 @@ The text side of TestSGD (digest §1.3, §1.7-1.8, §2.4 and §7.1 items 13-16):
 Terms are whole tokens (``fairnb.text.Tokenizer`` keeps "african american" one token), so "male" never
 matches inside "female". The model works on padded token ids of the vocabulary given (a
 ``fairnb.text.KerasTextModel``, a Keras model whose first layer is an ``Embedding``, or any model on strings,
-see ``fairnb.text.wrap_text_model``).
+see ``fairnb.text.wrap_text_model``). A Keras model whose first layer is a ``TextVectorization`` reads the
+training strings as that layer tokenises them (its vocabulary, its length, padded at the end); its vocabulary
+need not be given (``run(model, texts)``).
 
 Example
 -------
@@ -40,6 +42,7 @@ from __future__ import annotations
 import itertools
 import threading
 import time
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -216,22 +219,22 @@ class TextTestSGD(TestSGD):
             seen.update(dict.fromkeys(group, name))
         return groups
 
-    def setup(self, data, vocab) -> TextSampler:
+    def setup(self, data, vocab=None, model=None) -> TextSampler:
         """The sampler over the training texts of ``data`` (a ``TextDataset``: its training split; a list
-        of strings or of token lists; or an ``(n, L)`` id array of ``vocab``)."""
-        from ..text import Vocabulary, group_ids
+        of strings or of token lists; or an ``(n, L)`` id array of ``vocab``). Strings are tokenised as
+        ``model`` reads them when its first layer is a ``TextVectorization`` (then ``vocab`` may be left out),
+        else with fairnb's tokeniser."""
+        from ..text import group_ids
 
-        if not isinstance(vocab, Vocabulary):
-            raise TypeError(f"vocab must be the fairnb.text.Vocabulary the model was trained with, "
-                            f"got {type(vocab).__name__}")
+        vocab, encode = _model_tokenisation(model, vocab, self.max_len)
         self._validate_params()
-        groups = self.groups()
-        ids = _training_ids(data, vocab, self.max_len, groups.all_terms)
+        groups = self.groups() if encode is None else _known_terms(self.groups(), vocab)
+        ids = _training_ids(data, vocab, self.max_len, groups.all_terms, encode)
         return TextSampler(ids, {name: group_ids(vocab, terms) for name, terms in groups.items()}, self.complement)
 
-    def rule_sets(self, data, vocab) -> list[TermRuleSet]:
+    def rule_sets(self, data, vocab=None, model=None) -> list[TermRuleSet]:
         """The frequent text rule sets of ``data`` (Algorithm 1 with Eq. 3's category-level support)."""
-        return self._frequent(self.setup(data, vocab), vocab)
+        return self._frequent(self.setup(data, vocab, model), _model_tokenisation(model, vocab, self.max_len)[0])
 
     def _frequent(self, sampler: TextSampler, vocab) -> list[TermRuleSet]:
         names = sampler.names
@@ -248,18 +251,20 @@ class TextTestSGD(TestSGD):
                                               f"fewer categories (sensitive=[...]) or a higher theta (now {self.theta:g})")
         return out
 
-    def run(self, model, data, vocab, *, rule_sets=None, listeners=()) -> GroupResult:
+    def run(self, model, data, vocab=None, *, rule_sets=None, listeners=()) -> GroupResult:
         """Score every frequent text rule set of ``data`` (or the given ``rule_sets``) on ``model``.
 
-        ``model`` reads ``(n, L)`` token ids of ``vocab`` (see the module docstring for what is accepted);
-        the rest is as in ``TestSGD.run``: a ranked ``GroupResult``, ``stop()`` and Ctrl-C keep what was
-        scored, a model error is raised with the partial result as ``.result``.
+        ``model`` reads ``(n, L)`` token ids of ``vocab``, or strings through its own ``TextVectorization``
+        (see the module docstring for what is accepted); the rest is as in ``TestSGD.run``: a ranked
+        ``GroupResult``, ``stop()`` and Ctrl-C keep what was scored, a model error is raised with the partial
+        result as ``.result``.
         """
         from ..text import wrap_text_model
 
         t0 = time.perf_counter()
         self._stop_event = threading.Event()
-        sampler = self.setup(data, vocab)
+        sampler = self.setup(data, vocab, model)
+        vocab = _model_tokenisation(model, vocab, self.max_len)[0]
         model = wrap_text_model(model, vocab)
         rule_sets = self._frequent(sampler, vocab) if rule_sets is None else list(rule_sets)
         rows = np.full((len(rule_sets), len(sampler.names)), -1, dtype=np.int64)
@@ -283,8 +288,42 @@ class TextTestSGD(TestSGD):
         return self._score(model, sampler, rows[keep], scorable, info, t0, listeners)
 
 
-def _training_ids(data, vocab, max_len, terms) -> np.ndarray:
-    """``(n, L)`` token ids of the training texts of ``data`` (see ``TextTestSGD.setup``)."""
+def _model_tokenisation(model, vocab, max_len):
+    """``(vocabulary, encode)``: with a model whose first layer is a ``TextVectorization``, that layer's
+    vocabulary (``vocab``, if given, must be it) and tokeniser (strings -> its padded ids); else ``vocab`` and
+    None (fairnb's tokeniser)."""
+    from ..text import Vocabulary
+    from ..text.model_tokenizer import ModelTokenizer, text_vectorization_of
+
+    layer = text_vectorization_of(model) if model is not None else None
+    if layer is not None:
+        own = Vocabulary.from_text_vectorization(layer)
+        if vocab is not None and vocab != own:
+            raise ValueError("the model reads strings through its TextVectorization layer, whose vocabulary is not the "
+                             "one given: leave vocab out (the layer's is used)")
+        return own, ModelTokenizer.of_text_vectorization(layer, max_len)
+    if not isinstance(vocab, Vocabulary):
+        raise TypeError(f"vocab must be the fairnb.text.Vocabulary the model was trained with, got "
+                        f"{type(vocab).__name__} (only a model with a TextVectorization first layer brings its own)")
+    return vocab, None
+
+
+def _known_terms(groups, vocab):
+    """``groups`` without the terms that a model's own vocabulary lacks (the model reads them as an unknown word,
+    so no text can hold them), with a warning naming them."""
+    from ..text import TermGroups
+
+    lacking = [t for t in groups.all_terms if t not in vocab]
+    if not lacking:
+        return groups
+    warnings.warn(f"the model's vocabulary lacks these sensitive terms, which it reads as an unknown word: {lacking[:10]}"
+                  f"{' ...' if len(lacking) > 10 else ''}; its groups are made of the others", stacklevel=4)
+    return TermGroups({name: [t for t in terms if t in vocab] for name, terms in groups.items()})
+
+
+def _training_ids(data, vocab, max_len, terms, encode=None) -> np.ndarray:
+    """``(n, L)`` token ids of the training texts of ``data`` (see ``TextTestSGD.setup``); strings through
+    ``encode`` when given (a model's own tokeniser)."""
     from ..text import Tokenizer, all_builtin_terms
     from ..text.vocabulary import as_id_array
 
@@ -300,8 +339,12 @@ def _training_ids(data, vocab, max_len, terms) -> np.ndarray:
     if not data:
         raise ValueError("no training texts given")
     if all(isinstance(t, str) for t in data):
+        if encode is not None:
+            return encode(data)
         data = Tokenizer((*all_builtin_terms(), *terms)).tokenize_all(data)
     elif not all(isinstance(t, (list, tuple)) for t in data):
         raise TypeError("data must be a TextDataset, a list of strings, a list of token lists or an (n, L) id array")
+    elif encode is not None:
+        return encode([" ".join(t) for t in data])
     length = max_len or max(len(t) for t in data) or 1
     return vocab.encode(data, max_len=int(length))

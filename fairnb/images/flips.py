@@ -25,6 +25,7 @@ Example (a linear f_sa in numpy: no TensorFlow)
 """
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
@@ -105,7 +106,9 @@ class FGSMFlip:
         classifier); then ``fit`` is not needed.
     trunk_layer : name of the detector's last trunk layer (default: the input of its first Dense layer).
 
-    After ``fit``: ``attribute_model_`` (a ``KerasModel``), ``accuracy_`` on the held-out images.
+    After ``fit``: ``attribute_model_`` (a ``KerasModel``), ``accuracy_`` on the held-out images, and
+    ``detector_digest_``, a digest of the detector's trunk weights: ``fitted_on(model)`` tells whether a model
+    is that detector (an image search warns when it searches another one with this flipper).
     """
 
     def __init__(self, step: float = 2 / 255, max_steps: int = 40, head=DEFAULT_HEAD, epochs: int = 10,
@@ -138,6 +141,7 @@ class FGSMFlip:
         if len(np.unique(a)) < 2:
             raise ValueError("attribute needs at least two values among the labelled images to train f_sa")
         trunk = conv_trunk(detector, self.trunk_layer)
+        self.detector_digest_ = _weights_digest(trunk)
         frozen = keras.models.clone_model(trunk)
         frozen.set_weights(trunk.get_weights())
         frozen.trainable = False
@@ -154,6 +158,19 @@ class FGSMFlip:
         self.attribute_model_ = KerasModel(f_sa)
         self.accuracy_ = self.score(X[val_idx], a[val_idx])
         return self
+
+    def fitted_on(self, model) -> bool | None:
+        """Whether ``model`` (a Keras detector, or fairnb's model around one) is the detector this flipper was
+        fitted on, by its trunk's weights; None when that cannot be told (no ``fit``, or not a Keras model)."""
+        from .detector import conv_trunk
+
+        digest = getattr(self, "detector_digest_", None)
+        if digest is None:
+            return None
+        try:
+            return _weights_digest(conv_trunk(model, self.trunk_layer)) == digest
+        except (TypeError, ValueError):      # not a Keras image classifier
+            return None
 
     def _model(self):
         from ..models import supports_gradients, wrap
@@ -191,6 +208,15 @@ class FGSMFlip:
             steps[active] = t
             done[active] = model.predict_proba(x[active]).argmax(axis=1) != start[active]
         return FlipResult(X, x, done, steps, steps * float(self.step))
+
+
+def _weights_digest(model) -> str:
+    """A digest of a Keras model's weights (their shapes and values)."""
+    digest = hashlib.sha256()
+    for w in model.get_weights():
+        digest.update(repr(w.shape).encode())
+        digest.update(np.ascontiguousarray(w).tobytes())
+    return digest.hexdigest()
 
 
 class ExactFlip:

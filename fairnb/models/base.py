@@ -65,8 +65,17 @@ def as_probability_matrix(P, n_rows: int, *, source: str = "model") -> np.ndarra
 
     A vector (or a single column) is read as ``P(y=1)`` of a binary classifier (one sigmoid
     output) and becomes ``[1 - p, p]``.
+
+    >>> as_probability_matrix(["yes", "no"], 2)
+    Traceback (most recent call last):
+    ...
+    ValueError: model returned 'yes' (str), not a number: expected (n,) probabilities of class 1 or an (n, k) probability matrix (predict_proba, not predict's labels)
     """
-    P = np.asarray(P, dtype=float)
+    try:
+        P = np.asarray(P, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{source} returned {_not_a_number(P)}, not a number: expected (n,) probabilities of class 1 "
+                         "or an (n, k) probability matrix (predict_proba, not predict's labels)") from None
     if P.ndim == 2 and P.shape[1] == 1:
         P = P[:, 0]
     if P.ndim == 1:
@@ -84,6 +93,17 @@ def as_probability_matrix(P, n_rows: int, *, source: str = "model") -> np.ndarra
         raise ValueError(f"{source} output rows do not sum to 1 (off by up to {worst:.4g}); "
                          "expected class probabilities")
     return P
+
+
+def _not_a_number(P) -> str:
+    """The first entry of a model's output ``P`` that is no number, with its type (``"'yes' (str)"``)."""
+    for value in np.asarray(P, dtype=object).ravel():
+        value = value.item() if isinstance(value, np.generic) else value
+        try:
+            float(value)
+        except (TypeError, ValueError):
+            return f"{value!r} ({type(value).__name__})"
+    return "rows of different lengths"
 
 
 def outputs_hard_labels(model, X: np.ndarray) -> bool:

@@ -39,7 +39,7 @@ from typing import Callable, Generator
 
 import numpy as np
 
-from ..interrupts import deferred_interrupts
+from ..interrupts import deferred_interrupts, noted_interrupts
 from ..domains.base import check_convention, require_capabilities
 from ..oracle import Oracle, Verdict, make_oracle
 from ..constraints import resolve as resolve_constraints, seed_rows
@@ -342,16 +342,19 @@ class Engine:
         self.result.mark(0.0)
         status, error = "running", None
         try:
-            try:
-                self._emit("start")
-                batch = next(strategy)
-                while True:
-                    status = self.out_of_budget() or "running"
-                    if status != "running":
-                        break
-                    batch = strategy.send(self.check(batch))
-            except StopIteration:
-                status = self.out_of_budget() or "completed"
+            # a Ctrl-C that lands in a finaliser (z3's AstRef.__del__) raises where Python drops it: noted, it
+            # still ends the search at the next batch
+            with noted_interrupts() as pressed:
+                try:
+                    self._emit("start")
+                    batch = next(strategy)
+                    while True:
+                        status = "interrupted" if pressed.arrived else self.out_of_budget() or "running"
+                        if status != "running":
+                            break
+                        batch = strategy.send(self.check(batch))
+                except StopIteration:
+                    status = self.out_of_budget() or "completed"
         except KeyboardInterrupt:      # also a second one, arriving in the handler above
             status = "interrupted"
         except Exception as e:         # noqa: BLE001 - kept in the Result, re-raised by Search.run

@@ -50,6 +50,8 @@ so the flip that f_sa sees also moves the detector: a planted bias)
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from ..counting import UniqueCounter
@@ -90,10 +92,16 @@ class ImageFlipSearch:
         super(TwoPhaseSearch, self).__init__(max_time=max_time, max_tried=max_tried, max_found=max_found,
                                              random_state=random_state, progress=progress, constraints=constraints)
 
-    def _check_image_domain(self, domain):
+    def _check_image_domain(self, domain, model):
         if getattr(domain, "kind", None) != "image" or not callable(getattr(domain, "flip", None)):
             raise TypeError(f"{self.name} searches images: pass a fairnb.domains.ImageDomain, got {type(domain).__name__}"
                             f" (for tables use {self.name.replace('_image', '')!r})")
+        fitted_on = getattr(domain.flipper, "fitted_on", None)
+        if fitted_on is not None and fitted_on(model) is False:
+            warnings.warn(f"the domain's {type(domain.flipper).__name__} was fitted on another detector: its attribute "
+                          "classifier f_sa reads that detector's features, not this model's (NeuronFair builds f_sa on "
+                          "the trunk of the model it tests); refit it on this model, unless you compare models under "
+                          "one attribute measure on purpose", stacklevel=4)
 
     def _global_direction(self, G1, G2):
         rule = super()._global_direction(G1, G2)       # the tabular method's (signed) direction
@@ -103,7 +111,13 @@ class ImageFlipSearch:
         """The first ``n_seeds`` seed images (all of them when ``n_seeds`` is None)."""
         if seeds is None or not len(seeds):
             raise ValueError(f"{self.name} starts from seed images: pass seeds=... (e.g. the face images)")
-        return seeds if self.n_seeds is None else seeds[: self.n_seeds]
+        seeds = seeds if self.n_seeds is None else seeds[: self.n_seeds]
+        lacking = domain.without_attribute(seeds) if hasattr(domain, "without_attribute") else ()
+        if len(lacking):
+            raise ValueError(f"seeds: {len(lacking)} of {len(seeds)} images (e.g. {lacking[:5].tolist()}) are images of "
+                             f"the data set {domain.data.name!r} with no value of {domain.attribute!r} (non-faces?), "
+                             f"which no flip can change; pass only those with one, e.g. data.X[data.attribute >= 0]")
+        return seeds
 
     def _begin_pairs(self, ctx, X, C) -> None:
         """Called once with the flipped seeds (NeuronFair interprets the model on them)."""
@@ -119,7 +133,7 @@ class ImageFlipSearch:
         return self.batch_size
 
     def _begin_run(self, ctx):
-        self._check_image_domain(ctx.domain)
+        self._check_image_domain(ctx.domain, ctx.model)
         self._generated = UniqueCounter(ctx.domain, "eidig")
 
     def _prepare_seeds(self, ctx, seeds):

@@ -38,6 +38,11 @@ class TextFunctionModel:
         vocab = getattr(self.domain, "vocab", vocab)
         if not isinstance(vocab, Vocabulary):
             raise TypeError(f"vocab must be a fairnb.text.Vocabulary or a TextDomain, got {type(vocab).__name__}")
+        columns = getattr(model, "n_features_in_", None)
+        if columns is not None:
+            raise TypeError(f"{type(model).__name__} was fitted on a table of {columns} columns (n_features_in_), but a "
+                            "text search gives its model a list of strings: search it on a TabularDomain, or give a "
+                            "model that reads texts (e.g. make_pipeline(TfidfVectorizer(), LogisticRegression()))")
         if hasattr(model, "predict_proba"):
             self._fn = model.predict_proba
         elif callable(model):
