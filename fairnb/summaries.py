@@ -43,6 +43,7 @@ LABELS = {
     "immaterial_pairs": "pairs whose two probabilities differ by less than 0.1 (boundary noise, counted apart)",
     "rejected_idis": "discriminatory inputs refused by the constraints (not counted above)",
     "constraints": "constraints the pairs keep",
+    "rejected_realistic": "refused as not realistic (unlike every row of the training data)",
     # the methods' own numbers (extras), in the words of the glossary
     "natural_idis": "seeds discriminatory as they are",
     "seeds_used": "seeds the search started from",
