@@ -177,8 +177,8 @@ def headline(summary: dict) -> str:
     >>> headline({"natural_rate": 0.313, "natural_low": 0.263, "natural_high": 0.367, "natural_n": 300,
     ...           "material_idis": 1234})     # doctest: +NORMALIZE_WHITESPACE
     '31.3 % of the 300 inputs checked as they are (before the search changed them) are discriminatory
-     (95 % interval: 26.3 % to 36.7 %); compare it with the same share on a model without the bias, which is
-     close to 0 %. The search found 1,234 discriminatory inputs whose decision moves by at least 0.1.'
+     (95 % interval: 26.3 % to 36.7 %); a model without the bias has a much lower share: compare with one.
+     The search found 1,234 discriminatory inputs whose decision moves by at least 0.1.'
     >>> headline({"material_idis": 0})[:60]
     'The search checked no inputs as they are, so there is no nat'
     """
@@ -189,8 +189,8 @@ def headline(summary: dict) -> str:
                 f"model's. {then}")
     return (f"{fmt_share(summary['natural_rate'])} of the {fmt_count(summary['natural_n'])} inputs checked as they "
             f"are (before the search changed them) are discriminatory (95 % interval: "
-            f"{fmt_share(summary['natural_low'])} to {fmt_share(summary['natural_high'])}); compare it with the same "
-            f"share on a model without the bias, which is close to 0 %. {then}")
+            f"{fmt_share(summary['natural_low'])} to {fmt_share(summary['natural_high'])}); a model without the bias "
+            f"has a much lower share: compare with one. {then}")
 
 
 def pairs_html(result, ids) -> str:
