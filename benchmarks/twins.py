@@ -24,6 +24,8 @@ Usage::
 
     python benchmarks/twins.py --kinds tabular,template,faces,lfw --seeds 0,1,2   # -> benchmarks/results/twins.*
     python benchmarks/twins.py --kinds redditbias --update     # replaces only these kinds' rows in twins.json
+    python benchmarks/twins.py --kinds redditbias --seeds 1 --out /tmp/r1   # one seed per process, then:
+    python benchmarks/twins.py --merge /tmp/r0.json /tmp/r1.json /tmp/r2.json
 
 Targets (read against the table): on every twin pair the natural-rate intervals of the biased and unbiased
 models do not overlap, and each method's valid IDI count on the biased model is at least 3x its twin's.
@@ -395,6 +397,22 @@ def render(path) -> str:
     return markdown(report)
 
 
+def store(out: Path, rows, runs, *, update: bool) -> dict:
+    """Write ``rows`` (and the ``runs`` that made them, per kind) to ``out``.json/.md; with ``update``, the
+    rows of other kinds already in ``out``.json stay (read now: another kind's run may have written it)."""
+    report = {"runs": {}, "rows": []}
+    if update and out.with_suffix(".json").exists():
+        report = runs_per_kind(json.loads(out.with_suffix(".json").read_text()))
+        report["rows"] = [r for r in report["rows"] if r["kind"] not in runs]
+    report["rows"] += rows
+    report["runs"].update(runs)
+    report["rows"].sort(key=lambda r: list(KINDS).index(r["kind"]))
+    report["summary"] = summarise(report["rows"])
+    out.with_suffix(".json").write_text(json.dumps(report, indent=1, default=float))
+    out.with_suffix(".md").write_text(markdown(report))
+    return report
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--kinds", default="tabular,template,faces,lfw")
@@ -403,29 +421,32 @@ def main(argv=None) -> int:
     parser.add_argument("--render", action="store_true", help="only re-render OUT.md from OUT.json")
     parser.add_argument("--update", action="store_true",
                         help="replace only the rows of KINDS in OUT.json (the other kinds' rows stay)")
+    parser.add_argument("--merge", nargs="+", metavar="PART.json",
+                        help="put the rows of reports written with other --out (e.g. one seed per process) into "
+                             "OUT.json, replacing their kinds' rows")
     args = parser.parse_args(argv)
     if args.render:
         Path(args.out).with_suffix(".md").write_text(render(Path(args.out).with_suffix(".json")))
+        return 0
+    if args.merge:
+        parts = [runs_per_kind(json.loads(Path(p).read_text())) for p in args.merge]
+        runs = {}
+        for part in parts:
+            for kind, info in part["runs"].items():
+                if kind in runs:      # the same kind run in several processes (one seed each)
+                    info = {"machine": runs[kind]["machine"], "command": f"{runs[kind]['command']}; {info['command']}",
+                            "seeds": sorted(runs[kind]["seeds"] + info["seeds"])}
+                runs[kind] = info
+        store(Path(args.out), [r for part in parts for r in part["rows"]], runs, update=True)
         return 0
     kinds = [k.strip() for k in args.kinds.split(",") if k.strip()]
     unknown = sorted(set(kinds) - set(KINDS))
     if unknown:
         parser.error(f"unknown kinds {unknown}; choose from {sorted(KINDS)}")
     seeds = [int(s) for s in args.seeds.split(",")]
-    out = Path(args.out)
     run_info = {"machine": machine(), "command": "python benchmarks/twins.py " + " ".join(argv or sys.argv[1:]),
                 "seeds": seeds}
-    rows = run(kinds, seeds)
-    report = {"runs": {}, "rows": []}
-    if args.update and out.with_suffix(".json").exists():     # read now: another kind's run may have written it
-        report = runs_per_kind(json.loads(out.with_suffix(".json").read_text()))
-        report["rows"] = [r for r in report["rows"] if r["kind"] not in kinds]
-    report["rows"] += rows
-    report["runs"].update({kind: run_info for kind in kinds})
-    report["rows"].sort(key=lambda r: list(KINDS).index(r["kind"]))
-    report["summary"] = summarise(report["rows"])
-    out.with_suffix(".json").write_text(json.dumps(report, indent=1, default=float))
-    out.with_suffix(".md").write_text(markdown(report))
+    report = store(Path(args.out), run(kinds, seeds), {kind: run_info for kind in kinds}, update=args.update)
     print(markdown(report))
     return 0
 
