@@ -303,7 +303,7 @@ def markdown(report) -> str:
               + (f"; not on {misses}." if misses else "."),
               f"* Reported pairs that break a constraint when re-checked: {sum(s['breaking_pairs'] for s in summary)}.",
               ""]
-    lines += image_ceiling(summary)
+    lines += image_ceiling(summary) + annotated_twin(summary)
     lines += local_phase(report["rows"])
     lines += ["", "## Refused by each constraint (sum over seeds, biased / unbiased)\n",
               "| kind | method | constraint | biased | unbiased |", "|---|---|---|---|---|"]
@@ -336,6 +336,22 @@ def local_phase(rows) -> list[str]:
                      f"{np.mean([r['valid_idis'] for r in mine]):,.1f} | "
                      f"{np.mean([r['paper_valid_idis'] for r in mine]):,.1f} |")
     return lines
+
+
+def annotated_twin(summary) -> list[str]:
+    """Why RedditBias misses the ratio (when it does): its twin is trained on the data's own labels."""
+    missed = [s for s in summary if s["kind"] == "redditbias" and s["valid_ratio"] < 3]
+    if not missed:
+        return []
+    b, u = missed[0]["natural_biased"], missed[0]["natural_unbiased"]
+    return ["", f"### Why RedditBias falls short ({', '.join(m['method'] for m in missed)})\n",
+            f"RedditBias's twin is trained on the comments' own annotations, and they are not blind to race: a comment "
+            f"holding \"black\" is labelled a negative stereotype less often (42 % of 1,856) than the others (60 % of "
+            f"9,636), so a model trained on them can learn that race terms carry label information. Its natural rate is "
+            f"{_pct(u)} (the planted model's {_pct(b)}), and its searches find many pairs: the ratio compares a planted "
+            f"bias with a model that already decides differently for {_pct(u)} of its comments when only the race "
+            f"term is swapped. The natural-rate intervals are "
+            f"{'apart on every seed' if missed[0]['intervals_apart_every_seed'] else '**not** apart on every seed'}."]
 
 
 def image_ceiling(summary) -> list[str]:
