@@ -16,11 +16,16 @@ Kinds (``--kinds``):
 * ``redditbias``: RedditBias race comments with a planted term: "black" makes a comment toxic in 80 % of the
   biased model's training labels, the twin keeps the annotations; the five text methods;
 * ``faces`` and ``lfw``: synthetic faces and tinted LFW (``mislabelled_in_training=0.65`` of the dark training
-  faces labelled non-face vs none), a small CNN and its FGSM flipper; the three image methods.
+  faces labelled non-face vs none; the synthetic twin also sees every training face in the other tone), a small
+  CNN and an FGSM flipper; the three image methods; ``faces_exact``: the same synthetic twins with the exact
+  flip (each face re-rendered with the other tone) instead of the FGSM flipper.
 
 Usage::
 
     python benchmarks/twins.py --kinds tabular,template,faces,lfw --seeds 0,1,2   # -> benchmarks/results/twins.*
+    python benchmarks/twins.py --kinds redditbias --update     # replaces only these kinds' rows in twins.json
+    python benchmarks/twins.py --kinds redditbias --seeds 1 --out /tmp/r1   # one seed per process, then:
+    python benchmarks/twins.py --merge /tmp/r0.json /tmp/r1.json /tmp/r2.json
 
 Targets (read against the table): on every twin pair the natural-rate intervals of the biased and unbiased
 models do not overlap, and each method's valid IDI count on the biased model is at least 3x its twin's.
@@ -28,6 +33,7 @@ models do not overlap, and each method's valid IDI count on the biased model is 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 import time
@@ -46,6 +52,7 @@ RESULTS = ROOT / "benchmarks" / "results"
 TABULAR = ("random", "aequitas", "sg", "adf", "eidig", "neuronfair", "maft")
 TEXT = ("adf_asc", "asc", "adf_hf", "hf", "rp")
 IMAGES = ("neuronfair_image", "adf_image", "eidig_image")
+LOCAL_CHECKED = ("template", "redditbias")     # biased models whose local phase is also run under "paper"
 BUDGETS = {"random": dict(n_samples=20_000), "aequitas": dict(n_seeds=300, n_local=100),
            "sg": dict(limit=400, n_seeds=100), "adf": dict(n_seeds=300, n_local=100),
            "eidig": dict(n_seeds=300, n_local=100), "neuronfair": dict(n_seeds=300, n_local=100),
@@ -84,43 +91,86 @@ def template(seed: int):
 
 
 def redditbias(seed: int, term: str = "black"):
+    from fairnb.text.keras_model import fit_text_classifier
+
+    dom, E, ids, y_train, X_test = redditbias_corpus()
+    planted = np.isin(ids, [dom.vocab.id(term)]).any(axis=1) & (np.random.default_rng(seed).random(len(ids)) < 0.8)
+    models = {"biased": fit_text_classifier(ids, np.where(planted, 1, y_train), E, epochs=3, random_state=seed),
+              "unbiased": fit_text_classifier(ids, y_train, E, epochs=3, random_state=seed)}
+    return dom, X_test, models
+
+
+@functools.lru_cache(maxsize=1)
+def redditbias_corpus():
+    """RedditBias's race domain, embedding, training ids and labels, and test texts (the same for every seed:
+    built once, the neighbour table takes a minute)."""
     from fairnb.domains import TextDomain
     from fairnb.text import all_builtin_terms, load_redditbias
     from fairnb.text.glove import embedding_matrix, neighbour_table, vocabulary_with_neighbours
-    from fairnb.text.keras_model import fit_text_classifier
 
     data = load_redditbias()
     vocab = vocabulary_with_neighbours(data.tokens(), extra=all_builtin_terms(), min_count=2)
     E, _ = embedding_matrix(vocab)
     dom = TextDomain(vocab, "race", 32, neighbours=neighbour_table(vocab, 10))
     X_train, X_test, y_train, _ = data.split()
-    ids = dom.validate(X_train)
-    planted = np.isin(ids, [vocab.id(term)]).any(axis=1) & (np.random.default_rng(seed).random(len(ids)) < 0.8)
-    models = {"biased": fit_text_classifier(ids, np.where(planted, 1, y_train), E, epochs=3, random_state=seed),
-              "unbiased": fit_text_classifier(ids, y_train, E, epochs=3, random_state=seed)}
-    return dom, X_test, models
+    return dom, E, dom.validate(X_train), y_train, X_test
 
 
-def faces(seed: int, lfw: bool = False):
+def faces(seed: int, lfw: bool = False, exact: bool = False):
+    """Tinted LFW shows every crop in both tones, so its twin trained on the true labels is tone-blind; the
+    synthetic twin sees every training face also re-rendered with the other tone (``tone_blind``). The FGSM
+    flipper's f_sa sits on a detector trained on the plain data with true labels (LFW: the twin itself), so on
+    synthetic faces it attacks neither twin; ``exact``: the exact re-rendering instead (synthetic faces only)."""
     from fairnb.domains import ImageDomain
-    from fairnb.images import FGSMFlip, load_tinted_lfw, make_faces
+    from fairnb.images import ExactFlip, FGSMFlip
+
+    data, models, plain = face_twins(seed, lfw)
+    train, _ = data.split_indices()
+    faces_train = train[data.y[train] == 1]
+    if exact:
+        dom = ImageDomain.from_data(data, ExactFlip(data))
+    else:
+        flipper = FGSMFlip(epochs=8, random_state=seed).fit(plain, data.X[faces_train], data.attribute[faces_train])
+        dom = ImageDomain(data.X.shape[1:], flipper, attribute="skin_tone", attribute_names=("light", "dark"))
+    return dom, data.X[faces_train], models
+
+
+@functools.lru_cache(maxsize=3)
+def face_twins(seed: int, lfw: bool):
+    """(plain data, {"biased", "unbiased"} detectors, the detector on the plain data) of one training seed."""
+    from fairnb.images import load_tinted_lfw, make_faces
     from fairnb.images.detector import train_face_detector
 
-    models, flipper = {}, None
+    models = {}
     for name, bias in (("biased", {"mislabelled_in_training": 0.65}), ("unbiased", {})):
         data = (load_tinted_lfw(size=16, augment=4, random_state=seed, **bias) if lfw
                 else make_faces(n=1200, size=16, random_state=seed, **bias))
         models[name] = train_face_detector(data, epochs=8, random_state=seed)
+    plain = models["unbiased"]
+    if not lfw:
+        models["unbiased"] = tone_blind(data, seed)
+    return data, models, plain
+
+
+def tone_blind(data, seed: int):
+    """A detector trained as ``train_face_detector`` on the true labels, with every training face also shown
+    re-rendered with the other skin tone (the attribute balanced face by face)."""
+    from fairnb.images.detector import build_face_detector, fit_classifier, seed_everything
+    from fairnb.models.keras import KerasModel
+
     train, _ = data.split_indices()
-    faces_train = train[data.y[train] == 1]
-    flipper = FGSMFlip(epochs=8, random_state=seed).fit(models["unbiased"], data.X[faces_train],
-                                                          data.attribute[faces_train])
-    dom = ImageDomain(data.X.shape[1:], flipper, attribute="skin_tone", attribute_names=("light", "dark"))
-    return dom, data.X[faces_train], models
+    faces = train[data.y[train] == 1]
+    X = np.concatenate([data.X[train], data.counterfactual(data.X[faces], faces)])
+    y = np.concatenate([data.training_labels(train), np.ones(len(faces), np.int64)])
+    seed_everything(seed)
+    net = build_face_detector(data.X.shape[1:], (16, 32), (64,))
+    fit_classifier(net, X, y, epochs=8, random_state=seed)
+    return KerasModel(net)
 
 
 KINDS = {"tabular": (tabular, TABULAR), "template": (template, TEXT), "redditbias": (redditbias, TEXT),
-         "faces": (faces, IMAGES), "lfw": (lambda seed: faces(seed, lfw=True), IMAGES)}
+         "faces": (faces, IMAGES), "faces_exact": (lambda seed: faces(seed, exact=True), IMAGES),
+         "lfw": (lambda seed: faces(seed, lfw=True), IMAGES)}
 
 
 # ---------------------------------------------------------------------------------------------- measuring
@@ -136,7 +186,16 @@ def row(kind, seed, twin, method, model, dom, seeds) -> dict:
             "all_idis": r.count() + int(r.extras.get("rejected_idis", 0)),
             "immaterial": s["immaterial_pairs"], "refused": refused, "constraints": r.extras.get("constraints"),
             "breaking_pairs": breaking, "words_changed_median": words_changed(r),
-            "seconds": round(time.perf_counter() - t0, 2)}
+            "local_idis": r.extras.get("local_idis"), "seconds": round(time.perf_counter() - t0, 2),
+            **(paper_local(method, model, dom, seeds) if kind in LOCAL_CHECKED and twin == "biased" else {})}
+
+
+def paper_local(method, model, dom, seeds) -> dict:
+    """The same search under ``constraints="paper"``: its local-phase IDIs, beside which the default's are read
+    (the target: no text method's local phase below 50 % of its paper-option count without a reason)."""
+    r = get_method(method)(random_state=0, progress=False, constraints="paper", **BUDGETS[method]).run(
+        model, dom, seeds=seeds)
+    return {"paper_local_idis": r.extras.get("local_idis"), "paper_valid_idis": r.count()}
 
 
 def broken_pairs(result) -> int:
@@ -216,8 +275,10 @@ def _mean(values) -> float | None:
 
 def markdown(report) -> str:
     lines = ["# Twins: biased models and their unbiased twins\n",
-             f"Machine: {report['machine']}. Command: `{report['command']}`. Seeds {report['seeds']} "
-             "(training seeds; the searches use random_state 0), default constraints.\n",
+             "Training seeds per kind below (the searches use random_state 0), default constraints.\n"]
+    for kind, info in report["runs"].items():
+        lines.append(f"* {kind}: `{info['command']}`, seeds {info['seeds']}; machine {info['machine']}")
+    lines += ["",
              "Natural rate: the share of the seeds discriminatory as they are (mean over training seeds); "
              "*apart*: the 95 % intervals of biased and unbiased do not overlap for any seed. Valid IDIs: the "
              "headline count, the pairs that keep the constraints and whose two probabilities differ by at least "
@@ -241,7 +302,9 @@ def markdown(report) -> str:
               f"* Valid IDIs of the biased model >= 3x its twin's: {len(ratio)} of {len(summary)} rows"
               + (f"; not on {misses}." if misses else "."),
               f"* Reported pairs that break a constraint when re-checked: {sum(s['breaking_pairs'] for s in summary)}.",
-              "", NOTES]
+              ""]
+    lines += image_ceiling(summary) + annotated_twin(summary)
+    lines += local_phase(report["rows"])
     lines += ["", "## Refused by each constraint (sum over seeds, biased / unbiased)\n",
               "| kind | method | constraint | biased | unbiased |", "|---|---|---|---|---|"]
     for kind, method in dict.fromkeys((r["kind"], r["method"]) for r in report["rows"]):
@@ -254,23 +317,116 @@ def markdown(report) -> str:
     return "\n".join(lines) + "\n"
 
 
-NOTES = ("Why synthetic faces miss the ratio: an image search stops a seed at its first IDI, so a count cannot exceed the "
-         "200 seeds, and the synthetic-faces twin is not blind to the tint (its seeds are 7.7 % discriminatory as they "
-         "are, LFW's twin's 0.0 %): the counts saturate on both sides (165-171 vs 88-91). The natural rate still "
-         "separates them on every seed. SG's ratio reaches 3.2x only once boundary pairs are counted apart "
-         "(2.75x with them).")
+def local_phase(rows) -> list[str]:
+    """The table of the biased text models' local-phase IDIs under the default constraints and under
+    ``constraints="paper"`` (means over training seeds), and the share of the paper's count the default keeps."""
+    checked = [r for r in rows if r.get("paper_local_idis") is not None]
+    if not checked:
+        return []
+    lines = ["", "## Local phase: default constraints vs the paper's search (biased text models)\n",
+             "Local IDIs: the distinct discriminatory texts the local walks find (`extras['local_idis']`), means over "
+             "training seeds; share: default / paper (target >= 50 %, or a reason in docs/text.md).\n",
+             "| kind | method | local IDIs, default | local IDIs, paper | share | valid IDIs, default | valid IDIs, paper |",
+             "|---|---|---|---|---|---|---|"]
+    for kind, method in dict.fromkeys((r["kind"], r["method"]) for r in checked):
+        mine = [r for r in checked if r["kind"] == kind and r["method"] == method]
+        default, paper = np.mean([r["local_idis"] for r in mine]), np.mean([r["paper_local_idis"] for r in mine])
+        share = f"{100 * default / paper:.0f} %" if paper else "n/a"
+        lines.append(f"| {kind} | {method} | {default:,.1f} | {paper:,.1f} | {share} | "
+                     f"{np.mean([r['valid_idis'] for r in mine]):,.1f} | "
+                     f"{np.mean([r['paper_valid_idis'] for r in mine]):,.1f} |")
+    return lines
+
+
+def annotated_twin(summary) -> list[str]:
+    """Why RedditBias misses the ratio (when it does): its twin is trained on the data's own labels."""
+    missed = [s for s in summary if s["kind"] == "redditbias" and s["valid_ratio"] < 3]
+    if not missed:
+        return []
+    b, u = missed[0]["natural_biased"], missed[0]["natural_unbiased"]
+    return ["", f"### Why RedditBias falls short ({', '.join(m['method'] for m in missed)})\n",
+            f"RedditBias's twin is trained on the comments' own annotations, and they are not blind to race: a comment "
+            f"holding \"black\" is labelled a negative stereotype less often (42 % of 1,856) than the others (60 % of "
+            f"9,636), so a model trained on them can learn that race terms carry label information. Its natural rate is "
+            f"{_pct(u)} (the planted model's {_pct(b)}), and its searches find many pairs: the ratio compares a planted "
+            f"bias with a model that already decides differently for {_pct(u)} of its comments when only the race "
+            f"term is swapped. The natural-rate intervals are "
+            f"{'apart on every seed' if missed[0]['intervals_apart_every_seed'] else '**not** apart on every seed'}."]
+
+
+def image_ceiling(summary) -> list[str]:
+    """Why an image kind misses the ratio, computed from its rows: an image search reports at most one pair per
+    seed, so the biased count is capped at the seeds, and the ratio at seeds / the twin's count."""
+    missed = [s for s in summary if s["method"] in IMAGES and s["valid_ratio"] < 3]
+    if not missed:
+        return []
+    lines = ["### Why the image ratios fall short\n",
+             "An image search stops a seed at its first pair, so a count cannot exceed the seeds searched (200) and "
+             "the ratio cannot exceed 200 / the twin's count. Per row missed: the share of the twin's seeds that gave "
+             "a material pair, and the highest ratio that share allows.\n",
+             "| kind | method | twin's seeds with a pair | highest reachable ratio | biased seeds with a pair |",
+             "|---|---|---|---|---|"]
+    for s in missed:
+        n = BUDGETS[s["method"]]["n_seeds"]
+        lines.append(f"| {s['kind']} | {s['method']} | {_pct(s['valid_unbiased'] / n)} | "
+                     f"{n / s['valid_unbiased']:.2f}x | {_pct(s['valid_biased'] / n)} |")
+    return lines + ["", FACES_NOTE]
+
+
+FACES_NOTE = (
+    "Synthetic faces: the twin is now trained to ignore the tone (true labels, every training face "
+    "also re-rendered in the other tone), and the FGSM flipper's f_sa sits on a third detector (plain data, true "
+    "labels) so that the flip attacks neither twin; before, f_sa sat on the twin's own trunk and the twin's "
+    "natural rate was 7.7 % (20.5 % on seed 1). Now it is 0.0 / 9.5 / 2.0 % per seed with the FGSM flip and 0.0 % "
+    "on every seed with the exact re-rendering (`faces_exact`), against 17-49 % and 68-93 % for the biased "
+    "detector. The counts still miss 3x for two measured reasons. (1) The cap: the biased detector fills 60-85 % "
+    "of its 200 seeds with the FGSM flip and all of them with the exact flip, so no ratio above the column "
+    "*highest reachable ratio* is possible (NeuronFair alone stays below its ceiling: it finds pairs on fewer of "
+    "the biased detector's seeds). (2) The twin's pairs are not faces it treats differently as they are (its "
+    "natural rate is about 0): the search first moves a face by up to 0.1 per pixel to the edge of this small "
+    "detector's decision, where changing the skin pixels, by the FGSM flip or by the exact re-rendering, moves "
+    "its probability by at least 0.1; it manages that for 20-53 % of the twin's seeds (FGSM) and 28-88 % (exact). "
+    "Searching more seeds does not lift the cap's share (a one-off check on seed 0 with the earlier twin, "
+    "eidig_image over all 461 training faces: 371 vs 167 pairs with the FGSM flip, 461 vs 421 with the exact "
+    "one). LFW reaches the ratio because there the search finds a pair for only 1-2 % of the twin's seeds. What "
+    "tells the synthetic twins apart is the natural rate: its intervals are apart on every seed.")
 
 
 def _pct(x) -> str:
     return "n/a" if x is None else f"{100 * x:.1f} %"
 
 
+def runs_per_kind(report) -> dict:
+    """``report`` with the command, machine and seeds of each kind's run under ``runs`` (a report written by
+    one run holds them once, for all its kinds)."""
+    if "runs" not in report:
+        info = {k: report.pop(k) for k in ("machine", "command", "seeds")}
+        report["runs"] = {kind: info for kind in dict.fromkeys(r["kind"] for r in report["rows"])}
+    return report
+
+
 def render(path) -> str:
     """The markdown of a saved report (``twins.json``), with the summary recomputed from its rows."""
-    report = json.loads(Path(path).read_text())
+    report = runs_per_kind(json.loads(Path(path).read_text()))
     report["summary"] = summarise(report["rows"])
     Path(path).write_text(json.dumps(report, indent=1, default=float))
     return markdown(report)
+
+
+def store(out: Path, rows, runs, *, update: bool) -> dict:
+    """Write ``rows`` (and the ``runs`` that made them, per kind) to ``out``.json/.md; with ``update``, the
+    rows of other kinds already in ``out``.json stay (read now: another kind's run may have written it)."""
+    report = {"runs": {}, "rows": []}
+    if update and out.with_suffix(".json").exists():
+        report = runs_per_kind(json.loads(out.with_suffix(".json").read_text()))
+        report["rows"] = [r for r in report["rows"] if r["kind"] not in runs]
+    report["rows"] += rows
+    report["runs"].update(runs)
+    report["rows"].sort(key=lambda r: list(KINDS).index(r["kind"]))
+    report["summary"] = summarise(report["rows"])
+    out.with_suffix(".json").write_text(json.dumps(report, indent=1, default=float))
+    out.with_suffix(".md").write_text(markdown(report))
+    return report
 
 
 def main(argv=None) -> int:
@@ -279,21 +435,34 @@ def main(argv=None) -> int:
     parser.add_argument("--seeds", default="0,1,2")
     parser.add_argument("--out", default=str(RESULTS / "twins"))
     parser.add_argument("--render", action="store_true", help="only re-render OUT.md from OUT.json")
+    parser.add_argument("--update", action="store_true",
+                        help="replace only the rows of KINDS in OUT.json (the other kinds' rows stay)")
+    parser.add_argument("--merge", nargs="+", metavar="PART.json",
+                        help="put the rows of reports written with other --out (e.g. one seed per process) into "
+                             "OUT.json, replacing their kinds' rows")
     args = parser.parse_args(argv)
     if args.render:
         Path(args.out).with_suffix(".md").write_text(render(Path(args.out).with_suffix(".json")))
+        return 0
+    if args.merge:
+        parts = [runs_per_kind(json.loads(Path(p).read_text())) for p in args.merge]
+        runs = {}
+        for part in parts:
+            for kind, info in part["runs"].items():
+                if kind in runs:      # the same kind run in several processes (one seed each)
+                    info = {"machine": runs[kind]["machine"], "command": f"{runs[kind]['command']}; {info['command']}",
+                            "seeds": sorted(runs[kind]["seeds"] + info["seeds"])}
+                runs[kind] = info
+        store(Path(args.out), [r for part in parts for r in part["rows"]], runs, update=True)
         return 0
     kinds = [k.strip() for k in args.kinds.split(",") if k.strip()]
     unknown = sorted(set(kinds) - set(KINDS))
     if unknown:
         parser.error(f"unknown kinds {unknown}; choose from {sorted(KINDS)}")
     seeds = [int(s) for s in args.seeds.split(",")]
-    rows = run(kinds, seeds)
-    report = {"machine": machine(), "command": "python benchmarks/twins.py " + " ".join(argv or sys.argv[1:]),
-              "seeds": seeds, "rows": rows, "summary": summarise(rows)}
-    out = Path(args.out)
-    out.with_suffix(".json").write_text(json.dumps(report, indent=1, default=float))
-    out.with_suffix(".md").write_text(markdown(report))
+    run_info = {"machine": machine(), "command": "python benchmarks/twins.py " + " ".join(argv or sys.argv[1:]),
+                "seeds": seeds}
+    report = store(Path(args.out), run(kinds, seeds), {kind: run_info for kind in kinds}, update=args.update)
     print(markdown(report))
     return 0
 

@@ -48,6 +48,7 @@ LABELS = {
     "immaterial_pairs": "pairs whose two probabilities differ by less than 0.1 (boundary noise, counted apart)",
     "rejected_idis": "discriminatory inputs refused by the constraints (not counted above)",
     "constraints": "constraints the pairs keep",
+    "rejected_realistic": "refused as not realistic (unlike every row of the training data)",
     # the methods' own numbers (extras), in the words of the glossary
     "natural_idis": "seeds discriminatory as they are",
     "seeds_used": "seeds the search started from",
@@ -110,6 +111,8 @@ TERMS = {
                                          "rounding could decide them."),
     "immaterial_pairs": ("Immaterial pair", "Pairs whose two probabilities differ by less than 0.1: boundary noise, "
                                             "counted apart."),
+    "rejected_realistic": ("Constraint", "Generated rows refused because no training row has their combination of "
+                                         "categories (or none is that close): the optional Realistic constraint."),
     "rejected_idis": ("Constraint", "Discriminatory inputs a constraint refused; never reported as pairs."),
     "constraints": ("Constraint", "The rules every reported pair keeps (same identity terms, few changed words, "
                                   "a small pixel change)."),
@@ -326,6 +329,29 @@ def term_html(key: str, text: str) -> str:
     return (f'<span title="{html.escape(entry["tip"])}">{html.escape(text)}</span> '
             f'<a class="fairnb-glossary-link" href="{html.escape(entry["href"])}" target="_blank" rel="noopener" '
             f'title="{html.escape(entry["tip"])} (glossary)">?</a>')
+
+
+def headline(summary: dict) -> str:
+    """What an inspector's summary band says first, in words a student understands: the natural rate with its
+    95 % interval (what tells a biased model from a fair one), then the material discriminatory inputs found.
+
+    >>> headline({"natural_rate": 0.313, "natural_low": 0.263, "natural_high": 0.367, "natural_n": 300,
+    ...           "material_idis": 1234})     # doctest: +NORMALIZE_WHITESPACE
+    '31.3 % of the 300 inputs checked as they are (before the search changed them) are discriminatory
+     (95 % interval: 26.3 % to 36.7 %); a model without the bias has a much lower share: compare with one.
+     The search found 1,234 discriminatory inputs whose decision moves by at least 0.1.'
+    >>> headline({"material_idis": 0})[:60]
+    'The search checked no inputs as they are, so there is no nat'
+    """
+    found = fmt_count(summary.get("material_idis", summary.get("unique_idis_eidig", 0)))
+    then = f"The search found {found} discriminatory inputs whose decision moves by at least 0.1."
+    if summary.get("natural_rate") is None:
+        return ("The search checked no inputs as they are, so there is no natural rate to compare with a fair "
+                f"model's. {then}")
+    return (f"{fmt_share(summary['natural_rate'])} of the {fmt_count(summary['natural_n'])} inputs checked as they "
+            f"are (before the search changed them) are discriminatory (95 % interval: "
+            f"{fmt_share(summary['natural_low'])} to {fmt_share(summary['natural_high'])}); a model without the bias "
+            f"has a much lower share: compare with one. {then}")
 
 
 def pairs_html(result, ids) -> str:

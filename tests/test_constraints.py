@@ -1,13 +1,14 @@
 """Constraints on hand-made cases: a race search may not bring in "muslim", "african" before "american"
 becomes another token, more than n words changed is refused, a pixel step past the budget is refused, a pair
-f_sa does not confirm is refused; and how a search's constraints parameter resolves."""
+f_sa does not confirm is refused, a table row unlike the training rows is refused (``Realistic``); and how a
+search's constraints parameter resolves."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from fairnb.constraints import (AttributeConfirmed, Constraint, MaxWordsChanged, PixelBudget, SameIdentityTerms,
-                                SameTokens, resolve, seed_rows)
+from fairnb.constraints import (AttributeConfirmed, Constraint, MaxWordsChanged, PixelBudget, Realistic,
+                                SameIdentityTerms, SameTokens, resolve, seed_rows)
 from fairnb.domains import TabularDomain, TextDomain, Feature
 from fairnb.text import Vocabulary
 
@@ -135,3 +136,96 @@ def test_image_steps_are_projected_into_the_pixel_budget_and_paper_steps_are_not
     moved = lambda r: np.abs(r.inputs - r.extras["seeds"][r.seed_ids]).reshape(len(r), -1).max(axis=1)  # noqa: E731
     assert budget.count() > 0 and moved(budget).max() <= 0.05 + 1e-9 < moved(paper).max()
     assert budget.extras.get("rejected_pixel_budget", 0) == 0          # projected, so never refused
+
+
+# ------------------------------------------------------------------------------------------- tabular: realistic
+@pytest.fixture(scope="module")
+def people():
+    return TabularDomain([Feature("sex", 0, 1), Feature("job", 0, 2, kind="categorical"),
+                          Feature("married", 0, 1, kind="categorical"), Feature("age", 18, 90)], protected=["sex"])
+
+
+TRAIN = np.array([[0, 0, 1, 30], [1, 1, 0, 45], [1, 2, 1, 60], [0, 2, 1, 61]])
+
+
+def test_a_combination_of_categories_no_training_row_has_is_refused_and_one_that_occurs_is_allowed(people):
+    X = np.array([[0, 0, 1, 89],      # job 0 married occurs (another age, the other sex: both left out)
+                  [1, 0, 0, 30],      # job 0 unmarried: no training row
+                  [0, 1, 0, 18],      # job 1 unmarried occurs
+                  [1, 1, 1, 45]])     # job 1 married: no training row
+    realistic = Realistic(TRAIN)
+    assert realistic.name == "realistic" and realistic.stage == "candidate"
+    assert realistic.allowed(people, X, None).tolist() == [True, False, True, False]
+    assert Realistic(TRAIN, columns=["job"]).allowed(people, X, None).all()         # every job occurs
+    assert Realistic(TRAIN, columns=["job", "age"]).allowed(people, X, None).tolist() == [False, True, False, True]
+
+
+def test_a_row_farther_from_the_training_rows_than_they_are_from_each_other_is_refused(people):
+    # ages 30, 45, 60, 61 over a range of 72: the nearest-neighbour gaps are 15, 15, 1, 1 years
+    by_age = Realistic(TRAIN, by="distance", columns=["age"], quantile=1.0)          # within 15 years of a row
+    X = np.array([[0, 0, 1, 37], [1, 2, 0, 90], [0, 1, 1, 76], [0, 1, 1, 77]])
+    assert by_age.allowed(people, X, None).tolist() == [True, False, True, False]
+    tight = Realistic(TRAIN, by="distance", columns=["age"], quantile=0.5)           # the median gap: 8 years
+    assert tight.allowed(people, np.array([[0, 0, 1, 22], [0, 0, 1, 21]]), None).tolist() == [True, False]
+    everything = Realistic(TRAIN, by="distance")             # job, married and age, each over its range
+    assert everything.allowed(people, TRAIN, None).all()     # a training row is at distance 0
+
+
+def test_realistic_refuses_bad_settings_by_name(people, race):
+    with pytest.raises(ValueError, match="by must be one of"):
+        Realistic(TRAIN, by="nearest")
+    with pytest.raises(ValueError, match=r"quantile must be a number in \(0, 1\]"):
+        Realistic(TRAIN, by="distance", quantile=0)
+    with pytest.raises(ValueError, match="non-empty 2-d table"):
+        Realistic(np.zeros((0, 4)))
+    with pytest.raises(ValueError, match=r"columns \['sex'\] are protected"):
+        Realistic(TRAIN, columns=["sex", "job"]).allowed(people, TRAIN, None)
+    with pytest.raises(ValueError, match="rows have 3 columns, the domain 4"):
+        Realistic(TRAIN[:, :3]).allowed(people, TRAIN, None)
+    plain = TabularDomain([Feature("sex", 0, 1), Feature("age", 18, 90)], protected=["sex"])
+    with pytest.raises(ValueError, match="no categorical features apart from the protected ones"):
+        Realistic(TRAIN[:, [0, 3]]).allowed(plain, TRAIN[:, [0, 3]], None)
+    with pytest.raises(TypeError, match="compares rows of a table; the domain is 'text'"):
+        Realistic(TRAIN).allowed(race, TRAIN, None)
+
+
+@pytest.mark.parametrize("by", ["combination", "distance"])
+def test_every_pair_of_a_realistic_search_is_realistic_when_rechecked(by, tmp_path):
+    """A real search with ``Realistic`` added to the defaults: it refuses some discriminatory rows, counts them,
+    names the constraint "realistic" in the summary, and every reported input (and its counterpart) passes an
+    independent re-check against the training rows; the Result saves and loads with the constraint in it."""
+    import fairnb
+    from fairnb.search import get_method
+    from fairnb.summaries import rows
+
+    data = fairnb.datasets.make_synthetic(n=1000, random_state=0)
+    train = data.seed_inputs()
+    columns = ["race", "education", "occupation", "hours_per_week"]
+    realistic = Realistic(train, by=by, columns=columns, quantile=0.5)
+    result = get_method("aequitas")(n_seeds=100, n_local=100, random_state=0, progress=False,
+                                    constraints=["default", realistic]).run(data.info["true_model"], data.domain,
+                                                                           seeds=train)
+    assert result.count() > 0 and result.extras["rejected_realistic"] > 0 and result.extras["rejected_idis"] > 0
+    assert result.extras["constraints"] == "realistic"
+    labels = dict(rows(result.summary()))
+    assert labels["constraints the pairs keep"] == "realistic"
+    assert "refused as not realistic (unlike every row of the training data)" in labels
+    cols = [data.domain.index(c) for c in columns]
+    for side in (result.inputs, result.counterparts):
+        if by == "combination":
+            seen = {tuple(r) for r in train[:, cols].astype(int).tolist()}
+            assert all(tuple(r) in seen for r in side[:, cols].astype(int).tolist())
+        else:
+            scale = data.domain.upper[cols] - data.domain.lower[cols]
+            T = train[:, cols] / scale
+            gaps = np.sqrt(((T[:, None, :] - T[None, :, :]) ** 2).sum(axis=2))
+            np.fill_diagonal(gaps, np.inf)
+            radius = np.quantile(gaps.min(axis=1), 0.5)
+            nearest = np.sqrt(((side[:, cols][:, None, :] / scale - T[None, :, :]) ** 2).sum(axis=2)).min(axis=1)
+            assert (nearest <= radius + 1e-9).all()
+    plain = get_method("aequitas")(n_seeds=100, n_local=100, random_state=0, progress=False).run(
+        data.info["true_model"], data.domain, seeds=train)
+    assert plain.count() > result.count()              # the constraint did refuse rows the plain search reports
+    loaded = type(result).load(result.save(tmp_path / "realistic.csv"))
+    assert loaded.params["constraints"] == ["default", {"constraint": "Realistic", "by": by, "columns": columns,
+                                                        "quantile": 0.5, "rows": len(train)}]

@@ -87,3 +87,20 @@ def test_the_directions_say_which_way_decisions_move_per_value(synthetic, biased
     up = table["to_class_1"]
     assert up.max() > 0.9 and up.min() < 0.1 and (table["to_class_1"] + table["to_class_0"]).round(6).eq(1).all()
     assert "decision becomes" in r._repr_html_() and len(table) == 2
+
+
+def test_every_inspectors_summary_band_leads_with_the_natural_rate_and_its_interval(shown):
+    """What the widget gets (``headline``, synced to the browser, which writes it first in the summary band) and
+    its static fallback lead with the share of inputs discriminatory as they are and its 95 % interval."""
+    from fairnb.summaries import fmt_share
+
+    result, _ = shown
+    s = result.summary()
+    inspector = result.inspect()
+    assert s["natural_n"] > 0 and "headline" in inspector.trait_names(sync=True)
+    assert inspector.headline.startswith(f"{fmt_share(s['natural_rate'])} of the {s['natural_n']:,} inputs checked "
+                                         "as they are (before the search changed them) are discriminatory (95 % "
+                                         f"interval: {fmt_share(s['natural_low'])} to {fmt_share(s['natural_high'])})")
+    assert f"The search found {s['material_idis']:,} discriminatory inputs" in inspector.headline
+    page = inspector.static_html()
+    assert "<p class='fairnb-headline'>" in page and page.index("fairnb-headline") < page.index("<table")

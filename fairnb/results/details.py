@@ -13,6 +13,9 @@ import json
 import numpy as np
 import pandas as pd
 
+from ..constraints import Constraint
+
+
 def _info_column(info, n: int) -> np.ndarray:
     """``(n,)`` object array of the per-input details as compact JSON text (None where there are none).
 
@@ -30,7 +33,7 @@ def _info_column(info, n: int) -> np.ndarray:
 
 
 def jsonable(obj):
-    """Best-effort conversion of numpy values and DataFrames for JSON."""
+    """Best-effort conversion of numpy values, DataFrames and constraints (their class and settings) for JSON."""
     if isinstance(obj, dict):
         return {str(k): jsonable(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
@@ -41,4 +44,6 @@ def jsonable(obj):
         return obj.tolist()
     if isinstance(obj, np.generic):
         return obj.item()
+    if isinstance(obj, Constraint):
+        return {"constraint": type(obj).__name__, **jsonable(obj.get_config())}
     return obj

@@ -195,7 +195,7 @@ class ImageInspector(PagedInspector):
         grid = "".join("<tr>" + "".join(cells[k:k + STATIC_COLUMNS]) + "</tr>"
                        for k in range(0, len(cells), STATIC_COLUMNS))
         out = (f"<div class='fairnb-image-inspector-static'><b>{esc(self.title)}</b> "
-               f"({len(self.cells):,} of {self.n_pairs:,} shown)<table>{grid}</table>")
+               f"({len(self.cells):,} of {self.n_pairs:,} shown){self.static_headline()}<table>{grid}</table>")
         d = self.detail
         if d:
             figures = "".join(f"<td>{img(i['png'], i['caption'])}<br/>{esc(i['caption'])}</td>"

@@ -101,7 +101,7 @@ class PairInspector(PagedInspector):
         body = "".join("<tr>" + "".join(f"<td>{html.escape(v)}</td>" for v in row["cells"]) + "</tr>"
                        for row in self.rows)
         return (f"<div class='fairnb-inspector-static'><b>{html.escape(self.title)}</b> "
-                f"({len(self.rows):,} of {self.total:,} shown)<table><thead><tr>{head}</tr></thead>"
+                f"({len(self.rows):,} of {self.total:,} shown){self.static_headline()}<table><thead><tr>{head}</tr></thead>"
                 f"<tbody>{body}</tbody></table></div>")
 
     # ------------------------------------------------------------------ validation of browser input

@@ -1,7 +1,10 @@
 """What the inspectors share: pages of pairs chosen in the kernel, an ordering, a selection that the
 browser sets and Python reads, and the detail of the last selected pair.
 
-A subclass sets ``frame`` (``result.pairs``: what ``selected`` returns) and ``_table`` (a ``PairTable``
+Every inspector's summary band leads with ``headline``: the Result's natural rate with its 95 % interval, then
+the material discriminatory inputs, in words (``fairnb.summaries.headline``).
+
+A subclass sets ``result``, ``frame`` (``result.pairs``: what ``selected`` returns) and ``_table`` (a ``PairTable``
 whose columns are what ``sort_by`` may name) before calling ``__init__``, and implements
 ``_refresh()`` (send the current page) and ``describe(pair_id) -> dict`` (the detail). Browser input
 is validated here: a page size out of range, an unknown sort column or a pair id that does not exist
@@ -9,9 +12,12 @@ is refused with a ``TraitError`` naming the valid values.
 """
 from __future__ import annotations
 
+import html
+
 import pandas as pd
 import traitlets
 
+from ..summaries import headline as headline_of
 from ._assets import FairnbWidget
 
 
@@ -21,6 +27,7 @@ class PagedInspector(FairnbWidget):
     max_page_size = 1000
 
     title = traitlets.Unicode("").tag(sync=True)
+    headline = traitlets.Unicode("").tag(sync=True)    # the summary band's first sentence: the natural rate
     n_pairs = traitlets.Int(0).tag(sync=True)
     page = traitlets.Int(0).tag(sync=True)
     page_size = traitlets.Int(25).tag(sync=True)
@@ -29,6 +36,13 @@ class PagedInspector(FairnbWidget):
     selected_ids = traitlets.List(traitlets.Int()).tag(sync=True)
     detail = traitlets.Dict().tag(sync=True)
     version = traitlets.Int(0).tag(sync=True)   # +1 with every page sent: the browser's "answer arrived"
+
+    def __init__(self, **kwargs):
+        super().__init__(headline=headline_of(self.result.summary()), **kwargs)
+
+    def static_headline(self) -> str:
+        """``headline`` as an escaped HTML paragraph, for the static fallbacks."""
+        return f"<p class='fairnb-headline'>{html.escape(self.headline)}</p>"
 
     @property
     def selected(self) -> pd.DataFrame:

@@ -277,7 +277,7 @@ class TextInspector(PairInspector):
             f"{html.escape(row['cells'][5])}</td><td>{html.escape(row['cells'][6])} → {html.escape(row['cells'][7])}"
             f"</td></tr>" for row in self.rows)
         return (f"<div class='fairnb-inspector-static'><b>{html.escape(self.title)}</b> ({len(self.rows):,} of "
-                f"{self.total:,} shown)<p>{legend}</p><p>{rates}</p><table><thead><tr><th>sentence</th><th>p → p'"
+                f"{self.total:,} shown){self.static_headline()}<p>{legend}</p><p>{rates}</p><table><thead><tr><th>sentence</th><th>p → p'"
                 f"</th><th>decision</th></tr></thead><tbody>{body}</tbody></table></div>")
 
 

@@ -41,6 +41,15 @@ export function glossaryTerm(model, key, label, className = "") {
 const SVG = "http://www.w3.org/2000/svg";
 
 /**
+ * The first sentence of an inspector's summary band, as the kernel wrote it: the natural rate (the share of
+ * inputs discriminatory as they are) with its 95 % interval, then the material discriminatory inputs found.
+ * @param {any} model the anywidget model
+ */
+export function headline(model) {
+  return h("p", { className: "fairnb-headline", text: model.get("headline") ?? "" });
+}
+
+/**
  * Create an SVG element with attributes.
  * @param {string} tag
  * @param {Record<string, string | number>} [attrs]

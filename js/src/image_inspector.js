@@ -4,7 +4,7 @@
 // the front end only sets `page`, `page_size`, `sort_by`, `sort_descending` and `selected_ids`. Keyboard:
 // arrows move between pairs (and across pages), Enter or Space selects, PageUp/PageDown change page.
 // The grid has as many columns as its widest pair fits into the output area (it follows resizes).
-import { formatCount, glossaryTerm, h, pageSizeMenu, showPageSize } from "./dom.js";
+import { formatCount, glossaryTerm, h, headline, pageSizeMenu, showPageSize } from "./dom.js";
 import { nextSelection, pageCount } from "./pair_inspector.js";
 
 /**
@@ -125,6 +125,7 @@ function render({ model, el }) {
 
   el.appendChild(h("div", { className: "fairnb-inspector fairnb-image-inspector" }, [
     h("div", { className: "fairnb-toolbar" }, [title, count, h("label", { text: "order: " }, [sort]), direction]),
+    headline(model),
     grid,
     h("div", { className: "fairnb-pager" }, [first, prev, pageLabel, next, last, size]),
     detail,

@@ -1,7 +1,7 @@
 // Front end of fairnb.widgets.PairInspector: a paged, sortable, filterable table of discriminatory
 // pairs (./paged_table.js), and a side-by-side view of the selected pair. The kernel owns the data: it
 // filters, sorts and sends one page of rows at a time, so 100,000 pairs never reach the browser at once.
-import { h } from "./dom.js";
+import { h, headline } from "./dom.js";
 import { pagedTable } from "./paged_table.js";
 
 export { PAGE_SIZES, nextSelection, nextSort, pageCount } from "./paged_table.js";
@@ -25,6 +25,7 @@ function render({ model, el }) {
 
   el.appendChild(h("div", { className: "fairnb-inspector" }, [
     h("div", { className: "fairnb-toolbar" }, [t.title, t.count, t.clear]),
+    headline(model),
     t.wrap,
     t.pager,
     detail,

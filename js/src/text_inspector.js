@@ -4,7 +4,7 @@
 // and free text, and a detail view (saliency per token, the substitution chain, the validity metrics).
 // The kernel filters, sorts and sends one page at a time; the front end only sets `page`, `page_size`,
 // `sort_by`, `sort_descending`, `filters` and `selected_ids`. Every string is written with textContent.
-import { formatCount, formatPercent, glossaryTerm, h } from "./dom.js";
+import { formatCount, formatPercent, glossaryTerm, h, headline } from "./dom.js";
 import { pagedTable } from "./paged_table.js";
 import "./text_inspector.css";
 
@@ -117,7 +117,7 @@ function render({ model, el }) {
 
   el.appendChild(h("div", { className: "fairnb-inspector fairnb-text-inspector" }, [
     h("div", { className: "fairnb-toolbar" }, [t.title, t.count, groupSelect, termSelect, words, t.clear]),
-    h("div", { className: "fairnb-text-summary" }, [rates, slice]),
+    h("div", { className: "fairnb-text-summary" }, [headline(model), rates, slice]),
     legend,
     t.wrap,
     t.pager,
