@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 from fairnb.results import Result
-from fairnb.results.storage import UncheckedResultWarning
+from fairnb.results import UncheckedResultWarning
 from fairnb.search import get_method
 
 from image_checks import detector, domain as image_domain, seed_images
