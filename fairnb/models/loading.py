@@ -14,7 +14,8 @@ therefore compares the file's SHA-256, before reading it, with
    folder (``$FAIRNB_MODELS``), its pinned SHA-256 (:data:`fairnb.models.published.PUBLISHED`).
 
 Without any of them only damage that breaks the file's structure is found (the file is then named and
-called damaged); changed weights are not. A pickle (``.joblib``, ``.pkl``, ``.pickle``) runs code while
+called damaged); changed weights are not, and rarely a damaged ``.h5`` makes the HDF5 library loop while
+reading it, which only a checksum (checked before reading) prevents. A pickle (``.joblib``, ``.pkl``, ``.pickle``) runs code while
 it is read: load only files you trust, and give them a ``.sha256`` to have them checked before.
 
 Example
