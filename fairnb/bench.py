@@ -2,7 +2,7 @@
 
 A benchmark is a data set, one protected attribute and the published Keras model trained on it
 (``adult_model.h5``, ``german_model.h5``, ``bank_model.h5``, read from ``models_dir`` or
-``$FAIRNB_MODELS``):
+``$FAIRNB_MODELS`` and refused when their SHA-256 is not the published file's):
 
 ====  ========  ==========================  ===============
 name  data      protected (0-based column)  model
@@ -181,7 +181,8 @@ def _value(text: str):
 def load_benchmark(name: str, *, data_dir=None, models_dir=None):
     """``(benchmark, data, model, X_train)`` with the data's protected attribute set and the model loaded;
     ``X_train`` is the published training split the seeds are drawn from (without the validation rows)."""
-    from . import datasets, models
+    from . import datasets
+    from .models.published import load_published
 
     try:
         bench = BENCHMARKS[name]
@@ -195,7 +196,7 @@ def load_benchmark(name: str, *, data_dir=None, models_dir=None):
         raise FileNotFoundError(f"no model {bench.model} in {models_dir}")
     data = datasets.load(bench.dataset, data_dir=data_dir).with_protected([bench.protected])
     X_train = data.with_split(validation_size=bench.validation).seed_inputs()
-    return bench, data, models.load_model(path), X_train
+    return bench, data, load_published(path), X_train
 
 
 def _row(bench, method, seeds, local, round_, result) -> dict:

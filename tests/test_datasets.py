@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fairnb.datasets import adf_sens_param_to_index, available, load
+from fairnb.datasets import adf_sens_param_to_index, available, from_csv, load
 
 EIDIG_CONSTRAINTS = {   # the READMEs' constraint arrays (EIDIG/MAFT: data min/max)
     "census": [[1, 4], [0, 7], [1, 16], [0, 6], [0, 13], [0, 5], [0, 4], [0, 1], [1, 3], [1, 2], [1, 4], [0, 40]],
@@ -169,3 +169,17 @@ def test_wrong_file_is_rejected(tmp_path):
     (compas / "compas.csv").write_text(",".join("abcdefghijklm") + "\n" + ",".join(["50"] * 12) + ",1\n")
     with pytest.raises(ValueError, match="outside the published bounds"):
         load("compas", tmp_path)
+
+
+def test_a_header_only_file_says_it_has_no_rows(tmp_path):
+    """Before: "ufunc 'isfinite' not supported for the input types"."""
+    folder = tmp_path / "census_eidig"
+    folder.mkdir()
+    header = "age,workclass,educational_num,marital_status,occupation,relationship,race,gender,capital_gain," \
+             "capital_loss,hours_per_week,native_country,income\n"
+    (folder / "census_eidig.csv").write_text(header)
+    with pytest.raises(ValueError, match=r"census_eidig\.csv has a header but no rows"):
+        load("census", tmp_path)
+    (tmp_path / "own.csv").write_text("sex,age,hired\n")
+    with pytest.raises(ValueError, match=r"own\.csv' has a header but no rows"):
+        from_csv(tmp_path / "own.csv", label="hired", protected="sex")

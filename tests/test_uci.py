@@ -156,3 +156,21 @@ def test_load_german_from_a_raw_uci_subfolder(data_dir, tmp_path, cache):
 
 def bounds_of(data):
     return list(zip(data.domain.lower, data.domain.upper))
+
+
+@pytest.mark.shared
+def test_a_file_that_is_not_adult_says_what_differs(data_dir, tmp_path):
+    """Before: German's file gave "Can only use .str accessor with string values"."""
+    with pytest.raises(ValueError, match=r"german\.data does not look like a UCI Adult file .* rows have 1 comma-"
+                                         r"separated fields .* the columns \['workclass', .*'income'\] are missing"):
+        uci.preprocess_adult(data_dir / "raw_uci" / "german.data")
+    rows = (data_dir / "raw_uci" / "adult.data").read_text().splitlines()[:3]
+    (tmp_path / "more.data").write_text("".join(r + ", extra\n" for r in rows))
+    with pytest.raises(ValueError, match=r"more\.data .* 16 comma-separated fields .* 1 columns are unexpected"):
+        uci.preprocess_adult(tmp_path / "more.data")
+    (tmp_path / "text.data").write_text("".join(r.replace("39", "old", 1) + "\n" for r in rows))
+    with pytest.raises(ValueError, match=r"text\.data .* its column age holds 'old', not a number"):
+        uci.preprocess_adult(tmp_path / "text.data")
+    (tmp_path / "labels.data").write_text("".join(r.replace("<=50K", "poor") + "\n" for r in rows))
+    with pytest.raises(ValueError, match=r"labels\.data .* its income column holds \['poor'\]"):
+        uci.preprocess_adult(tmp_path / "labels.data")

@@ -228,6 +228,9 @@ def _read_csv(path: Path, spec: _Spec) -> tuple[pd.DataFrame, np.ndarray]:
         raise ValueError(f"{path} has {df.shape[1]} columns; the {spec.name} data set has {expected} "
                          f"({len(spec.names)} features + label). Is this the right file?")
     _check_header(path, spec, [str(c) for c in df.columns])
+    if df.empty:
+        raise ValueError(f"{path} has a header but no rows: the {spec.name} data set's file holds one row per "
+                         "person below it. Is the file truncated?")
     values = df.apply(pd.to_numeric, errors="coerce")
     if values.isna().any().any() or not np.allclose(values, np.rint(values)):
         raise ValueError(f"{path} holds non-integer or missing entries; the {spec.name} data set is integer-encoded")

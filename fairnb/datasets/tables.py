@@ -53,6 +53,8 @@ def from_csv(path, label: str, protected, *, names=None, **options) -> Dataset:
         df = pd.read_csv(path, skipinitialspace=True, **options.pop("read_csv", {}))
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as e:
         raise ValueError(f"cannot read {str(path)!r} as CSV: {e}") from None
+    if df.empty:
+        raise ValueError(f"{str(path)!r} has a header but no rows: nothing to build a data set from")
     if names is not None:
         names = [str(n) for n in _names(names)]
         if len(names) != df.shape[1] or len(set(names)) != len(names):

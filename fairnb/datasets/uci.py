@@ -73,6 +73,7 @@ _VOCAB = {"workclass": WORKCLASS, "marital_status": MARITAL_STATUS, "occupation"
           "relationship": RELATIONSHIP, "race": RACE, "gender": GENDER, "native_country": NATIVE_COUNTRY}
 _BINS = {"age": [15, 25, 45, 65, 120], "capital_gain": [-1, 0, 99998, 100000],
          "capital_loss": [-1, 0, 99998, 100000], "hours_per_week": [0, 25, 40, 60, 168]}
+_NUMERIC = ["age", "fnlwgt", "educational_num", "capital_gain", "capital_loss", "hours_per_week"]
 CENSUS_FEATURES = ("age", "workclass", "educational_num", "marital_status", "occupation", "relationship", "race",
                    "gender", "capital_gain", "capital_loss", "hours_per_week", "native_country")
 
@@ -138,14 +139,37 @@ def _fetch(name: str, target: Path, timeout: float, opener) -> None:
 
 
 def read_adult(*paths) -> pd.DataFrame:
-    """The raw Adult rows of ``adult.data`` / ``adult.test`` (test labels lose their trailing dot)."""
-    frames = []
-    for p in paths:
-        skip = 1 if Path(p).name.endswith(".test") or _first_line(p).startswith("|") else 0
-        df = pd.read_csv(p, header=None, names=list(ADULT_COLUMNS), skipinitialspace=True, skiprows=skip)
-        frames.append(df.dropna(how="all"))
-    df = pd.concat(frames, ignore_index=True)
+    """The raw Adult rows of ``adult.data`` / ``adult.test`` (test labels lose their trailing dot); a file that
+    does not look like Adult (another number of fields, text in a numeric column, other labels) raises
+    ``ValueError`` naming it and what differs."""
+    df = pd.concat([_adult_rows(Path(p)) for p in paths], ignore_index=True)
     df["income"] = df["income"].str.rstrip(".")
+    return df
+
+
+def _adult_rows(path: Path) -> pd.DataFrame:
+    skip = 1 if path.name.endswith(".test") or _first_line(path).startswith("|") else 0
+    unlike = f"{path} does not look like a UCI Adult file (adult.data, adult.test)"
+    try:
+        df = pd.read_csv(path, header=None, skipinitialspace=True, skiprows=skip, dtype=str).dropna(how="all")
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as e:
+        raise ValueError(f"{unlike}: {e}") from None
+    width = len(ADULT_COLUMNS)
+    if df.shape[1] != width:
+        differs = (f"the columns {list(ADULT_COLUMNS[df.shape[1]:])} are missing" if df.shape[1] < width
+                   else f"{df.shape[1] - width} columns are unexpected")
+        raise ValueError(f"{unlike}: its rows have {df.shape[1]} comma-separated fields where Adult's have {width} "
+                         f"({', '.join(ADULT_COLUMNS)}), so {differs}")
+    df.columns = list(ADULT_COLUMNS)
+    for col in _NUMERIC:
+        text = df[col].str.strip()
+        bad = text[pd.to_numeric(text, errors="coerce").isna()]
+        if len(bad):
+            raise ValueError(f"{unlike}: its column {col} holds {bad.iloc[0]!r}, not a number")
+    df[_NUMERIC] = df[_NUMERIC].astype(float)
+    labels = set(df["income"].str.strip().str.rstrip(".")) - {"<=50K", ">50K"}
+    if labels:
+        raise ValueError(f"{unlike}: its income column holds {sorted(labels)[:5]}, not only <=50K and >50K")
     return df
 
 

@@ -69,29 +69,46 @@ def read_h5_dense_layers(path) -> list[dict]:
     """The Dense layers of a Keras 2 ``.h5`` Sequential model: ``[{units, activation, kernel, bias}]``.
 
     Layers that do nothing at inference (Dropout, InputLayer) are skipped, a leading ``Normalization``
-    is folded into the first Dense layer; other layer types raise ``ValueError``.
+    is folded into the first Dense layer; other layer types raise ``ValueError``. A file whose structure
+    is broken, or whose weights are not finite or do not fit together, raises ``ValueError`` naming it as
+    damaged (weights changed into other finite numbers cannot be told: see :func:`fairnb.models.load_model`).
     """
     import h5py
 
     try:
         f = h5py.File(path, "r")
     except OSError as e:
-        raise ValueError(f"{path}: not an HDF5 Keras model file ({e})") from None
+        raise ValueError(f"{path}: damaged, truncated or not an HDF5 Keras model file ({e})") from None
     try:
         with f:
             layers, normalization = _h5_layers(f, path)
-    except (OSError, KeyError, RuntimeError, TypeError, json.JSONDecodeError) as e:   # h5py on damaged bytes
+    except (OSError, KeyError, RuntimeError, TypeError, UnicodeError, json.JSONDecodeError) as e:   # damaged bytes
         raise ValueError(f"{path}: damaged Keras .h5 model file ({type(e).__name__}: {e}); expected a whole "
                          "Keras 2 model saved with model.save('model.h5')") from None
     if not layers:
         raise ValueError(f"{path}: no Dense layer found")
+    _check_weights(layers, normalization, path)
     return fold_normalization(layers, *normalization) if normalization else layers
+
+
+def _check_weights(layers: list[dict], normalization, path) -> None:
+    """``ValueError`` naming ``path`` as damaged when its weights are not finite or do not chain."""
+    arrays = [a for layer in layers for a in (layer["kernel"], layer["bias"])] + list(normalization or ())
+    if not all(np.isfinite(np.asarray(a, dtype=float)).all() for a in arrays):
+        raise ValueError(f"{path}: damaged Keras .h5 model file: it holds NaN or infinite weights")
+    width = np.shape(layers[0]["kernel"])[0] if np.ndim(layers[0]["kernel"]) == 2 else None
+    for layer in layers:
+        kernel, bias, units = np.shape(layer["kernel"]), np.shape(layer["bias"]), layer["units"]
+        if kernel != (width, units) or bias != (units,):
+            raise ValueError(f"{path}: damaged Keras .h5 model file: a Dense layer of {units} units on {width} "
+                             f"inputs holds a kernel of shape {kernel} and a bias of shape {bias}")
+        width = units
 
 
 def _h5_layers(f, path) -> tuple[list[dict], tuple | None]:
     """The Dense layers and a leading Normalization's (mean, variance) of an open Keras ``.h5`` file."""
     if "model_config" not in f.attrs:
-        raise ValueError(f"{path}: holds no model architecture (weights-only file?); "
+        raise ValueError(f"{path}: holds no model architecture (a weights-only file, or a damaged one); "
                          "save the whole model with model.save(...)")
     raw = f.attrs["model_config"]
     config = json.loads(raw.decode() if isinstance(raw, bytes) else raw)
@@ -106,6 +123,8 @@ def _h5_layers(f, path) -> tuple[list[dict], tuple | None]:
             arrays = _h5_arrays(weights[cfg["name"]])
             normalization = (arrays["mean"], arrays["variance"])
             continue
+        if not (isinstance(kind, str) and kind.isascii() and kind.isidentifier()):
+            raise ValueError(f"{path}: damaged Keras .h5 model file: a layer's type reads {kind!r}")
         if kind != "Dense":
             raise ValueError(f"{path}: layer {cfg.get('name')!r} of type {kind} is not supported by the .h5 "
                              "reader (Dense layers, optionally after one Normalization); save it as .keras and "

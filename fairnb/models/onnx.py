@@ -142,7 +142,11 @@ def _session(model):
     if isinstance(model, (str, Path)):
         if not Path(model).is_file():
             raise FileNotFoundError(f"model file {str(model)!r} not found")
-        return ort.InferenceSession(str(model), providers=["CPUExecutionProvider"])
+        try:
+            return ort.InferenceSession(str(model), providers=["CPUExecutionProvider"])
+        except Exception as e:  # noqa: BLE001 - ONNX Runtime's own exception types (InvalidProtobuf, Fail, ...)
+            raise ValueError(f"{model}: ONNX Runtime cannot load it ({type(e).__name__}: {e}); the file is "
+                             "damaged or truncated, or not an ONNX model") from None
     raise TypeError(f"OnnxModel takes a .onnx path, its bytes or an onnxruntime.InferenceSession, "
                     f"not a {type(model).__name__}")
 

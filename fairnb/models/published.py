@@ -2,7 +2,7 @@
 
 ``obtain_published(name, data)`` returns ``(model, origin)``, trying in this order:
 
-1. ``models_dir=`` (else ``$FAIRNB_MODELS``): the ``.h5`` file there;
+1. ``models_dir=`` (else ``$FAIRNB_MODELS``): the ``.h5`` file there, if its SHA-256 is the pinned one;
 2. a download into the cache (``$FAIRNB_CACHE/models``), kept only if its SHA-256 is the pinned one
    (``download=False`` or ``$FAIRNB_DOWNLOAD=0`` skips it);
 3. the same architecture (:data:`PUBLISHED`: dense ReLU layers, one sigmoid output) trained on ``data``'s
@@ -26,8 +26,8 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..store import Remote, cache_dir, downloads_allowed, models_folder
-from .loading import load_model
+from ..store import Remote, cache_dir, downloads_allowed, models_folder, verify_sha256
+from .keras import load_keras_model
 from .training import train_demo_model
 
 _EIDIG = "https://raw.githubusercontent.com/LingfengZhang98/EIDIG/"
@@ -66,6 +66,28 @@ PUBLISHED = {
 }
 
 
+def pinned_sha256(path, folder=None) -> str | None:
+    """The pinned SHA-256 of the published model file ``path``, when it lies in the model folder ``folder``
+    (default ``$FAIRNB_MODELS``) under a published name; else ``None`` (a file of that name elsewhere may be
+    the user's own, e.g. retrained with EIDIG's scripts, which save ``adult_model.h5``).
+
+    >>> pinned_sha256("my/own/adult_model.h5", folder="course/models") is None
+    True
+    >>> pinned_sha256("course/models/adult_model.h5", folder="course/models")[:12]
+    '3ed1bed7e556'
+    """
+    folder = models_folder() if folder is None else Path(folder).expanduser()
+    path = Path(path).expanduser()
+    if folder is None or path.parent.resolve() != Path(folder).resolve():
+        return None
+    spec = _published_file(path.name)
+    return None if spec is None else spec.remote.sha256
+
+
+def _published_file(name: str) -> Published | None:
+    return next((spec for spec in PUBLISHED.values() if spec.file == name), None)
+
+
 def obtain_published(name: str, data, *, models_dir=None, download: bool | None = None, epochs: int | None = None,
                      opener=urllib.request.urlopen):
     """``(model, origin)``: the published model ``name`` for ``data`` (see the module docstring).
@@ -83,19 +105,32 @@ def obtain_published(name: str, data, *, models_dir=None, download: bool | None 
         if folder:
             path = Path(folder).expanduser() / spec.file
             try:
-                return load_model(path), f"the published {spec.file}, read from the model folder {folder}"
+                return load_published(path), f"the published {spec.file}, read from the model folder {folder}"
             except (OSError, ValueError) as e:
                 failures.append(f"model folder: {e}")
         if downloads_allowed(download):
             try:
                 path = spec.remote.fetch(cache_dir(), opener=opener)
-                return load_model(path), (f"the published {spec.file}, downloaded from {spec.remote.url} "
-                                          f"(SHA-256 verified) and cached in {path.parent}")
+                return load_keras_model(path), (f"the published {spec.file}, downloaded from {spec.remote.url} "
+                                                f"(SHA-256 verified) and cached in {path.parent}")
             except (OSError, ValueError) as e:
                 failures.append(f"download: {e}")
         else:
             failures.append("download: switched off ($FAIRNB_DOWNLOAD=0 or download=False)")
     return _train(spec, data, epochs, failures)
+
+
+def load_published(path):
+    """The published model file ``path`` (named ``adult_model.h5``, ...) as a ``NumpyMLP``, refused with a
+    ``ValueError`` naming it unless its SHA-256 is the pinned one."""
+    path = Path(path).expanduser()
+    spec = _published_file(path.name)
+    if spec is None:
+        raise ValueError(f"{path.name} is not a published model's file name; they are "
+                         f"{sorted(p.file for p in PUBLISHED.values())}")
+    if not path.is_file():
+        raise FileNotFoundError(f"model file {str(path)!r} not found")
+    return load_keras_model(verify_sha256(path, spec.remote.sha256, f"the published {spec.file}"))
 
 
 def _train(spec: Published, data, epochs: int | None, failures: list[str]):

@@ -28,9 +28,11 @@ from .details import jsonable
 from .merging import merge_results, merged_pairs
 from .packing import compact, pack_pairs, unpack_pairs
 from .recording import Result
+from .storage import UncheckedResultWarning
 from .tables import NEAR_THRESHOLD, near_threshold
 from .tallies import Count, Derived, Distinct, PerShard, Ratio, Same, Tally
 from . import seed_outcomes
 
 __all__ = ["Result", "Tally", "Count", "Distinct", "Same", "PerShard", "Ratio", "Derived", "merge_results",
-           "merged_pairs", "seed_outcomes", "compact", "pack_pairs", "unpack_pairs", "near_threshold", "NEAR_THRESHOLD", "jsonable"]
+           "merged_pairs", "seed_outcomes", "compact", "pack_pairs", "unpack_pairs", "near_threshold", "NEAR_THRESHOLD", "jsonable",
+           "UncheckedResultWarning"]

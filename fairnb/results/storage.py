@@ -1,5 +1,12 @@
 """Saving a Result (the pairs as ``.csv`` or ``.parquet``, the rest as JSON beside them) and loading it,
-also as written by earlier releases (formats 1 to 3).
+also as written by earlier releases (formats 1 to 4).
+
+Format 4 records checksums: the description (``<path>.json``) holds the SHA-256 of the pair table
+(``table_sha256``) and of its own contents (``sha256``, over the JSON's values with sorted keys, so
+re-indenting it changes nothing). ``load`` refuses a file whose checksum differs, naming it: a reordered
+vocabulary or another image shape in the description, one changed character in the table, would
+otherwise load and re-read every pair as another text or image. Files written before format 4 still
+load, with an :class:`UncheckedResultWarning`; their pair details are then checked to be JSON.
 
 Example
 -------
@@ -12,9 +19,11 @@ True
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import threading
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -22,8 +31,13 @@ import pandas as pd
 
 from ..domains import domain_from_config
 from ..interrupts import deferred_interrupts
+from ..store import sha256
 from .details import _info_column, jsonable
 from .tallies import Extras
+
+
+class UncheckedResultWarning(UserWarning):
+    """A saved Result was loaded without checksums to verify (written before format 4)."""
 
 
 class SavedResult:
@@ -34,7 +48,8 @@ class SavedResult:
 
         Both files are written to temporary names first and then renamed, so an interrupted save
         leaves any earlier result at ``path`` whole. The JSON names the columns that hold the
-        inputs, counterparts and outputs (features may have any names, also ``p_1`` or ``phase``).
+        inputs, counterparts and outputs (features may have any names, also ``p_1`` or ``phase``),
+        and records the SHA-256 of the table and of itself, which ``load`` checks.
         """
         path = Path(path)
         if path.suffix not in (".csv", ".parquet"):
@@ -42,7 +57,7 @@ class SavedResult:
         frozen = self.snapshot()
         frame, columns, stored = _encoded_frame(frozen._arrays(), self.domain)
         meta = {
-            "format": 3, "columns": columns, "stored": stored, "rows": len(frame),
+            "format": 4, "columns": columns, "stored": stored, "rows": len(frame),
             "method": self.method, "params": jsonable(self.params), "tried": frozen.tried, "hits": frozen.hits,
             "elapsed": frozen.elapsed, "status": frozen.status, "ended_by": frozen.ended_by,
             "timeline": frozen._timeline,
@@ -57,7 +72,7 @@ class SavedResult:
                 frame.to_parquet(tmp, index=False)
             else:
                 frame.to_csv(tmp, index=False)
-            tmp_meta.write_text(json.dumps(meta))
+            tmp_meta.write_text(json.dumps(_with_checksums(meta, sha256(tmp))))
             with deferred_interrupts():
                 os.replace(tmp_meta, meta_path)
                 os.replace(tmp, path)
@@ -68,21 +83,22 @@ class SavedResult:
 
     @classmethod
     def load(cls, path) -> "Result":
-        """Read a result written by ``save``; checks that its two files agree (rows, columns, the
-        domain's bounds) and says which file is wrong and how."""
+        """Read a result written by ``save``; checks the recorded checksums (a file changed since it
+        was saved is refused) and that its two files agree (rows, columns, the domain's bounds), and
+        says which file is wrong and how."""
         path = Path(path)
         meta_path = Path(str(path) + ".json")
         if not path.exists() or not meta_path.exists():
             raise FileNotFoundError(f"no saved result at {path} (needs {path.name} and {meta_path.name})")
+        meta = _verified_description(path, meta_path)
         try:
-            meta = json.loads(meta_path.read_text())
             dom = domain_from_config({"kind": "tabular", **meta["domain"]})   # no "kind": saved before 0.3
             r = cls(dom, meta["method"], meta["params"])
             r.tried, r.hits, r.elapsed, r.status = meta["tried"], meta["hits"], meta["elapsed"], meta["status"]
             r.ended_by = tuple(meta["ended_by"]) if meta.get("ended_by") else None
             r._timeline = [tuple(t) for t in meta["timeline"]]
             r.extras = Extras(_unpacked_seeds(meta["extras"], dom))   # tallies load as plain values
-        except (ValueError, KeyError, TypeError) as e:   # JSONDecodeError is a ValueError
+        except (ValueError, KeyError, TypeError) as e:
             raise ValueError(f"{meta_path} is not a fairnb result description ({type(e).__name__}: {e}); "
                              f"Result.save writes it beside {path.name}") from None
         try:
@@ -120,9 +136,68 @@ class SavedResult:
         if len(r._seen) != len(frame):
             raise ValueError(f"{path} holds {len(frame)} rows but {len(r._seen)} distinct inputs: its "
                              "columns do not match its description")
+        _verify_table(path, meta_path, meta)     # after the checks that say more precisely what is wrong
+        if "table_sha256" not in meta:            # a verified table holds the details as saved: JSON
+            _check_details(info, path, columns.get("info"))
         for key, i in r._seen_adf.fresh(chunk["X"][order]).items():
             r._seen_adf.commit([key], chunk["time"][order[i]])
         return r
+
+
+def _description_sha256(meta: dict) -> str:
+    """The SHA-256 of a description's contents (its values with sorted keys, without ``sha256`` itself)."""
+    body = {k: v for k, v in meta.items() if k != "sha256"}
+    return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def _with_checksums(meta: dict, table_sha256: str) -> dict:
+    """``meta`` as JSON will read it back, with the table's and its own SHA-256."""
+    meta = {**json.loads(json.dumps(meta)), "table_sha256": table_sha256}
+    return {**meta, "sha256": _description_sha256(meta)}
+
+
+def _verified_description(path: Path, meta_path: Path) -> dict:
+    """The description beside ``path``, its checksums verified (or a warning when it has none)."""
+    try:
+        meta = json.loads(meta_path.read_text())
+    except (ValueError, OSError) as e:   # JSONDecodeError and UnicodeDecodeError are ValueErrors
+        raise ValueError(f"{meta_path} is not a fairnb result description ({type(e).__name__}: {e}); "
+                         f"Result.save writes it beside {path.name}") from None
+    if not isinstance(meta, dict):
+        raise ValueError(f"{meta_path} is not a fairnb result description (it holds a JSON "
+                         f"{type(meta).__name__}); Result.save writes it beside {path.name}")
+    if "sha256" not in meta:
+        warnings.warn(f"{meta_path.name} records no checksums (saved before fairnb's result format 4): whether "
+                      f"it or {path.name} changed since they were saved cannot be checked; save the loaded "
+                      "Result again to add them", UncheckedResultWarning, stacklevel=3)
+        return meta
+    if _description_sha256(meta) != meta["sha256"]:
+        raise ValueError(f"{meta_path}: its contents do not match the SHA-256 recorded when it was saved, so it "
+                         "changed since it was saved (edited or damaged); its vocabulary, shape or columns "
+                         f"may no longer describe {path.name}, and it is not loaded")
+    return meta
+
+
+def _verify_table(path: Path, meta_path: Path, meta: dict) -> None:
+    """``ValueError`` when the table's SHA-256 is not the one its description recorded (a change that left
+    it readable: one character of an image, a swapped id); nothing for a description without checksums."""
+    if "table_sha256" in meta:
+        table = sha256(path)
+        if table != meta["table_sha256"]:
+            raise ValueError(f"{path}: SHA-256 {table} differs from the {meta['table_sha256']} recorded in "
+                             f"{meta_path.name}, so the table changed since it was saved (edited, re-saved by "
+                             "another program or damaged), and it is not loaded")
+
+
+def _check_details(info: np.ndarray, path: Path, column) -> None:
+    """``ValueError`` naming the first pair whose details are not JSON (files without checksums)."""
+    for i, text in enumerate(info):
+        if text is not None:
+            try:
+                json.loads(text)
+            except ValueError as e:
+                raise ValueError(f"{path}: column {column!r}, row {i} (pair {i}, counting from 0) holds "
+                                 f"details that are not JSON ({e}): {text[:60]!r}") from None
 
 
 def _encoded_frame(a: dict, domain) -> tuple[pd.DataFrame, dict, list]:
