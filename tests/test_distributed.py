@@ -248,7 +248,9 @@ def test_text_searches_shard_with_their_details_and_extras(client, by_value, met
     seeds = two.extras["seeds"][two.pairs["seed"].to_numpy()]
     assert [d["validity"]["l0"] for d in details] == (seeds != two.inputs).sum(axis=1).tolist()
     assert two.pairs["seed"].max() >= 12                 # the second shard's seeds are among them
-    assert two.extras["raw_idis"] + two.extras["global_idis"] == local.extras["raw_idis"] + local.extras["global_idis"]
+    assert two.extras["raw_idis"] == local.extras["raw_idis"]            # the seeds checked as they are
+    if method != "rp":    # RP's global steps draw from the run's random stream, which two shards split differently
+        assert two.extras["global_idis"] == local.extras["global_idis"]
     assert two.extras["skipped_seeds"] == local.extras["skipped_seeds"]
     rate = two.extras["local_idis"] / two.extras["local_generated"]
     assert two.extras["local_success_rate"] == round(rate, 6)
