@@ -80,7 +80,7 @@ binder-check:
 	  FAIRNB_CACHE=$$cache TF_CPP_MIN_LOG_LEVEL=2 $(abspath $(BINDER_VENV))/bin/python $(CURDIR)/benchmarks/notebook_memory.py \
 	  --limit-mb 1536 --runs 2 $(wildcard $(CURDIR)/notebooks/0*.ipynb); status=$$?; rm -rf $$cache; exit $$status
 
-# the documentation site: README + docs/*.md + the tutorials (executed in smoke mode) + the API reference, into
+# the documentation site: README + docs/*.md + the tutorials and their solutions (executed in smoke mode) + the API reference, into
 # build/docs-html; warnings are errors; no network (data from ../shared when present, else synthetic)
 $(VENV)/.docs: pyproject.toml $(VENV)/.all
 	$(PIP) install -e ".[tf,test,docs]"
@@ -88,9 +88,10 @@ $(VENV)/.docs: pyproject.toml $(VENV)/.all
 
 docs: $(VENV)/.docs fairnb/static/.built
 	rm -rf build/docs-src build/docs-html build/jupyter_execute
-	mkdir -p build/docs-src/tutorials
+	mkdir -p build/docs-src/tutorials/solutions
 	cp -r docs/*.py docs/*.md docs/images docs/methods README.md build/docs-src/    # images: the README's screenshots; methods: the digests of the methods fairnb adds
 	cp notebooks/0*.ipynb build/docs-src/tutorials/
+	cp notebooks/solutions/0*.ipynb build/docs-src/tutorials/solutions/
 	cd build/docs-src && FAIRNB_SMOKE=1 FAIRNB_DOWNLOAD=0 FAIRNB_DATA=$${FAIRNB_DATA:-$(SHARED)/data} \
 	  FAIRNB_MODELS=$${FAIRNB_MODELS:-$(SHARED)/models} TF_CPP_MIN_LOG_LEVEL=2 \
 	  $(abspath $(PY)) -m sphinx -W --keep-going -q -b html . ../docs-html

@@ -23,17 +23,18 @@ import time
 from pathlib import Path
 
 
-def peak_rss_mb(pid: int) -> float:
-    """Peak resident memory of process ``pid`` in MiB (``VmHWM`` of /proc/PID/status)."""
+def memory_mb(pid: int, field: str = "VmHWM") -> float:
+    """Memory of process ``pid`` in MiB: ``VmHWM`` (peak resident) or ``VmRSS`` (resident now) of /proc/PID/status."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
+        if line.startswith(field + ":"):
             return int(line.split()[1]) / 1024
-    raise RuntimeError(f"no VmHWM for process {pid}")
+    raise RuntimeError(f"no {field} for process {pid}")
 
 
-def run_notebook(path: Path, timeout: int, runs: int = 1) -> dict:
+def run_notebook(path: Path, timeout: int, runs: int = 1, executed: Path | None = None) -> dict:
     """Execute ``path`` (all its cells, ``runs`` times in one kernel) in a scratch copy of its folder; its wall time,
-    kernel peak RSS and error, if any."""
+    kernel peak RSS, error if any, and ``cells``: after each code cell of each run, the kernel's RSS and peak RSS.
+    ``executed``: a folder to write the notebook to with the outputs of its last run."""
     import nbformat
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError
@@ -44,18 +45,24 @@ def run_notebook(path: Path, timeout: int, runs: int = 1) -> dict:
         shutil.copytree(path.parent, work, ignore=shutil.ignore_patterns("*.ipynb", ".ipynb_checkpoints"))
         client = NotebookClient(nb, timeout=timeout, kernel_name="python3",
                                 resources={"metadata": {"path": str(work)}})
-        start, error, peak = time.perf_counter(), None, float("nan")
+        start, error, peak, cells = time.perf_counter(), None, float("nan"), []
         with client.setup_kernel():
             pid = client.km.provisioner.process.pid
             try:
-                for _ in range(runs):
+                for run in range(1, runs + 1):
                     for index, cell in enumerate(nb.cells):
                         client.execute_cell(cell, index)
+                        if cell.cell_type == "code":
+                            cells.append({"run": run, "cell": index, "rss_mb": round(memory_mb(pid, "VmRSS")),
+                                          "peak_rss_mb": round(memory_mb(pid))})
             except CellExecutionError as e:
                 error = str(e).strip().splitlines()[-1][:300]
-            peak = peak_rss_mb(pid)
+            peak = memory_mb(pid)
+    if executed is not None:
+        executed.mkdir(parents=True, exist_ok=True)
+        nbformat.write(nb, executed / path.name)
     return {"notebook": str(path), "seconds": round(time.perf_counter() - start, 1), "peak_rss_mb": round(peak),
-            "runs": runs, "error": error}
+            "runs": runs, "error": error, "cells": cells}
 
 
 def main(argv=None) -> int:
@@ -64,7 +71,8 @@ def main(argv=None) -> int:
     parser.add_argument("--limit-mb", type=float, default=2048, help="fail above this peak RSS (Binder: 2048)")
     parser.add_argument("--timeout", type=int, default=600, help="seconds per cell")
     parser.add_argument("--runs", type=int, default=1, help="Run All this many times in the same kernel")
-    parser.add_argument("--json", help="also write the rows to this file")
+    parser.add_argument("--json", help="also write the rows (with RSS and peak RSS after every cell) to this file")
+    parser.add_argument("--executed", type=Path, help="write each notebook, with its last run's outputs, to this folder")
     args = parser.parse_args(argv)
     notebooks = sorted(p for arg in args.paths
                        for p in ([Path(arg)] if arg.endswith(".ipynb") else Path(arg).rglob("*.ipynb"))
@@ -76,7 +84,7 @@ def main(argv=None) -> int:
     print("| notebook | seconds | peak RSS (MiB) | result |\n|---|---:|---:|---|", flush=True)
     rows, failed = [], False
     for path in notebooks:
-        row = run_notebook(path, args.timeout, args.runs)
+        row = run_notebook(path, args.timeout, args.runs, args.executed)
         over = row["peak_rss_mb"] > args.limit_mb
         failed |= bool(row["error"]) or over
         verdict = row["error"] or (f"OVER {args.limit_mb:.0f} MiB" if over else "ok")

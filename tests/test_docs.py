@@ -75,3 +75,15 @@ def test_readme_tutorial_links_name_every_tutorial():
 def test_every_tutorial_links_the_glossary_first(path):
     first = "".join(json.loads(path.read_text())["cells"][0]["source"])
     assert "](../docs/glossary.md)" in first, "the first cell should link the glossary as ../docs/glossary.md"
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "notebooks").glob("0*.ipynb")), ids=lambda p: p.name)
+def test_every_tutorial_links_its_solutions_and_the_site_executes_them(path):
+    # issue #22: the solutions had no outputs anywhere a student could read them
+    solutions = f"solutions/{path.stem}_solutions.ipynb"
+    markdown = "".join("".join(c["source"]) for c in json.loads(path.read_text())["cells"] if c["cell_type"] == "markdown")
+    assert f"]({solutions})" in markdown and (path.parent / solutions).is_file()
+    staged = re.search(r"^docs:.*?(?=^\S)", (ROOT / "Makefile").read_text(), re.M | re.S).group(0)
+    assert "cp notebooks/solutions/0*.ipynb build/docs-src/tutorials/solutions/" in staged
+    toctrees = re.findall(r"```\{toctree\}\n(.*?)```", (DOCS / "tutorials.md").read_text(), re.S)
+    assert any("tutorials/solutions/0*" in t and ":glob:" in t for t in toctrees)

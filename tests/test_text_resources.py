@@ -104,3 +104,32 @@ def test_wordnet_from_the_debian_files_gives_synonyms_cached_once(tmp_path, monk
     assert all("_" not in s and " " not in s for syns in synonyms.values() for s in syns)
     monkeypatch.setattr(wordnet, "load_wordnet", lambda nltk_data=None: pytest.fail("WordNet loaded again"))
     assert wordnet.wordnet_synonyms(["nurse", "muslim", "the", "qqzxw"], cache_dir=tmp_path) == synonyms
+
+
+def test_top_k_cosine_memory_does_not_grow_with_the_queries():
+    # issue #22: tutorial 04's vocabulary (18,000 queries against 50,000 GloVe words) made a ~600 MB transient
+    import tracemalloc
+
+    rng = np.random.default_rng(0)
+    base = rng.standard_normal((50_000, 50)).astype(np.float32)
+    queries = base[:2_000] + np.float32(0.01) * rng.standard_normal((2_000, 50)).astype(np.float32)
+    tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        top = glove.top_k_cosine(queries, base, 10, exclude=np.full(len(queries), -1))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert (top[:, 0] == np.arange(2_000)).all()          # each query's nearest row is the one it was made from
+    assert peak < 120 * 2**20, f"{peak / 2**20:.0f} MiB"   # base copy 10 MiB + one chunk of about 64 MiB
+
+
+def test_top_k_cosine_is_the_brute_force_ranking():
+    rng = np.random.default_rng(1)
+    queries, base = rng.standard_normal((300, 8)), rng.standard_normal((500, 8))
+    exclude = rng.integers(-1, 500, size=300)
+    top = glove.top_k_cosine(queries, base, 5, exclude=exclude, max_bytes=1)    # one query per chunk
+    unit = lambda v: v / np.linalg.norm(v, axis=1, keepdims=True)
+    sims = unit(queries) @ unit(base).T
+    sims[exclude >= 0, exclude[exclude >= 0]] = -np.inf
+    np.testing.assert_array_equal(top, np.argsort(-sims, axis=1, kind="stable")[:, :5])

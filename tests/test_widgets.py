@@ -258,3 +258,18 @@ def test_widgets_reject_unknown_keyword_arguments(synthetic, biased_model):
     result = fairnb.run_search(biased_model, synthetic.domain, max_tried=500, random_state=0, progress=False)
     with pytest.raises(TypeError, match="PairInspector got unexpected keyword argument\\(s\\) 'pagesize'"):
         result.inspect(pagesize=10)
+
+
+def test_a_finished_panel_lets_go_of_its_search_and_result(synthetic, biased_model):
+    # ipywidgets keeps every panel alive until it is closed; a panel that held its Result kept every search of a
+    # notebook in memory (issue #22: tutorial 04's second Run All)
+    import gc
+    import weakref
+
+    search = RandomSearch(n_samples=3000, batch_size=500, random_state=0, progress=False)
+    panel = ProgressPanel(search, min_interval=0)
+    result = weakref.ref(search.run(biased_model, synthetic.domain, listeners=[panel]))
+    search = weakref.ref(search)
+    gc.collect()
+    assert result() is None and search() is None
+    assert panel.status == "completed" and panel.found > 0          # the numbers it shows stay

@@ -70,10 +70,9 @@ class ProgressPanel(FairnbWidget):
         if min_interval < 0 or max_points < 2:
             raise ValueError("ProgressPanel needs min_interval >= 0 and max_points >= 2")
         super().__init__(method=getattr(search, "name", "") or "", stoppable=stoppable, **kwargs)
-        self.search = search
+        self.search = search      # for Stop; let go when the search ends
         self.min_interval = min_interval
         self.max_points = max_points
-        self.result = None
         self.updates = 0
         self._last = float("-inf")
         self._lock = threading.Lock()
@@ -121,7 +120,6 @@ class ProgressPanel(FairnbWidget):
         if self.stop_requested and self.search is not None:
             self.search.stop()  # a click that arrived before the search's stop flag existed
         r = event.result
-        self.result = r
         with self._lock, self.hold_sync():
             self.tried = int(event.tried)
             self.found = int(event.found)
@@ -145,8 +143,13 @@ class ProgressPanel(FairnbWidget):
                                     self.max_points)
                 self.status = "running"
             self.updates += 1
-        if event.kind == "done" and self._display is not None:
-            self._display.update(self)   # the saved notebook shows the final numbers without widgets
+        if event.kind == "done":
+            # the panel outlives its search (ipywidgets keeps every widget until it is closed): keep only its
+            # numbers, not the search, whose engine holds the Result and the model (issue #22: a second Run All
+            # of tutorial 04 kept every earlier search's pairs)
+            self.search = None
+            if self._display is not None:
+                self._display.update(self)   # the saved notebook shows the final numbers without widgets
 
     def fail(self, error: BaseException):
         """Show that the search ended with an error."""
