@@ -19,3 +19,14 @@ def assert_pairs_rechecked(result, model, domain):
     labels_c = oracle.predict_proba(result.counterparts).argmax(axis=1)
     assert (labels != labels_c).all()
     assert len(np.unique(result.inputs, axis=0)) == len(result.inputs)
+
+
+class RowLog:
+    """A model that records every row it is asked about (``calls``: one array per model call)."""
+
+    def __init__(self, model):
+        self.model, self.calls = model, []
+
+    def predict_proba(self, X):
+        self.calls.append(np.asarray(X, dtype=float).copy())
+        return self.model.predict_proba(X)

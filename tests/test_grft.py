@@ -5,16 +5,7 @@ import numpy as np
 
 from fairnb.search.grft import GRFT
 
-from blackbox_checks import assert_pairs_rechecked
-
-
-class RowLog:
-    def __init__(self, model):
-        self.model, self.calls = model, []
-
-    def predict_proba(self, X):
-        self.calls.append(np.asarray(X, dtype=float).copy())
-        return self.model.predict_proba(X)
+from blackbox_checks import RowLog, assert_pairs_rechecked
 
 
 def test_first_population_moves_two_attributes_of_its_seed_at_most_five(synthetic, biased_model):

@@ -5,18 +5,7 @@ import numpy as np
 from fairnb.search.aequitas import Aequitas
 from fairnb.search.kosei import Kosei
 
-from blackbox_checks import assert_pairs_rechecked
-
-
-class RowLog:
-    """A model that records every row it is asked about."""
-
-    def __init__(self, model):
-        self.model, self.calls = model, []
-
-    def predict_proba(self, X):
-        self.calls.append(np.asarray(X, dtype=float).copy())
-        return self.model.predict_proba(X)
+from blackbox_checks import RowLog, assert_pairs_rechecked
 
 
 def rows_after_natural_measure(log):
