@@ -172,3 +172,78 @@ def precision(pairs: int, tried: int) -> float:
     0.025
     """
     return round(pairs / tried, 6) if tried else 0.0
+
+
+def naturalness(found, reference, *, domain=None, categorical=None, random_state: int = 0) -> dict:
+    """LIMI's naturalness of the inputs ``found`` (a Result's found inputs, or rows in the domain's column
+    order) against real ``reference`` rows (e.g. the training data): SDMetrics' single-table quality score as
+    its version 0.7 computes it, the score the LIMI artifact reports (``docs/methods/limi.md`` §5). In [0, 1],
+    higher is more like the data; ``{"naturalness", "column_shapes", "column_pair_trends"}``, NaN without inputs.
+
+    * **column shapes**: per numerical feature ``1 - KS`` (the two-sample Kolmogorov-Smirnov statistic), per
+      categorical feature ``1 - TVD`` (total variation distance of the value frequencies); the mean of the two
+      groups' means;
+    * **column pair trends**: per pair of numerical features ``1 - |r_real - r_found| / 2`` (Pearson's r; a pair
+      constant on either side is left out), per other pair ``1 - TVD`` of the two joint frequency tables, a
+      numerical feature cut into the 10 equal-width bins of ``numpy.histogram_bin_edges`` over its reference
+      values; the mean of the two groups' means;
+    * **naturalness**: the mean of the two.
+
+    More ``found`` rows than reference rows are subsampled to as many (``random_state``), as the artifact does.
+    ``categorical`` names the categorical features (default: those of kind ``"categorical"``); the others are
+    numerical.
+
+    >>> from fairnb.domains import Feature, TabularDomain
+    >>> dom = TabularDomain([Feature("sex", 0, 1), Feature("x", 0, 9)], protected=["sex"])
+    >>> real = np.array([[i % 2, i % 10] for i in range(100)])
+    >>> naturalness(real, real, domain=dom)["naturalness"]
+    1.0
+    >>> round(naturalness(np.array([[0, 9]] * 50), real, domain=dom)["column_shapes"], 3)   # 1 - KS: 0.5 (sex), 0.1 (x)
+    0.3
+    """
+    from scipy.stats import ks_2samp
+
+    if domain is None:
+        if not hasattr(found, "inputs"):
+            raise TypeError("naturalness: give a Result, or rows of inputs with their domain=...")
+        domain, found = found.domain, found.inputs
+    names = [str(n) for n in domain.names]
+    if categorical is None:
+        categorical = [f.name for f in domain.features if f.kind == "categorical"]
+    unknown = sorted(set(categorical) - set(names))
+    if unknown:
+        raise ValueError(f"naturalness: categorical={unknown} are not features of the domain; its features are {names}")
+    X, R = np.asarray(found, dtype=float).reshape(-1, len(names)), np.asarray(reference, dtype=float)
+    if R.ndim != 2 or R.shape[1] != len(names) or not len(R):
+        raise ValueError(f"naturalness: reference must be rows of {len(names)} features, got shape {R.shape}")
+    if not len(X):
+        return {"naturalness": float("nan"), "column_shapes": float("nan"), "column_pair_trends": float("nan")}
+    if len(X) > len(R):
+        X = X[np.random.default_rng(random_state).choice(len(X), len(R), replace=False)]
+    is_cat = np.array([n in set(categorical) for n in names])
+    shapes = [[1 - ks_2samp(R[:, j], X[:, j]).statistic for j in np.flatnonzero(~is_cat)],
+              [_tv_complement(R[:, [j]], X[:, [j]]) for j in np.flatnonzero(is_cat)]]
+    binned_R, binned_X = R.copy(), X.copy()
+    for j in np.flatnonzero(~is_cat):
+        edges = np.histogram_bin_edges(R[:, j])
+        binned_R[:, j], binned_X[:, j] = np.digitize(R[:, j], edges), np.digitize(X[:, j], edges)
+    correlation, contingency = [], []
+    for i in range(len(names)):
+        for j in range(i + 1, len(names)):
+            if is_cat[i] or is_cat[j]:
+                contingency.append(_tv_complement(binned_R[:, [i, j]], binned_X[:, [i, j]]))
+            elif min(np.ptp(R[:, i]), np.ptp(R[:, j]), np.ptp(X[:, i]), np.ptp(X[:, j])) > 0:
+                r_real, r_found = np.corrcoef(R[:, i], R[:, j])[0, 1], np.corrcoef(X[:, i], X[:, j])[0, 1]
+                correlation.append(1 - abs(r_real - r_found) / 2)
+    groups = lambda parts: float(np.mean([np.mean(p) for p in parts if len(p)]))
+    shape, trend = groups(shapes), groups([correlation, contingency]) if correlation or contingency else float("nan")
+    return {"naturalness": float(np.nanmean([shape, trend])), "column_shapes": shape, "column_pair_trends": trend}
+
+
+def _tv_complement(R, X) -> float:
+    """``1 - TVD`` of the frequencies of the rows of ``R`` and of ``X`` (over the rows either holds)."""
+    _, inverse = np.unique(np.concatenate([R, X]), axis=0, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    p = np.bincount(inverse[:len(R)], minlength=inverse.max() + 1) / len(R)
+    q = np.bincount(inverse[len(R):], minlength=inverse.max() + 1) / len(X)
+    return float(1 - 0.5 * np.abs(p - q).sum())
