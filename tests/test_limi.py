@@ -65,9 +65,20 @@ def test_finds_planted_discrimination_and_none_where_the_model_ignores_the_attri
     assert fair.tried > 1000 and fair.count() == 0
 
 
-def test_an_input_is_checked_once(synthetic, biased_model):
+def test_an_input_is_checked_once_and_a_budget_ends_it_exactly(synthetic, biased_model):
     r = LIMI(n_latent=3000, n_boundary=3000, random_state=0).run(biased_model, synthetic.domain, synthetic.X)
     assert r.tried == r.extras["generated"]       # every checked input is distinct without its protected attribute
+    capped = LIMI(n_boundary=3000, max_tried=1234, random_state=0).run(biased_model, synthetic.domain, synthetic.X)
+    assert capped.status == "budget" and capped.tried == capped.extras["generated"] == 1234
+
+
+def test_a_time_budget_ends_it_when_every_input_has_been_checked(biased_model):
+    """On a domain of 20 inputs every decoded input is soon one already checked: no batch reaches the oracle, and
+    the search still ends at its budget."""
+    dom = TabularDomain([Feature("sex", 0, 1), Feature("x", 0, 9)], protected=["sex"])
+    data = np.array([[i % 2, i % 10] for i in range(200)], dtype=float)
+    r = LIMI(n_boundary=500, max_time=1, random_state=0).run(lambda X: X[:, 1] / 9, dom, data)
+    assert r.status == "budget" and 0 < r.tried <= 10
 
 
 def test_without_seeds_or_generator_it_says_what_it_needs(synthetic, biased_model):

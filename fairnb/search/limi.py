@@ -133,17 +133,19 @@ class LIMI(Search):
                 ctx.result.tally(ended=PerShard(NO_BOUNDARY))
                 return
             w, b = surrogate
-            while n_latent is None or probed < n_latent:
+            while (n_latent is None or probed < n_latent) and ctx.engine.out_of_budget() is None:
                 size = self.batch_size if n_latent is None else min(self.batch_size, n_latent - probed)
                 Z = rng.standard_normal((size, len(w)))
                 on_boundary = Z - (Z @ w + b)[:, None] * w
                 pending = np.arange(size)
                 for side in (0, 1, -1):
                     X = self._decoded(generator, dom, on_boundary[pending] + side * self.step * w)
-                    new = np.flatnonzero(seen.add(X))[:max(int(min(ctx.engine.remaining_tried, len(X))), 0)]
-                    if not len(new):
+                    fresh = seen.fresh(X, limit=int(min(ctx.engine.remaining_tried, len(X))))
+                    if not fresh:
                         continue
+                    new = np.fromiter(fresh.values(), dtype=int, count=len(fresh))
                     verdict = yield Batch(X[new], phase="global", seed_ids=-1)
+                    seen.commit(fresh)
                     hits[side] += int(verdict.discriminatory.sum())
                     pending = np.setdiff1d(pending, pending[new[verdict.discriminatory]])
                 probed += size
