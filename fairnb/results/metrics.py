@@ -203,10 +203,10 @@ def naturalness(found, reference, *, domain=None, categorical=None, random_state
     """
     from scipy.stats import ks_2samp
 
-    if domain is None:
-        if not hasattr(found, "inputs"):
-            raise TypeError("naturalness: give a Result, or rows of inputs with their domain=...")
-        domain, found = found.domain, found.inputs
+    if hasattr(found, "inputs"):                   # a Result
+        domain, found = domain or found.domain, found.inputs
+    elif domain is None:
+        raise TypeError("naturalness: give a Result, or rows of inputs with their domain=...")
     names = [str(n) for n in domain.names]
     if categorical is None:
         categorical = [f.name for f in domain.features if f.kind == "categorical"]

@@ -44,7 +44,7 @@ class GaussianCopula:
 
     def fit(self, X) -> "GaussianCopula":
         """Learn the marginals and the correlation of the normal scores of ``X`` (rows of inputs)."""
-        from scipy.stats import norm
+        from scipy.special import ndtri
 
         X = np.asarray(X, dtype=float)
         if X.ndim != 2 or len(X) < 2:
@@ -57,7 +57,7 @@ class GaussianCopula:
             self.values_.append(values)
             self.cdf_.append(cdf)
             mid = cdf - counts / (2 * n)                       # the mid-rank of each value
-            scores[:, j] = norm.ppf(mid)[np.searchsorted(values, X[:, j])]
+            scores[:, j] = ndtri(mid)[np.searchsorted(values, X[:, j])]
         R = np.corrcoef(scores, rowvar=False) if d > 1 else np.ones((1, 1))
         R = np.nan_to_num(R, nan=0.0)
         np.fill_diagonal(R, 1.0)
@@ -67,9 +67,9 @@ class GaussianCopula:
 
     def decode(self, Z) -> np.ndarray:
         """The inputs of the latent codes ``Z`` (``(n, latent_dim)``): data values, one per feature."""
-        from scipy.stats import norm
+        from scipy.special import ndtr        # the standard normal CDF
 
-        P = norm.cdf(np.asarray(Z, dtype=float) @ self.cholesky_.T)
+        P = ndtr(np.asarray(Z, dtype=float) @ self.cholesky_.T)
         out = np.empty_like(P)
         for j, (values, cdf) in enumerate(zip(self.values_, self.cdf_)):
             out[:, j] = values[np.minimum(np.searchsorted(cdf, P[:, j]), len(values) - 1)]
