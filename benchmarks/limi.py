@@ -15,8 +15,9 @@ Usage::
     nice .venv/bin/python benchmarks/limi.py                          # 30 s per method, ~6 min
     nice .venv/bin/python benchmarks/limi.py --max-time 10 --benchmarks C-g --methods limi random
 
-Writes ``benchmarks/results/limi.md`` and ``limi.json`` (``$FAIRNB_MODELS`` and ``$FAIRNB_DATA`` must point at the
-published models and data). Times on a shared machine are contended; the files record the load average.
+Writes ``--out`` + ``.json`` (default ``benchmarks/results/limi.json``) and the table as ``.table.md``;
+``benchmarks/results/limi.md`` quotes the tables with their reading. ``$FAIRNB_MODELS`` and ``$FAIRNB_DATA`` must
+point at the published models and data. Times on a shared machine are contended; the files record the load average.
 """
 from __future__ import annotations
 
