@@ -139,3 +139,10 @@ def test_naturalness_subsamples_larger_sets_and_refuses_what_it_cannot_read():
         naturalness(REAL, REAL[:, :2], domain=DOM)
     with pytest.raises(TypeError, match="domain="):
         naturalness(REAL, REAL)
+
+
+def test_the_benchmark_gives_it_random_samplings_budget():
+    from fairnb.bench import method_params
+
+    assert method_params(LIMI, seeds=10, local=5, max_time=None) == {"n_latent": 50}
+    assert method_params(LIMI, seeds=10, local=5, max_time=3.0) == {"n_latent": None, "max_time": 3.0}

@@ -78,6 +78,12 @@ class LIMI(Search):
         super().__init__(max_time=max_time, max_tried=max_tried, max_found=max_found, random_state=random_state,
                          progress=progress, constraints=constraints)
 
+    @classmethod
+    def bench_params(cls, *, seeds: int, local: int, max_time: float | None) -> dict:
+        """``fairnb bench`` settings: as many latent codes as random sampling gets samples (``seeds * local``), or
+        until ``max_time``; the generator learns from the round's seeds."""
+        return {"n_latent": seeds * local} if max_time is None else {"n_latent": None, "max_time": max_time}
+
     def _generator(self, ctx):
         """The generator: the one given, else a Gaussian copula fitted on the seeds."""
         if self.generator is not None:
