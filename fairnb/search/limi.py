@@ -25,7 +25,7 @@ True
 """
 from __future__ import annotations
 
-from numbers import Real
+from numbers import Integral, Real
 
 import numpy as np
 
@@ -39,7 +39,7 @@ NO_BOUNDARY = "the model labels too few decoded inputs of one class confidently 
 
 
 def _is_generator(g) -> bool:
-    return g is None or (callable(getattr(g, "decode", None)) and isinstance(getattr(g, "latent_dim", None), int))
+    return g is None or (callable(getattr(g, "decode", None)) and isinstance(getattr(g, "latent_dim", None), Integral))
 
 
 class LIMI(Search):
