@@ -85,12 +85,11 @@ class Severity:
         return len(self.k)
 
     def summary(self) -> dict:
-        """Mean and largest bits (min-entropy) and the share of inputs that leak anything."""
+        """The mean and the largest bits (min-entropy) over the inputs."""
         if not len(self):
-            return {"severity_bits_mean": 0.0, "severity_bits_max": 0.0, "leaking_share": 0.0}
+            return {"severity_bits_mean": 0.0, "severity_bits_max": 0.0}
         return {"severity_bits_mean": round(float(self.min_entropy.mean()), 4),
-                "severity_bits_max": round(float(self.min_entropy.max()), 4),
-                "leaking_share": round(float((self.k > 1).mean()), 4)}
+                "severity_bits_max": round(float(self.min_entropy.max()), 4)}
 
     def table(self) -> pd.DataFrame:
         """One row per input: ``k``, ``min_entropy_bits``, ``shannon_bits``."""
