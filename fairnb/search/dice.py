@@ -17,7 +17,8 @@ DICE searches like ADF, guided by the *severity* of discrimination, then debugs 
 
 The findings go into ``result.extras`` (``severity_bits_mean``, ``severity_bits_max``, ``causal_layer``,
 ``causal_neurons``, ``causal_effects``) and onto the search (``severity_``, ``localization_``: its
-``neurons`` table and ``layers()``). ``docs/methods/dice.md`` is the digest, with the artifact's choices
+``neurons`` table and ``layers()``); they are computed as the run ends (also when a budget ends it, a few seconds
+on the census model; not after the Stop button). ``docs/methods/dice.md`` is the digest, with the artifact's choices
 that fairnb does not reproduce (the global phase does not stop at the first discriminatory input there,
 and a local walk starts from any input with two partitions).
 
@@ -114,7 +115,7 @@ class DICE(TwoPhaseSearch):
         super()._tally(ctx)
         self.severity_, self.localization_ = None, None
         result = ctx.result
-        if not len(result):
+        if not len(result) or ctx.engine.stop_event.is_set():       # stopped: the user wants the pairs now
             return
         X = result.inputs
         V = ctx.domain.variants(X)
