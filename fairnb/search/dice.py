@@ -43,7 +43,7 @@ import numpy as np
 from ..params import COUNT, Interval
 from ..results import PerShard
 from .causal_neurons import as_numpy_mlp, localize
-from .severity import EPSILON, output_partitions, probability_bins, severity_from_outputs
+from .severity import EPSILON, output_partitions, probability_bins, severity
 from .two_phase import TwoPhaseSearch
 
 
@@ -118,10 +118,7 @@ class DICE(TwoPhaseSearch):
         if not len(result) or ctx.engine.stop_event.is_set():       # stopped: the user wants the pairs now
             return
         X = result.inputs
-        V = ctx.domain.variants(X)
-        self.severity_ = severity_from_outputs(
-            np.asarray(ctx.model.predict_proba(V.reshape(-1, X.shape[1])), dtype=float).reshape(len(X), V.shape[1], -1),
-            self.epsilon)
+        self.severity_ = severity(ctx.model, ctx.domain, X, self.epsilon)
         result.tally(**{name: PerShard(value) for name, value in self.severity_.summary().items()})
         if self.debug:
             self._debug(ctx, X)
