@@ -140,5 +140,6 @@ def test_a_trained_lstm_finds_more_pairs_with_planted_bias_than_without():
         if bias:
             assert_text_pairs_valid(runs[bias], model, dom)
     counts = {bias: r.count("adf") for bias, r in runs.items()}
-    print(counts, {bias: (r.summary()["natural_low"], r.summary()["natural_high"]) for bias, r in runs.items()})
     assert counts[1.0] > 100 and counts[0.0] * 1.5 < counts[1.0]     # measured: 177 vs 92
+    # the headline tells them apart: natural rates measured 0.44-0.57 vs 0.00-0.02 (95 % intervals)
+    assert runs[1.0].summary()["natural_low"] > runs[0.0].summary()["natural_high"]
