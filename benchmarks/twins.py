@@ -12,9 +12,9 @@ Kinds (``--kinds``):
 * ``tabular``: the synthetic census (``make_synthetic``, label effect of ``sex`` 2.0 vs 0.0), fairnb's numpy
   network (``train_demo_model``); the seven tabular methods; seeds: the training split;
 * ``template``: the template corpus (``make_template_corpus``, a bias against "muslim" of 0.8 vs 0.0), the
-  paper's 3-layer LSTM on GloVe 50d, the five text methods; seeds: the test texts;
+  paper's 3-layer LSTM on GloVe 50d, the six text methods (ADF's five and expga_text); seeds: the test texts;
 * ``redditbias``: RedditBias race comments with a planted term: "black" makes a comment toxic in 80 % of the
-  biased model's training labels, the twin keeps the annotations; the five text methods;
+  biased model's training labels, the twin keeps the annotations; the six text methods;
 * ``faces`` and ``lfw``: synthetic faces and tinted LFW (``mislabelled_in_training=0.65`` of the dark training
   faces labelled non-face vs none; the synthetic twin also sees every training face in the other tone), a small
   CNN and an FGSM flipper; the three image methods; ``faces_exact``: the same synthetic twins with the exact
