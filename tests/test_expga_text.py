@@ -125,6 +125,8 @@ def test_paper_constraints_report_a_superset_of_the_default_pairs_and_bad_input_
         ExpGAText(min_kept=1.5).run(model, dom, seeds=texts)
     with pytest.raises(TypeError, match="expga_text needs a text domain"):
         ExpGAText().run(lambda X: X[:, 0] / 9, synthetic.domain)
+    with pytest.raises(TypeError, match="on texts use method='expga_text'"):       # the tabular method's name
+        run_search(model, dom, method="expga", seeds=texts)
 
 
 @pytest.mark.slow
