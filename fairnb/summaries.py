@@ -76,6 +76,7 @@ LABELS = {
     "share_ci_high": "  95 % interval, high",
     "test_cases_generated": "test cases generated (SG)",
     "explained": "candidates explained by LIME (ExpGA)",
+    "seeds_explained": "candidates whose explanation made them seeds (ExpGA)",
     "loops": "approximating trees trained (AFT)",
     "fresh_starts": "starts from fresh random inputs (AFT)",
     "path_pairs": "path pairs sampled (AFT)",
@@ -163,6 +164,8 @@ TERMS = {
     "coverage_4": (_FIELD, "Grid cells the found inputs occupy when each non-protected feature is cut into 4 bins."),
     "diversity_distance": (_FIELD, "The mean range-normalised L1 distance between two distinct found inputs."),
     "explained": ("Seed", "Candidate inputs ExpGA explained with LIME to choose its seeds."),
+    "seeds_explained": ("Seed", "Candidates ExpGA kept as seeds: their explanation ranks a protected term among the "
+                                "words the decision depends on most."),
     "loops": (_PHASES, "AFT's loops: each trains a decision tree that imitates the model and samples its path pairs."),
     "fresh_starts": (_PHASES, "Times AFT started again from fresh random inputs (no pair, no discrimination, or no "
                               "misprediction for five loops)."),

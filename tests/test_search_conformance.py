@@ -42,6 +42,7 @@ FAST = {
     "GRFT": dict(n_seeds=30, n_local=20, seed_selection="as_given"),
     "DICE": dict(n_seeds=30, n_local=20, seed_selection="as_given", debug_rows=500),
     "ExpGA": dict(n_candidates=300, n_seeds=50, n_local=30, lime_samples=300),
+    "ExpGAText": dict(n_candidates=60, n_local=5, lime_samples=200),
     "SymbolicGeneration": dict(limit=60, n_samples=400, batch_size=8),
     "ADFTextASC": dict(n_seeds=60, n_local=10),
     "TextASC": dict(n_seeds=60, n_local=10),

@@ -22,6 +22,7 @@ METHODS = {
     "aequitas-random": "fairnb.search.aequitas:AequitasRandom",
     "kosei": "fairnb.search.kosei:Kosei",
     "expga": "fairnb.search.expga:ExpGA",
+    "expga_text": "fairnb.search.expga_text:ExpGAText",
     "grft": "fairnb.search.grft:GRFT",
     "aft": "fairnb.search.aft:AFT",
     "dice": "fairnb.search.dice:DICE",
