@@ -12,9 +12,9 @@ Kinds (``--kinds``):
 * ``tabular``: the synthetic census (``make_synthetic``, label effect of ``sex`` 2.0 vs 0.0), fairnb's numpy
   network (``train_demo_model``); the seven tabular methods; seeds: the training split;
 * ``template``: the template corpus (``make_template_corpus``, a bias against "muslim" of 0.8 vs 0.0), the
-  paper's 3-layer LSTM on GloVe 50d, the five text methods; seeds: the test texts;
+  paper's 3-layer LSTM on GloVe 50d, the six text methods (ADF's five and expga_text); seeds: the test texts;
 * ``redditbias``: RedditBias race comments with a planted term: "black" makes a comment toxic in 80 % of the
-  biased model's training labels, the twin keeps the annotations; the five text methods;
+  biased model's training labels, the twin keeps the annotations; the six text methods;
 * ``faces`` and ``lfw``: synthetic faces and tinted LFW (``mislabelled_in_training=0.65`` of the dark training
   faces labelled non-face vs none; the synthetic twin also sees every training face in the other tone), a small
   CNN and an FGSM flipper; the three image methods; ``faces_exact``: the same synthetic twins with the exact
@@ -24,6 +24,7 @@ Usage::
 
     python benchmarks/twins.py --kinds tabular,template,faces,lfw --seeds 0,1,2   # -> benchmarks/results/twins.*
     python benchmarks/twins.py --kinds redditbias --update     # replaces only these kinds' rows in twins.json
+    python benchmarks/twins.py --kinds template --methods expga_text --update    # only this method's rows
     python benchmarks/twins.py --kinds redditbias --seeds 1 --out /tmp/r1   # one seed per process, then:
     python benchmarks/twins.py --merge /tmp/r0.json /tmp/r1.json /tmp/r2.json
 
@@ -50,13 +51,15 @@ from fairnb.search import get_method  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results"
 TABULAR = ("random", "aequitas", "sg", "adf", "eidig", "neuronfair", "maft")
-TEXT = ("adf_asc", "asc", "adf_hf", "hf", "rp")
+TEXT = ("adf_asc", "asc", "adf_hf", "hf", "rp", "expga_text")
 IMAGES = ("neuronfair_image", "adf_image", "eidig_image")
 LOCAL_CHECKED = ("template", "redditbias")     # biased models whose local phase is also run under "paper"
 BUDGETS = {"random": dict(n_samples=20_000), "aequitas": dict(n_seeds=300, n_local=100),
            "sg": dict(limit=400, n_seeds=100), "adf": dict(n_seeds=300, n_local=100),
            "eidig": dict(n_seeds=300, n_local=100), "neuronfair": dict(n_seeds=300, n_local=100),
            "maft": dict(n_seeds=300, n_local=100), **{m: dict(n_seeds=300, n_local=100) for m in TEXT},
+           # ExpGA's own defaults but 1,000 LIME samples per text (LIME's 5,000 cost 1.5 M LSTM rows per run)
+           "expga_text": dict(n_candidates=300, lime_samples=1000),
            **{m: dict(n_seeds=200) for m in IMAGES}}
 
 
@@ -221,10 +224,11 @@ def words_changed(result) -> float | None:
     return float(np.median((dom.ids(result.inputs) != dom.ids(result.extras["seeds"][result.seed_ids])).sum(axis=1)))
 
 
-def run(kinds, seeds) -> list[dict]:
+def run(kinds, seeds, only=None) -> list[dict]:
     rows = []
     for kind in kinds:
         build, methods = KINDS[kind]
+        methods = [m for m in methods if only is None or m in only]
         for seed in seeds:
             t0 = time.perf_counter()
             dom, seed_inputs, models = build(seed)
@@ -415,11 +419,13 @@ def render(path) -> str:
 
 def store(out: Path, rows, runs, *, update: bool) -> dict:
     """Write ``rows`` (and the ``runs`` that made them, per kind) to ``out``.json/.md; with ``update``, the
-    rows of other kinds already in ``out``.json stay (read now: another kind's run may have written it)."""
+    rows of other kinds and methods already in ``out``.json stay (read now: another kind's run may have
+    written it)."""
     report = {"runs": {}, "rows": []}
     if update and out.with_suffix(".json").exists():
         report = runs_per_kind(json.loads(out.with_suffix(".json").read_text()))
-        report["rows"] = [r for r in report["rows"] if r["kind"] not in runs]
+        replaced = {(r["kind"], r["method"]) for r in rows}
+        report["rows"] = [r for r in report["rows"] if (r["kind"], r["method"]) not in replaced]
     report["rows"] += rows
     report["runs"].update(runs)
     report["rows"].sort(key=lambda r: list(KINDS).index(r["kind"]))
@@ -434,6 +440,8 @@ def main(argv=None) -> int:
     parser.add_argument("--kinds", default="tabular,template,faces,lfw")
     parser.add_argument("--seeds", default="0,1,2")
     parser.add_argument("--out", default=str(RESULTS / "twins"))
+    parser.add_argument("--methods", help="run only these methods of the kinds (comma-separated); with --update "
+                        "only their rows are replaced")
     parser.add_argument("--render", action="store_true", help="only re-render OUT.md from OUT.json")
     parser.add_argument("--update", action="store_true",
                         help="replace only the rows of KINDS in OUT.json (the other kinds' rows stay)")
@@ -460,9 +468,11 @@ def main(argv=None) -> int:
     if unknown:
         parser.error(f"unknown kinds {unknown}; choose from {sorted(KINDS)}")
     seeds = [int(s) for s in args.seeds.split(",")]
+    only = None if args.methods is None else [m.strip() for m in args.methods.split(",") if m.strip()]
     run_info = {"machine": machine(), "command": "python benchmarks/twins.py " + " ".join(argv or sys.argv[1:]),
                 "seeds": seeds}
-    report = store(Path(args.out), run(kinds, seeds), {kind: run_info for kind in kinds}, update=args.update)
+    names = kinds if only is None else [f"{kind} ({', '.join(only)})" for kind in kinds]
+    report = store(Path(args.out), run(kinds, seeds, only), {name: run_info for name in names}, update=args.update)
     print(markdown(report))
     return 0
 

@@ -76,15 +76,30 @@ LABELS = {
     "share_ci_high": "  95 % interval, high",
     "test_cases_generated": "test cases generated (SG)",
     "explained": "candidates explained by LIME (ExpGA)",
+    "seeds_explained": "candidates whose explanation made them seeds (ExpGA)",
     "loops": "approximating trees trained (AFT)",
     "fresh_starts": "starts from fresh random inputs (AFT)",
     "path_pairs": "path pairs sampled (AFT)",
+    # what the network's hidden layers say (NeuronFair's and DICE's findings, side by side)
+    "biased_layer": "most biased hidden layer (NeuronFair)",
+    "biased_neurons": "  its biased neurons (NeuronFair)",
+    "biased_threshold": "  threshold T_d of a biased neuron (NeuronFair)",
+    "layer_auc": "attribute AUC per hidden layer (NeuronFair)",
+    "severity_bits_mean": "severity: bits of protected information in the decision, mean (DICE)",
+    "severity_bits_max": "severity: bits of protected information in the decision, largest (DICE)",
+    "causal_layer": "causal hidden layer (DICE)",
+    "causal_neurons": "  its causal neurons (DICE)",
+    "causal_effects": "  share of the discrimination each removes (DICE)",
 }
+NETWORK_KEYS = ("biased_layer", "biased_neurons", "severity_bits_mean", "severity_bits_max", "causal_layer",
+                "causal_neurons")   # the findings the pair inspector shows in words
 # where the docs site's glossary lives (docs/glossary.md; its headings are anchors on GitHub and on the site)
 GLOSSARY_URL = "https://github.com/fairnb/fairnb/blob/main/docs/glossary.md"
 _SPEED, _UNIQUE, _PHASES = "Candidates, hits and speed", "Unique-IDI counting conventions", "Global phase / local phase"
 _NATURAL, _TEXT, _FLIP = "Natural rate", "raw_idis, global_idis, local_idis", "Attribute flip, f_sa"
 _FIELD = "The field's metrics: pairs, precision, coverage, diversity"
+_NEURONS, _SEVERITY = "Biased layer and biased neurons (NeuronFair)", "Severity in bits (DICE)"
+_CAUSAL = "Causal layer and causal neurons (DICE)"
 # every labelled key (and the widgets' own words): its glossary entry (a heading there) and a one-line definition
 TERMS = {
     "method": ("Black box / white box", "The search strategy: black-box methods read only the model's outputs, "
@@ -149,10 +164,21 @@ TERMS = {
     "coverage_4": (_FIELD, "Grid cells the found inputs occupy when each non-protected feature is cut into 4 bins."),
     "diversity_distance": (_FIELD, "The mean range-normalised L1 distance between two distinct found inputs."),
     "explained": ("Seed", "Candidate inputs ExpGA explained with LIME to choose its seeds."),
+    "seeds_explained": ("Seed", "Candidates ExpGA kept as seeds: their explanation ranks a protected term among the "
+                                "words the decision depends on most."),
     "loops": (_PHASES, "AFT's loops: each trains a decision tree that imitates the model and samples its path pairs."),
     "fresh_starts": (_PHASES, "Times AFT started again from fresh random inputs (no pair, no discrimination, or no "
                               "misprediction for five loops)."),
     "path_pairs": (_PHASES, "Pairs of tree leaves across a protected split that AFT sampled."),
+    "biased_layer": (_NEURONS, "The hidden layer whose neurons react most when only the protected attribute changes."),
+    "biased_neurons": (_NEURONS, "The neurons of that layer that react more than the threshold T_d (0-based)."),
+    "biased_threshold": (_NEURONS, "NeuronFair's threshold: where the layer's activation-difference curve meets y = x."),
+    "layer_auc": ("Attribute AUC", "Per hidden layer, how strongly its neurons react to the protected attribute."),
+    "severity_bits_mean": (_SEVERITY, "How many bits about the protected attribute the decision reveals, on average."),
+    "severity_bits_max": (_SEVERITY, "The most bits about the protected attribute the decision reveals for one input."),
+    "causal_layer": (_CAUSAL, "The hidden layer where the gap between the protected values grows most (0-based)."),
+    "causal_neurons": (_CAUSAL, "Neurons whose fixing removes the most discrimination, strongest first (0-based)."),
+    "causal_effects": (_CAUSAL, "For each causal neuron, the share of the discrimination that fixing it removes."),
     # the widgets' own words
     "found": (_UNIQUE, "Unique discriminatory inputs found so far, in the method's counting convention."),
     "phase": (_PHASES, "Which phase the search is in: global (moving seeds) or local (around the IDIs found)."),
@@ -352,6 +378,34 @@ def headline(summary: dict) -> str:
             f"are (before the search changed them) are discriminatory (95 % interval: "
             f"{fmt_share(summary['natural_low'])} to {fmt_share(summary['natural_high'])}); a model without the bias "
             f"has a much lower share: compare with one. {then}")
+
+
+def network_findings(summary: dict) -> list[dict]:
+    """What the network's hidden layers say, in words, one entry per finding the summary holds (NeuronFair's
+    biased layer and neurons, DICE's severity and causal layer and neurons): ``key``, ``label``, ``text``.
+
+    >>> [f["text"] for f in network_findings({"severity_bits_mean": 1.0, "severity_bits_max": 1.58,
+    ...                                       "causal_layer": 1, "causal_neurons": [9, 11], "causal_effects": [0.08, 0.02]})]
+    ... # doctest: +NORMALIZE_WHITESPACE
+    ['on average the decision reveals 1 bit about the protected attribute (0: nothing; 1: it splits the protected
+      values into two groups)', 'for one input at most 1.58 bits', 'hidden layer 1, where the gap between the
+      protected values grows most', 'neuron 9 (fixing it removes 8.00 % of the discrimination), neuron 11 (2.00 %)']
+    """
+    def bits(x):
+        return f"{x:.3g} bit" + ("" if x == 1 else "s")
+
+    words = {
+        "biased_layer": lambda v: f"hidden layer {v}, whose neurons react most when only the protected attribute changes",
+        "biased_neurons": lambda v: "neurons " + ", ".join(map(str, v)) if v else "none above the threshold",
+        "severity_bits_mean": lambda v: (f"on average the decision reveals {bits(v)} about the protected attribute "
+                                         "(0: nothing; 1: it splits the protected values into two groups)"),
+        "severity_bits_max": lambda v: f"for one input at most {bits(v)}",
+        "causal_layer": lambda v: f"hidden layer {v}, where the gap between the protected values grows most",
+        "causal_neurons": lambda v: ", ".join(
+            f"neuron {j}" + (f" (fixing it removes {fmt_share(e)} of the discrimination)" if i == 0 else f" ({fmt_share(e)})")
+            for i, (j, e) in enumerate(zip(v, summary.get("causal_effects", [])))) or "no neuron whose fixing helps",
+    }
+    return [{"key": k, "label": LABELS[k].strip(), "text": words[k](summary[k])} for k in NETWORK_KEYS if k in summary]
 
 
 def pairs_html(result, ids) -> str:

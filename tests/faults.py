@@ -28,9 +28,11 @@ FAST = {
     "aequitas-semi": dict(n_seeds=40, n_local=200, batch_size=8),
     "aequitas-random": dict(n_seeds=40, n_local=200, batch_size=8),
     "kosei": dict(n_seeds=40, n_local=200, batch_size=8),
+    "dice": dict(n_seeds=40, n_local=200, batch_size=8, debug_rows=200),
     "sg": dict(limit=400, n_samples=200, batch_size=4),
     "limi": dict(n_latent=4000, n_boundary=3000, batch_size=50),
     **{m: dict(n_seeds=60, n_local=50, batch_size=8) for m in ("adf_asc", "adf_hf", "asc", "hf", "rp")},
+    "expga_text": dict(n_candidates=60, lime_samples=200, n_local=50, batch_size=60),
 }
 
 

@@ -165,21 +165,12 @@ def test_save_and_load_keep_text_pairs_and_their_details(planted, tmp_path):
 @pytest.mark.slow
 @pytest.mark.tf
 def test_a_trained_lstm_finds_far_more_pairs_with_planted_bias_than_without():
-    from fairnb.domains import TextDomain
-    from fairnb.text import Vocabulary, make_template_corpus
-    from fairnb.text.keras_model import fit_text_classifier
-    from text_checks import RELIGION
+    from text_checks import trained_lstm
 
     counts = {}
     for bias in (1.0, 0.0):
-        data = make_template_corpus(n=1500, descriptors={"religion": RELIGION}, biased_against=["muslim"],
-                                    bias=bias, random_state=0)
-        vocab = Vocabulary.build(data.tokens(), extra=RELIGION)
-        E = np.random.default_rng(0).normal(size=(len(vocab), 8)).astype("float32")
-        dom = TextDomain.with_embedding_neighbours(vocab, E, {"religion": RELIGION}, 10, k=5)
-        model = fit_text_classifier(dom.validate(data.texts), data.y, E, units=8, layers=1, epochs=8,
-                                    random_state=0)
-        r = run_search(model, dom, method="adf_asc", seeds=data.texts, n_seeds=200, n_local=20, random_state=0)
+        dom, texts, model = trained_lstm(bias)
+        r = run_search(model, dom, method="adf_asc", seeds=texts, n_seeds=200, n_local=20, random_state=0)
         counts[bias] = r.count("adf")
         if bias:
             assert_text_pairs_valid(r, model, dom)

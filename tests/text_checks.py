@@ -50,6 +50,22 @@ def bench(bias=1.0, n=300, max_len=10, seed=0):
     return dom, data.texts, E
 
 
+def trained_lstm(bias, n=1500):
+    """``(domain, texts, model)``: a one-layer LSTM trained on a template corpus of ``n`` texts about RELIGION
+    terms with a planted bias ``bias`` against "muslim" (0: its unbiased twin; the same texts either way)."""
+    from fairnb.domains import TextDomain
+    from fairnb.text import Vocabulary, make_template_corpus
+    from fairnb.text.keras_model import fit_text_classifier
+
+    data = make_template_corpus(n=n, descriptors={"religion": RELIGION}, biased_against=["muslim"], bias=bias,
+                                random_state=0)
+    vocab = Vocabulary.build(data.tokens(), extra=RELIGION)
+    E = np.random.default_rng(0).normal(size=(len(vocab), 8)).astype("float32")
+    dom = TextDomain.with_embedding_neighbours(vocab, E, {"religion": RELIGION}, 10, k=5)
+    model = fit_text_classifier(dom.validate(data.texts), data.y, E, units=8, layers=1, epochs=8, random_state=0)
+    return dom, data.texts, model
+
+
 def biased_linear(dom, E, strength=4.0):
     """A linear model whose decision moves with the term "muslim" (and mildly with everything else)."""
     rng = np.random.default_rng(1)

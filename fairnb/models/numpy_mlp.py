@@ -112,6 +112,24 @@ class NumpyMLP:
     def layer_outputs(self, X: np.ndarray) -> list[np.ndarray]:
         return [self._act(z) for z in self._forward(X)[:-1]]
 
+    def predict_proba_from(self, A: np.ndarray, layer: int) -> np.ndarray:
+        """The output when hidden layer ``layer`` (0-based) has the activations ``A`` (``(n, width)``): the
+        rest of the network after an intervention on that layer's neurons.
+
+        >>> mlp = NumpyMLP([np.eye(2), np.ones((2, 1))], [np.zeros(2), np.zeros(1)])
+        >>> mlp.predict_proba_from(np.array([[0.0, 0.0]]), 0).tolist()
+        [[0.5, 0.5]]
+        """
+        if not 0 <= layer < len(self.weights) - 1:
+            raise ValueError(f"layer {layer} is not a hidden layer (0..{len(self.weights) - 2})")
+        a = np.asarray(A, dtype=self.dtype)
+        if a.ndim != 2 or a.shape[1] != self.weights[layer].shape[1]:
+            raise ValueError(f"hidden layer {layer} has {self.weights[layer].shape[1]} neurons; got shape {a.shape}")
+        for i in range(layer + 1, len(self.weights)):
+            z = a @ self.weights[i] + self.biases[i]
+            a = self._act(z) if i < len(self.weights) - 1 else z
+        return self._proba_from_logits(a)
+
     # ------------------------------------------------------------------ gradients
     def _backward(self, zs, delta, top: int):
         """Push ``delta`` = d s / d z_top back to the input."""

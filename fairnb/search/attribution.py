@@ -1,4 +1,4 @@
-"""Which features a model's decision on an input depends on: LIME's tabular explanation, batched.
+"""Which features a model's decision on an input depends on: LIME's tabular and text explanations, batched.
 
 ``lime_ranks`` ranks the features of many inputs at once the way ``lime.LimeTabularExplainer`` with
 ``discretize_continuous=False`` does for one: samples from N(mean, scale) of reference data (not around the
@@ -7,6 +7,9 @@ instance), the instance as the first sample, distances on the standardised sampl
 intercept) of the probability of class ``label`` on the standardised samples; features ranked by the absolute
 coefficient. One sample set serves every input of a call (LIME draws a fresh one per explanation, from the same
 distribution), so a batch costs one model call on the samples plus one on the inputs.
+
+``lime_text_coefficients`` explains token-id rows as LIME's text explainer does (positions as features, words
+masked by an unknown word); each text needs its own samples.
 
 Example
 -------
@@ -25,6 +28,15 @@ KERNEL_WIDTH = 0.75     # LIME's kernel width, times sqrt(number of features)
 RIDGE_ALPHA = 1.0       # LIME's default regressor: Ridge(alpha=1)
 
 
+def _ridge(total, sum_x, sum_y, sum_xx, sum_xy, alpha: float) -> np.ndarray:
+    """Per input, the coefficients of a weighted ridge regression with an intercept, from its weighted sums:
+    ``total`` (n,) the weights', ``sum_x`` (n, d), ``sum_y`` (n,), ``sum_xx`` (n, d, d) and ``sum_xy`` (n, d)."""
+    mean_x, mean_y = sum_x / total[:, None], sum_y / total
+    cov = sum_xx - total[:, None, None] * np.einsum("nd,ne->nde", mean_x, mean_x)
+    cross = sum_xy - total[:, None] * mean_x * mean_y[:, None]
+    return np.linalg.solve(cov + alpha * np.eye(mean_x.shape[1]), cross[..., None])[..., 0]
+
+
 def lime_coefficients(P_samples, P_inputs, S, s0, *, alpha: float = RIDGE_ALPHA) -> np.ndarray:
     """Per input, the coefficients of LIME's weighted ridge regression: ``S`` (N, d) the standardised samples and
     ``P_samples`` (N,) their outputs, ``s0`` (n, d) the standardised inputs and ``P_inputs`` (n,) theirs. Each
@@ -33,13 +45,9 @@ def lime_coefficients(P_samples, P_inputs, S, s0, *, alpha: float = RIDGE_ALPHA)
     width = KERNEL_WIDTH * np.sqrt(d)
     dist2 = (S ** 2).sum(1)[None, :] - 2 * s0 @ S.T + (s0 ** 2).sum(1)[:, None]        # (n, N)
     w = np.sqrt(np.exp(-np.maximum(dist2, 0) / width ** 2))
-    total = w.sum(1) + 1.0                                                              # the input's own weight is 1
-    mean_x = (w @ S + s0) / total[:, None]
-    mean_y = (w @ P_samples + P_inputs) / total
-    cov = np.einsum("nj,jd,je->nde", w, S, S) + np.einsum("nd,ne->nde", s0, s0)
-    cov -= total[:, None, None] * np.einsum("nd,ne->nde", mean_x, mean_x)
-    cross = w @ (S * P_samples[:, None]) + s0 * P_inputs[:, None] - total[:, None] * mean_x * mean_y[:, None]
-    return np.linalg.solve(cov + alpha * np.eye(d), cross[..., None])[..., 0]
+    sum_xx = np.einsum("nj,jd,je->nde", w, S, S) + np.einsum("nd,ne->nde", s0, s0)     # the input's own weight is 1
+    return _ridge(w.sum(1) + 1.0, w @ S + s0, w @ P_samples + P_inputs, sum_xx,
+                  w @ (S * P_samples[:, None]) + s0 * P_inputs[:, None], alpha)
 
 
 def lime_ranks(predict_proba, X, mean, scale, *, rng, n_samples: int = 5000, label: int = 1,
@@ -62,3 +70,58 @@ def lime_ranks(predict_proba, X, mean, scale, *, rng, n_samples: int = 5000, lab
     ranks = np.empty_like(order)
     np.put_along_axis(ranks, order, np.arange(X.shape[1])[None, :].repeat(len(X), 0), axis=1)
     return ranks
+
+
+TEXT_KERNEL_WIDTH = 25.0    # LimeTextExplainer's kernel width, on the cosine distance times 100
+TEXT_ROWS = 65536           # masked texts per model call of ``lime_text_coefficients``
+
+
+def lime_text_coefficients(predict_proba, X, *, rng, n_samples: int = 5000, mask_id: int = 1,
+                           pad_id: int = 0) -> np.ndarray:
+    """(n, L) each token's coefficient in LIME's text explanation of each of the token-id rows ``X``, for the
+    class the model gives the text (0 at padding).
+
+    As ``lime.LimeTextExplainer(bow=False)``: the features are the text's token positions; each of the
+    ``n_samples - 1`` samples replaces ``r`` of them, ``r`` uniform in ``1 .. words - 1``, chosen at random, by
+    ``mask_id`` (an unknown word; the text itself is the first sample); the sample's weight is LIME's kernel
+    ``sqrt(exp(-dist² / 25²))`` of ``dist = 100 (1 - cos)``, the cosine distance of its binary vector of kept
+    words to the text's; a weighted ridge regression (alpha 1) of the probability on that binary vector gives
+    the coefficients. Every text draws its own samples, so a text costs ``n_samples`` model rows.
+
+    >>> w = np.array([0.0, 0.0, 0.0, 2.0, -1.0])             # token 2 weighs nothing, 3 and 4 do
+    >>> predict = lambda ids: (lambda p: np.column_stack([1 - p, p]))(1 / (1 + np.exp(-w[ids.astype(int)].sum(1))))
+    >>> coef = lime_text_coefficients(predict, np.array([[0, 2, 3, 4]]), rng=np.random.default_rng(0), n_samples=500)
+    >>> np.argsort(-np.abs(coef[0])).tolist()[:3], float(coef[0, 0])          # padding (position 0): none
+    ([2, 3, 1], 0.0)
+    """
+    X = np.asarray(X).astype(np.int64)
+    n, L = X.shape
+    words = X != pad_id
+    labels = np.asarray(predict_proba(X), dtype=float).argmax(axis=1)
+    out = np.zeros((n, L))
+    per_call = max(1, TEXT_ROWS // n_samples)
+    for start in range(0, n, per_call):
+        rows = slice(start, start + per_call)
+        out[rows] = _text_chunk(predict_proba, X[rows], words[rows], labels[rows], rng, n_samples, mask_id)
+    return out
+
+
+def _text_chunk(predict_proba, X, words, labels, rng, n_samples, mask_id) -> np.ndarray:
+    c, L = X.shape
+    d = words.sum(1)                                                                   # (c,)
+    removed_n = np.floor(rng.random((c, n_samples)) * np.maximum(d - 1, 1)[:, None]).astype(int) + 1
+    removed_n[:, 0] = 0                                                                # the text itself
+    keys = np.where(words[:, None, :], rng.random((c, n_samples, L)), 2.0)
+    order = np.argsort(keys, axis=2)
+    place = np.empty_like(order)
+    np.put_along_axis(place, order, np.arange(L)[None, None, :].repeat(c, 0).repeat(n_samples, 1), axis=2)
+    kept = ~(place < removed_n[:, :, None])                                            # (c, N, L); padding kept
+    masked = np.where(kept, X[:, None, :], mask_id).reshape(-1, L)
+    P = np.asarray(predict_proba(masked), dtype=float).reshape(c, n_samples, -1)
+    y = P[np.arange(c), :, labels]                                                     # (c, N)
+    Z = (kept & words[:, None, :]).astype(float)                                       # padding: 0, constant
+    cos = np.sqrt(Z.sum(2) / np.maximum(d, 1)[:, None])
+    w = np.sqrt(np.exp(-((1 - cos) * 100) ** 2 / TEXT_KERNEL_WIDTH ** 2))
+    Zw = Z * w[:, :, None]
+    return _ridge(w.sum(1), Zw.sum(1), (w * y).sum(1), np.matmul(Zw.transpose(0, 2, 1), Z),
+                  np.einsum("cnl,cn->cl", Zw, y), RIDGE_ALPHA) * words

@@ -79,6 +79,12 @@ class ExpGA(Search):
         params = {"n_candidates": seeds, "n_local": local}
         return params if max_time is None else {**params, "max_time": max_time}
 
+    def _checked(self, model, domain, seeds):
+        if getattr(domain, "kind", None) == "text":
+            raise TypeError("expga searches tables; on texts use method='expga_text', ExpGA's text search "
+                            "(fairnb.search.expga_text.ExpGAText)")
+        return super()._checked(model, domain, seeds)
+
     def select_seeds(self, seeds, should_stop=None, domain=None) -> np.ndarray | None:
         """The candidates to explain: ``n_candidates`` of the given ``seeds`` at random (all when fewer), or None
         (random inputs)."""

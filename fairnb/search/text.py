@@ -98,6 +98,62 @@ def supports_text_gradients(model) -> bool:
     return callable(getattr(model, "embedding_gradient", None)) and getattr(model, "embedding_matrix", None) is not None
 
 
+def texts_up_to(domain, seeds, n: int, method: str) -> np.ndarray:
+    """The texts ``seeds`` as ids, up to the ``n``-th that holds a term of the protected group(s) (a search
+    skips the others among them); ValueError when none holds one."""
+    if seeds is None or not len(seeds):
+        raise ValueError(f"{method} starts from seed texts: pass seeds=[...] (strings or token-id rows)")
+    ids = domain.ids(seeds)
+    has = domain.sensitive_mask(ids).any(axis=1)
+    if not has.any():
+        raise ValueError(f"none of the {len(ids)} seeds holds a term of the protected group(s) "
+                         f"{list(domain.protected)}; give texts that mention one (e.g. {domain.term_groups.all_terms[:3]})")
+    return ids[: np.flatnonzero(has)[:n][-1] + 1]
+
+
+def use_text_seeds(ctx, seeds) -> tuple[np.ndarray, np.ndarray]:
+    """``(ids, rows)``: the seed texts as ids, declared as the run's seeds, and the rows that hold a term of the
+    protected group(s); the others are marked skipped (``NO_TERM``)."""
+    seeds = ctx.domain.ids(seeds)
+    ctx.use_seeds(seeds)
+    has = ctx.domain.sensitive_mask(seeds).any(axis=1)
+    ctx.seed_outcome(np.flatnonzero(~has), "skipped", reason=NO_TERM)
+    ctx.result.tally(skipped_seeds=Derived(seeds_without_a_term))
+    return seeds, np.flatnonzero(has)
+
+
+def pair_details(domain, embedding, X, C, seeds, chains, saliency) -> list[str]:
+    """The per-pair details of text pairs, as the compact JSON text ``Result`` keeps (plain Python values only):
+    the swapped ``term``, the substitution ``chain`` from the ``seeds`` (``(phase, iteration, position, old,
+    new, candidates, scores)`` each), the ``saliency`` per token and the ``validity`` vs the seed, measured in
+    ``embedding`` (None: one-hot token vectors, as for a black box)."""
+    from ..text import metrics
+
+    tokens = domain.vocab.tokens
+    pos, old, new = domain.swapped_terms(X, C)
+    E, S, F = embedding, seeds, X
+    if E is None:          # a black box: one-hot token vectors (L2 = sqrt(2 L0)), over the ids these texts use
+        used = np.union1d(0, np.concatenate([seeds, X]))       # padding keeps id 0
+        S, F, E = np.searchsorted(used, seeds), np.searchsorted(used, X), np.eye(len(used), dtype=np.float32)
+    l0, l2, jsc = metrics.l0(S, F), metrics.l2(S, F, E), metrics.jaccard(S, F)
+    bleu = metrics.bleu(S, F)
+    ss = metrics.sentence_similarity(S, F, metrics.mean_embedding_encoder(E))
+    out = []
+    for i in range(len(X)):
+        chain = [{"phase": ph, "iteration": int(it), "position": int(p), "old": tokens[o], "new": tokens[n_],
+                  "candidates": [tokens[c] for c in cs if c >= 0],
+                  "scores": [float(s) for s, c in zip(sc, cs) if c >= 0 and np.isfinite(s)]}
+                 for ph, it, p, o, n_, cs, sc in chains[i]]
+        out.append(json.dumps({
+            "term": old[i], "term_counterpart": new[i], "group": domain.term_group(old[i]) or "",
+            "position": int(pos[i]),
+            "saliency": [float(s) for s in saliency[i]] if np.isfinite(saliency[i]).all() else [],
+            "chain": chain,
+            "validity": {"l0": int(l0[i]), "l2": float(l2[i]), "jaccard": float(jsc[i]), "bleu": float(bleu[i]),
+                         "similarity": float(ss[i])}}, separators=(",", ":")))
+    return out
+
+
 class TextSubstitutionSearch(TwoPhase):
     """Base class of the text searches (see the module docstring): the two-phase skeleton
     (``fairnb.search.two_phase.TwoPhase``) with the ``WordSwap`` transformation.
@@ -203,28 +259,14 @@ class TextSubstitutionSearch(TwoPhase):
     def select_seeds(self, seeds, should_stop=None, domain=None) -> np.ndarray:
         """The texts ``seeds`` as ids, up to the ``n_seeds``-th that holds a term of the protected group(s) (the
         search skips the others among them)."""
-        if seeds is None or not len(seeds):
-            raise ValueError(f"{self.name} starts from seed texts: pass seeds=[...] (strings or token-id rows)")
-        dom = domain
-        ids = dom.ids(seeds)
-        has = dom.sensitive_mask(ids).any(axis=1)
-        if not has.any():
-            raise ValueError(f"none of the {len(ids)} seeds holds a term of the protected group(s) "
-                             f"{list(dom.protected)}; give texts that mention one (e.g. {dom.term_groups.all_terms[:3]})")
-        return ids[: np.flatnonzero(has)[: self.n_seeds][-1] + 1]
+        return texts_up_to(domain, seeds, self.n_seeds, self.name)
 
     def _begin_run(self, ctx):
         self._local_seen = self._local_found = None
         self._local_seeds = []
 
     def _prepare_seeds(self, ctx, seeds):
-        """The seed texts as ids; those without a term of the protected group(s) are skipped."""
-        seeds = ctx.domain.ids(seeds)
-        ctx.use_seeds(seeds)
-        has = ctx.domain.sensitive_mask(seeds).any(axis=1)
-        ctx.seed_outcome(np.flatnonzero(~has), "skipped", reason=NO_TERM)
-        ctx.result.tally(skipped_seeds=Derived(seeds_without_a_term))
-        return seeds, np.flatnonzero(has)
+        return use_text_seeds(ctx, seeds)
 
     def _begin(self, ctx, seeds):
         self._swap = WordSwap(ctx.domain, getattr(ctx.model, "embedding_matrix", None))
@@ -262,33 +304,7 @@ class TextSubstitutionSearch(TwoPhase):
         return verdict
 
     def _details(self, ctx, X, C, seeds, chains, saliency) -> list[str]:
-        """The per-pair details, as the compact JSON text ``Result`` keeps (plain Python values only)."""
-        from ..text import metrics
-
-        dom = ctx.domain
-        tokens = dom.vocab.tokens
-        pos, old, new = dom.swapped_terms(X, C)
-        E, S, F = self._swap.embedding, seeds, X
-        if E is None:          # a black box: one-hot token vectors (L2 = sqrt(2 L0)), over the ids these texts use
-            used = np.union1d(0, np.concatenate([seeds, X]))       # padding keeps id 0
-            S, F, E = np.searchsorted(used, seeds), np.searchsorted(used, X), np.eye(len(used), dtype=np.float32)
-        l0, l2, jsc = metrics.l0(S, F), metrics.l2(S, F, E), metrics.jaccard(S, F)
-        bleu = metrics.bleu(S, F)
-        ss = metrics.sentence_similarity(S, F, metrics.mean_embedding_encoder(E))
-        out = []
-        for i in range(len(X)):
-            chain = [{"phase": ph, "iteration": int(it), "position": int(p), "old": tokens[o], "new": tokens[n_],
-                      "candidates": [tokens[c] for c in cs if c >= 0],
-                      "scores": [float(s) for s, c in zip(sc, cs) if c >= 0 and np.isfinite(s)]}
-                     for ph, it, p, o, n_, cs, sc in chains[i]]
-            out.append(json.dumps({
-                "term": old[i], "term_counterpart": new[i], "group": dom.term_group(old[i]) or "",
-                "position": int(pos[i]),
-                "saliency": [float(s) for s in saliency[i]] if np.isfinite(saliency[i]).all() else [],
-                "chain": chain,
-                "validity": {"l0": int(l0[i]), "l2": float(l2[i]), "jaccard": float(jsc[i]), "bleu": float(bleu[i]),
-                             "similarity": float(ss[i])}}, separators=(",", ":")))
-        return out
+        return pair_details(ctx.domain, self._swap.embedding, X, C, seeds, chains, saliency)
 
 
 class TextASCBase(TextSubstitutionSearch):

@@ -211,6 +211,15 @@ class TwoPhase(Search):
         walk ends when no walker moved."""
         raise NotImplementedError
 
+    def _energy(self, verdict) -> np.ndarray:
+        """The energy the ``"metropolis"`` failure policy compares (lower is better): 0 on discriminatory
+        inputs, 1 elsewhere (ADF's reference code); DICE's is minus the spread of the output partitions."""
+        return (~verdict.discriminatory).astype(float)
+
+    def _start_energy(self, start: Pairs) -> np.ndarray:
+        """The energy of the walkers' starting points (global IDIs: 0 by ``_energy``'s default)."""
+        return np.zeros(len(start))
+
     def _check(self, ctx, X, phase: str, seed_ids, trace, t):
         """One oracle call for ``X`` and all its variants; returns the verdict."""
         verdict = yield Batch(X, phase=phase, seed_ids=seed_ids)
@@ -341,7 +350,7 @@ class TwoPhase(Search):
         CI, C, trace = start.variant.copy(), start.counterpart.copy(), start.trace
         G1 = G2 = plan = plan0 = None
         since = np.full(w, np.inf)           # forces a refresh at the first step
-        is_disc = np.ones(w, bool)
+        energy = self._start_energy(start)
         self._begin_population(ctx, "local", w)
         for t in range(self._local_steps()):
             r = np.flatnonzero(since >= interval)
@@ -370,11 +379,13 @@ class TwoPhase(Search):
             ok = v.discriminatory
             if policy == "accept":
                 keep = np.ones(w, bool)
-            elif policy == "metropolis":   # E = 0 on IDIs, 1 elsewhere; T = 1
-                keep = ok | ~is_disc | (ctx.rng.random(w) < np.exp(-1.0))
+            elif policy == "metropolis":   # T = 1: a move that raises the energy by dE is kept with e^-dE
+                proposed = self._energy(v)
+                keep = ctx.rng.random(w) < np.exp(np.minimum(energy - proposed, 0.0))
+                energy[keep] = proposed[keep]
             else:
                 keep = ok
-            X[keep], PX[keep], is_disc[keep] = candidate[keep], v.proba[keep], ok[keep]
+            X[keep], PX[keep] = candidate[keep], v.proba[keep]
             trace = None if trace is None else trace.replace(keep, moved_trace)
             new = np.flatnonzero(keep & ok)                          # the last known flipping variant
             CI[new] = self._local_counterpart(ctx, v)[new]
@@ -387,7 +398,7 @@ class TwoPhase(Search):
                 trace = None if trace is None else trace.replace(f, start.trace)
                 for p, p0 in zip(plan, plan0):
                     p[f] = p0[f]
-                since[f], is_disc[f] = 0, True
+                since[f] = 0
                 if G1 is not None:
                     G1[f], G2[f] = 0.0, 0.0
 

@@ -56,8 +56,11 @@ class PairInspector(PagedInspector):
     """
 
     _esm = STATIC / "pair_inspector.js"
+    _glossary_keys = summaries.NETWORK_KEYS
 
     columns = traitlets.List().tag(sync=True)
+    # what the hidden layers say, in words (NeuronFair's biased neurons beside DICE's severity and causal neurons)
+    network = traitlets.List().tag(sync=True)
     rows = traitlets.List().tag(sync=True)
     total = traitlets.Int(0).tag(sync=True)
     filters = traitlets.Dict().tag(sync=True)
@@ -69,9 +72,10 @@ class PairInspector(PagedInspector):
         self.class_names = _class_names(result.class_names if class_names is None else class_names)
         self._ids: list[int] = []
         self._table, columns = self._build_table(result, seeds)
-        metrics = summaries.field_metrics_line(result.summary())     # the field's metrics (docs/methods/metrics.md)
+        summary = result.summary()
+        metrics = summaries.field_metrics_line(summary)     # the field's metrics (docs/methods/metrics.md)
         super().__init__(title=f"{result.method or 'search'}: discriminatory pairs" + (f" ({metrics})" if metrics else ""),
-                         columns=columns,
+                         columns=columns, network=summaries.network_findings(summary),
                          n_pairs=len(self._table), page_size=page_size, **kwargs)
         self._refresh()
         self._update_detail()
@@ -101,8 +105,17 @@ class PairInspector(PagedInspector):
         body = "".join("<tr>" + "".join(f"<td>{html.escape(v)}</td>" for v in row["cells"]) + "</tr>"
                        for row in self.rows)
         return (f"<div class='fairnb-inspector-static'><b>{html.escape(self.title)}</b> "
-                f"({len(self.rows):,} of {self.total:,} shown){self.static_headline()}<table><thead><tr>{head}</tr></thead>"
+                f"({len(self.rows):,} of {self.total:,} shown){self.static_headline()}{self.static_network()}"
+                f"<table><thead><tr>{head}</tr></thead>"
                 f"<tbody>{body}</tbody></table></div>")
+
+    def static_network(self) -> str:
+        """``network`` as an escaped HTML list, each finding's label linked to its glossary entry ("" without any)."""
+        if not self.network:
+            return ""
+        items = "".join(f"<li>{summaries.term_html(f['key'], f['label'])}: {html.escape(f['text'])}</li>"
+                        for f in self.network)
+        return f"<ul class='fairnb-network'>{items}</ul>"
 
     # ------------------------------------------------------------------ validation of browser input
     @traitlets.validate("filters")

@@ -1,7 +1,7 @@
 // Front end of fairnb.widgets.PairInspector: a paged, sortable, filterable table of discriminatory
 // pairs (./paged_table.js), and a side-by-side view of the selected pair. The kernel owns the data: it
 // filters, sorts and sends one page of rows at a time, so 100,000 pairs never reach the browser at once.
-import { h, headline } from "./dom.js";
+import { glossaryTerm, h, headline } from "./dom.js";
 import { pagedTable } from "./paged_table.js";
 
 export { PAGE_SIZES, nextSelection, nextSort, pageCount } from "./paged_table.js";
@@ -14,9 +14,24 @@ export { PAGE_SIZES, nextSelection, nextSort, pageCount } from "./paged_table.js
  * @typedef {{
  *   columns: {name: string, kind: string}[], rows: {id: number, cells: string[]}[], total: number,
  *   n_pairs: number, page: number, page_size: number, sort_by: string, sort_descending: boolean,
- *   filters: Record<string, string>, selected_ids: number[], detail: Detail, title: string, version: number
+ *   filters: Record<string, string>, selected_ids: number[], detail: Detail, title: string, version: number,
+ *   network: {key: string, label: string, text: string}[]
  * }} InspectorState
  */
+
+/**
+ * What the network's hidden layers say, in words, each label with its glossary entry: NeuronFair's biased layer and
+ * neurons beside DICE's severity in bits and causal layer and neurons. Nothing when the search found none.
+ * @param {any} model the anywidget model
+ * @returns {HTMLElement | null}
+ */
+export function network(model) {
+  /** @type {{key: string, label: string, text: string}[]} */
+  const findings = model.get("network") ?? [];
+  if (!findings.length) return null;
+  return h("ul", { className: "fairnb-network" }, findings.map((f) =>
+    h("li", { attrs: { "data-key": f.key } }, [glossaryTerm(model, f.key, f.label), h("span", { text: `: ${f.text}` })])));
+}
 
 /** @type {import("@anywidget/types").Render<InspectorState>} */
 function render({ model, el }) {
@@ -26,6 +41,7 @@ function render({ model, el }) {
   el.appendChild(h("div", { className: "fairnb-inspector" }, [
     h("div", { className: "fairnb-toolbar" }, [t.title, t.count, t.clear]),
     headline(model),
+    network(model),
     t.wrap,
     t.pager,
     detail,

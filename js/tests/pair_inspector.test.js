@@ -200,6 +200,34 @@ describe("escaping", () => {
   });
 });
 
+describe("what the hidden layers say", () => {
+  const NETWORK = [
+    { key: "biased_neurons", label: "its biased neurons (NeuronFair)", text: "neurons 3, 7" },
+    { key: "causal_neurons", label: "its causal neurons (DICE)", text: "neuron 9 (fixing it removes 8.00 % of the discrimination)" },
+  ];
+  const GLOSSARY = {
+    causal_neurons: { tip: "Neurons whose fixing removes the most discrimination.", href: "https://example.org/g#causal" },
+  };
+
+  it("lists NeuronFair's and DICE's findings side by side, each label with its glossary link", () => {
+    widget.render({ model: fakeModel(state({ network: NETWORK, glossary: GLOSSARY })), el });
+    const items = [...el.querySelectorAll(".fairnb-network li")];
+    expect(items.map((li) => li.getAttribute("data-key"))).toEqual(["biased_neurons", "causal_neurons"]);
+    expect(items[1].textContent).toBe("its causal neurons (DICE)?: neuron 9 (fixing it removes 8.00 % of the discrimination)");
+    expect(items[1].querySelector("a.fairnb-glossary-link").getAttribute("href")).toBe("https://example.org/g#causal");
+    expect(items[0].querySelector("a")).toBeNull();      // no glossary entry sent: the plain word
+  });
+
+  it("shows nothing without findings, and findings as inert text", () => {
+    widget.render({ model: fakeModel(state()), el });
+    expect(el.querySelector(".fairnb-network")).toBeNull();
+    el.replaceChildren();
+    widget.render({ model: fakeModel(state({ network: [{ key: EVIL, label: EVIL, text: EVIL }] })), el });
+    expectInert(el);
+    expect(el.querySelector(".fairnb-network li").textContent).toBe(`${EVIL}: ${EVIL}`);
+  });
+});
+
 describe("helpers", () => {
   it("counts pages", () => {
     expect(pageCount(0, 25)).toBe(1);
