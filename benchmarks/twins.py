@@ -415,17 +415,19 @@ FACES_NOTE = (
     "seed with the exact re-rendering (`faces_exact`), against 17-49 % and 68-93 % for the biased detector. The "
     "twin's pairs are real pairs: the two faces of a pair share the search's change Δ_bias (the counterpart is "
     "x + Δ_senatt with the seed's flip fixed), so they differ only in the flip, up to clipping at 0 and 1. But none "
-    "of them is a face as it is: every twin pair on the exact flip was found on a face the search moved by the whole "
-    "pixel budget (`benchmarks/results/image_budgets.md`), on the edge of this small detector's decision, where "
-    "changing the skin pixels moves its probability by 0.1; 80-93 % of the biased detector's exact-flip pairs are "
-    "seed faces as they are. So the twin's count is set by the budget: at L∞ 0.1 (the default before) it found a "
-    "pair for 28-88 % of its seeds, at 8/255 (the default now, a change no larger than the renderer's own pixel "
-    "noise, sd 0.03) for 39-50 %, at 0.02 for about 20 %. Read as what a pair claims, \"this face, changed only in "
-    "skin tone, gets another decision\", a face moved by 0.1 in every pixel is no longer the seed face a reader "
-    "sees, hence the tighter default; it was not chosen for the ratio, which it does not bring to 3x: the biased "
-    "detector finds a pair for nearly every seed, so no ratio above *highest reachable ratio* is possible. "
-    "LFW reaches the ratio because there the search finds a pair for only 1-4 % of the twin's seeds. What "
-    "tells the synthetic twins apart is the natural rate: its intervals are apart on every seed.")
+    "of the twin's exact-flip pairs is a seed face as it is, and nearly all were found on a face the search had moved "
+    "by the whole pixel budget (`benchmarks/results/image_budgets.md`), on the edge of this small detector's "
+    "decision, where changing the skin pixels moves its probability by 0.1; 68-93 % of the biased detector's "
+    "exact-flip pairs are seed faces as they are. So the twin's count is set by the budget: at L∞ 0.1 (the default "
+    "before) the exact flip gave a pair for 28-88 % of its seeds, at 8/255 (the default now) for 40-50 %, at 0.02 "
+    "for about 22 % (seed 0). Read as what a pair claims, \"this face, changed only in skin tone, gets another "
+    "decision\", a face moved by 25 levels in every pixel is no longer the seed face a reader sees: hence the "
+    "tighter default (8/255, the L∞ radius of \"the same image\" for photographs this size, and no more than the "
+    "renderer's own pixel noise, sd 0.03). It was not chosen for the ratio, which it raises from 1.3-2.2x to 2.1-2.6x "
+    "but not to 3x: the biased detector finds a pair for nearly every seed with the exact flip, so no ratio above "
+    "*highest reachable ratio* is possible. LFW reaches the ratio because there the search finds a pair for at most "
+    "1 % of the twin's seeds. What tells the synthetic twins apart is the natural rate: its intervals are apart on "
+    "every seed.")
 
 
 def _pct(x) -> str:
