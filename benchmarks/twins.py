@@ -372,21 +372,20 @@ def annotated_twin(summary) -> list[str]:
 
 
 REDDITBIAS_NOTE = (
-    "The twin is close to blind to the planted term as it stands; what the searches find on it are comments they "
-    "changed. Measured without a search on the held-out comments (`benchmarks/results/twin_invariance.md`, three "
-    "training seeds): swapping \"black\" into a comment moves the twin's probability by 0.013 on average (the "
-    "planted model's by 0.11), and some race-term swap changes its decision by at least 0.1 for 2.6 % of the "
-    "comments (the planted model's: 58 %). So the explanation given before, that the twin learns from RedditBias's "
-    "annotations that \"black\" carries label information (42 % vs 60 % stereotype), does not hold: a swap to "
-    "\"black\" barely moves it. The searches' local walks change up to 4 words of a comment and keep the changed "
-    "comment where a swap moves this weak LSTM's probability by 0.1, and 45 % of the twin's comments are scored within "
-    "0.1 of 0.5 to start from. A twin trained on the annotations counterfactually augmented (every race term "
-    "swapped for every other, the label kept: `redditbias_counterfactual`, the same biased rows) is not blinder "
-    "(0.036 to \"black\", material natural rate 13 %): trained on 2.4x the rows it decides more confidently (8 % "
-    "of comments within 0.1 of 0.5) and a swap of a rare term (\"hottentots\", \"bushmen\") moves it more. Its "
-    "natural rate is lower (11.0 % vs 16.7 %) but its valid IDIs are about the same, so the twin's recipe is not "
-    "what holds the ratio under 3x, and the annotation twin stays the table's control. The natural-rate intervals "
-    "are apart on every seed for both.")
+    "Measured without a search on the held-out comments (`benchmarks/results/twin_invariance.md`, three training "
+    "seeds): swapping \"black\" into a comment moves the twin's probability by 0.012 on average, the planted "
+    "model's by 0.134. So the explanation given before, that the twin learns from RedditBias's annotations that "
+    "\"black\" carries label information (42 % vs 60 % stereotype), does not hold: the twin is nearly blind to the "
+    "planted term. It is not blind to the race terms as a whole: some race-term swap changes its decision by at "
+    "least 0.1 for 10.8 % of the comments (2.3-15.6 % per seed; the planted model: 59.1 %), swaps to rare terms "
+    "moving it most (seed 0: \"australoid\" 0.039, \"black\" 0.013), and the searches, whose walks change up to "
+    "4 words, find many more such comments. A twin trained on the annotations counterfactually augmented (every "
+    "race term swapped for every other, the label kept: `redditbias_counterfactual`, the same biased rows) is no "
+    "blinder: 0.025 to \"black\", a material natural rate of 11.3 %; trained on 2.4x the rows it decides more "
+    "confidently (7 % of its comments within 0.1 of 0.5, the annotation twin's 27 %), so a swap that moves it moves "
+    "it further. Its natural rate in the searches is lower (11.0 % vs 16.7 %) but its valid IDIs are about the same "
+    "(ratios 2.61-5.14x against 2.69-4.97x): the twin's recipe is not what holds the ratio under 3x, and the "
+    "annotation twin stays the table's control. The natural-rate intervals are apart on every seed for both.")
 
 
 def image_ceiling(summary) -> list[str]:
@@ -415,8 +414,9 @@ FACES_NOTE = (
     "seed with the exact re-rendering (`faces_exact`), against 17-49 % and 68-93 % for the biased detector. The "
     "twin's pairs are real pairs: the two faces of a pair share the search's change Δ_bias (the counterpart is "
     "x + Δ_senatt with the seed's flip fixed), so they differ only in the flip, up to clipping at 0 and 1. But none "
-    "of the twin's exact-flip pairs is a seed face as it is, and nearly all were found on a face the search had moved "
-    "by the whole pixel budget (`benchmarks/results/image_budgets.md`), on the edge of this small detector's "
+    "of the twin's pairs is a seed face as it is, and under the default budget every one was found on a face the "
+    "search had moved by the whole budget (seed 0, both flips; 64-100 % under 0.1: "
+    "`benchmarks/results/image_budgets.md`), on the edge of this small detector's "
     "decision, where changing the skin pixels moves its probability by 0.1; 68-93 % of the biased detector's "
     "exact-flip pairs are seed faces as they are. So the twin's count is set by the budget: at L∞ 0.1 (the default "
     "before) the exact flip gave a pair for 28-88 % of its seeds, at 8/255 (the default now) for 40-50 %, at 0.02 "
@@ -424,8 +424,10 @@ FACES_NOTE = (
     "decision\", a face moved by 25 levels in every pixel is no longer the seed face a reader sees: hence the "
     "tighter default (8/255, the L∞ radius of \"the same image\" for photographs this size, and no more than the "
     "renderer's own pixel noise, sd 0.03). It was not chosen for the ratio, which it raises from 1.3-2.2x to 2.1-2.6x "
-    "but not to 3x: the biased detector finds a pair for nearly every seed with the exact flip, so no ratio above "
-    "*highest reachable ratio* is possible. LFW reaches the ratio because there the search finds a pair for at most "
+    "but not to 3x. With the exact flip the biased detector finds a pair for nearly every seed, so no ratio above "
+    "*highest reachable ratio* is possible; with the FGSM flip that ceiling does not bind (3.2-6.3x): the FGSM "
+    "flip needs a move too, and the tighter budget also costs the biased detector pairs (41-68 % of its seeds give "
+    "one, 60-85 % under 0.1). LFW reaches the ratio because there the search finds a pair for at most "
     "1 % of the twin's seeds. What tells the synthetic twins apart is the natural rate: its intervals are apart on "
     "every seed.")
 
