@@ -427,7 +427,9 @@ FACES_NOTE = (
     "but not to 3x. With the exact flip the biased detector finds a pair for nearly every seed, so no ratio above "
     "*highest reachable ratio* is possible; with the FGSM flip that ceiling does not bind (3.2-6.3x): the FGSM "
     "flip needs a move too, and the tighter budget also costs the biased detector pairs (41-68 % of its seeds give "
-    "one, 60-85 % under 0.1). LFW reaches the ratio because there the search finds a pair for at most "
+    "one, 60-85 % under 0.1). The global step (0.15, the paper's) is no lever either: under 8/255, steps 0.05 and "
+    "0.015 leave the twin 91-99 and 68-101 exact-flip pairs (seed 0, `benchmarks/results/image_budgets_steps.md`; "
+    "ratios 1.9-2.9x). LFW reaches the ratio because there the search finds a pair for at most "
     "1 % of the twin's seeds. What tells the synthetic twins apart is the natural rate: its intervals are apart on "
     "every seed.")
 
