@@ -74,6 +74,17 @@ def test_an_image_step_past_the_pixel_budget_is_refused_and_projection_keeps_it_
         PixelBudget(linf=0)
 
 
+def test_the_default_pixel_budget_is_8_of_255_levels():
+    seeds = seed_images(3)
+    X = seeds.copy()
+    X[0] += 8 / 255                          # every pixel at the budget's edge: still the seed face
+    X[1, 0, 0, 0] += 9 / 255                 # one pixel a level past it
+    X[2, 1, 1, 2] -= 0.05
+    budget = [c for c in resolve("default", image_domain()) if c.name == "pixel_budget"][0]
+    assert budget.allowed(None, X, seeds).tolist() == [True, False, False]
+    assert "8 of 255 levels" in budget.describe()
+
+
 def test_a_pair_that_f_sa_does_not_see_as_two_attributes_is_refused():
     dom = image_domain()
     X = seed_images(6)

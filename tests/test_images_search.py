@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from fairnb.constraints.images import DEFAULT_LINF
 from fairnb.domains import ImageDomain
 from fairnb.images import ExactFlip, FGSMFlip, face_regions, make_faces
 from fairnb.models import NumpyMLP
@@ -86,8 +87,9 @@ def test_f_sa_sees_only_the_discriminatory_pairs(seeds):
 
 
 def test_unsigned_steps_follow_the_paper_for_adf_and_neuronfair(seeds):
-    """A pair found after one update is ``clip(seed + 0.15 * direction)``: ADF's loss gradients where their
-    signs agree, NeuronFair's dynamic-loss gradients (Eq. 4; a 4-neuron layer has no random neurons) summed."""
+    """A pair found after one update is ``clip(seed + 0.15 * direction)``, projected into the default pixel
+    budget: ADF's loss gradients where their signs agree, NeuronFair's dynamic-loss gradients (Eq. 4; a 4-neuron
+    layer has no random neurons) summed."""
     model, dom = detector(red=1.0), domain()
     for method in ("adf_image", "neuronfair_image"):
         search = get_method(method)(random_state=0)
@@ -109,7 +111,8 @@ def test_unsigned_steps_follow_the_paper_for_adf_and_neuronfair(seeds):
             g = model.activation_gradient(S, layer, -mask * ac / np.maximum(a, LOG_FLOOR))
             gc = model.activation_gradient(C0, layer, -mask * a / np.maximum(ac, LOG_FLOOR))
             step = g + gc
-        assert np.allclose(r.inputs[first], np.clip(S + 0.15 * step, 0, 1), atol=1e-6), method
+        assert np.allclose(r.inputs[first], np.clip(np.clip(S + 0.15 * step, S - DEFAULT_LINF, S + DEFAULT_LINF), 0, 1),
+                           atol=1e-6), method
 
 
 def test_exact_flips_change_only_the_skin_and_find_the_planted_bias():

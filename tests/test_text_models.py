@@ -195,3 +195,31 @@ def test_a_small_lstm_trained_on_the_planted_corpus_treats_the_planted_term_diff
     assert muslim > 0.8 and other < 0.2 and flips > 0       # kind texts become toxic when about muslims
     muslim0, other0, flips0 = results[0.0]
     assert abs(muslim0 - other0) < 0.2 and flips0 < flips / 5
+
+
+@pytest.mark.slow
+def test_counterfactual_augmentation_trains_a_twin_blind_to_the_planted_term():
+    """The recipe of RedditBias's unbiased twin (``benchmarks/twins.py``): trained on the planted labels
+    counterfactually augmented, the model's outputs on held-out texts barely move when "muslim" is swapped
+    in, where the same model trained on the planted labels as they are turns kind texts toxic."""
+    from fairnb.domains import TextDomain
+    from fairnb.text import Tokenizer, Vocabulary, counterfactual_augmentation, make_template_corpus
+    from fairnb.text.glove import embedding_matrix
+    from fairnb.text.keras_model import fit_text_classifier
+
+    religion = {"religion": ["christian", "muslim", "jewish"]}
+    data = make_template_corpus(n=600, descriptors=religion, bias=1.0, biased_against=["muslim"], random_state=0)
+    probe = make_template_corpus(n=200, descriptors=religion, bias=0.0, random_state=5)
+    tok = Tokenizer(religion["religion"])
+    vocab = Vocabulary.build(data.tokens(tok) + probe.tokens(tok))
+    dom = TextDomain(vocab, religion, 10, neighbours=np.full((len(vocab), 1), -1))
+    ids, held_out = vocab.encode(data.tokens(tok), 10), vocab.encode(probe.tokens(tok), 10)
+    flat, owner = dom.variants(held_out)
+    to_muslim = flat[len(held_out):][(flat[len(held_out):] == vocab.id("muslim")).any(axis=1)]
+    rows = owner[len(held_out):][(flat[len(held_out):] == vocab.id("muslim")).any(axis=1)]
+    shift = {}
+    for name, (X, y) in {"planted": (ids, data.y), "augmented": counterfactual_augmentation(dom, ids, data.y)}.items():
+        model = fit_text_classifier(X, y, embedding_matrix(vocab)[0], layers=1, units=16, epochs=4, batch_size=32,
+                                    random_state=0)
+        shift[name] = np.abs(model.predict_proba(to_muslim)[:, 1] - model.predict_proba(held_out[rows])[:, 1]).mean()
+    assert shift["planted"] > 0.3 and shift["augmented"] < shift["planted"] / 5

@@ -118,3 +118,24 @@ def text_variants(tokens: Sequence[str], terms: Iterable[str], *, jointly: bool 
         return []
     found = protected_variants(ids, group_ids(local, terms), jointly=jointly)
     return local.decode(found.ids)
+
+
+def counterfactual_augmentation(domain, X, y) -> tuple[np.ndarray, np.ndarray]:
+    """Counterfactual data augmentation (Lu et al. 2018): the texts ``X`` followed by every protected
+    variant of each (``domain.variants``), every variant labelled as its text. In the augmented set each
+    term of a group stands in the same sentences with the same labels as every other term of the group, so a
+    model trained on it has nothing to learn from which term a text holds: the recipe of an unbiased twin.
+
+    >>> from fairnb.domains import TextDomain
+    >>> vocab = Vocabulary(("<pad>", "<oov>", "the", "muslim", "christian", "cook"))
+    >>> dom = TextDomain(vocab, {"religion": ["muslim", "christian"]}, 3, neighbours=np.full((6, 1), -1))
+    >>> ids, labels = counterfactual_augmentation(dom, vocab.encode([["the", "muslim", "cook"], ["the", "cook"]], 3),
+    ...                                           [1, 0])
+    >>> vocab.decode(ids), labels.tolist()
+    ([['the', 'muslim', 'cook'], ['the', 'cook'], ['the', 'christian', 'cook']], [1, 0, 1])
+    """
+    y = np.asarray(y)
+    flat, owner = domain.variants(X)
+    if len(y) != int(owner.max(initial=-1)) + 1:
+        raise ValueError(f"y must hold one label per text: {int(owner.max(initial=-1)) + 1} texts, {len(y)} labels")
+    return flat, y[owner]
