@@ -308,6 +308,27 @@ def test_a_ctrl_c_that_z3s_finaliser_swallows_still_ends_sg(synthetic, biased_mo
     assert_sound(result, biased_model, synthetic.domain)
 
 
+def test_a_ctrl_c_lost_in_a_finaliser_during_the_last_batch_still_reads_interrupted(synthetic, biased_model,
+                                                                                    monkeypatch):
+    """The Ctrl-C lands in a finaliser (dropped there) while the last batch is recorded, and the search then
+    ends on its own: it used to read "completed" (or "budget"), as if nobody had pressed anything."""
+    class PressesWhenFreed:
+        def __del__(self):
+            signal.raise_signal(signal.SIGINT)        # handled inside this finaliser, and dropped there
+
+    def on_last_batch(event):
+        if event.kind == "progress" and event.tried >= 2_000:
+            PressesWhenFreed()
+
+    dropped = []
+    monkeypatch.setattr(sys, "unraisablehook", lambda unraisable: dropped.append(unraisable.exc_type))
+    result = _run(fast_search("random", n_samples=2_000, batch_size=500), biased_model, synthetic,
+                  listeners=[on_last_batch])
+    assert dropped == [KeyboardInterrupt] and result.tried == 2_000
+    assert result.status == "interrupted"
+    assert_sound(result, biased_model, synthetic.domain)
+
+
 def test_an_interrupt_noted_inside_a_deferred_block_reaches_the_noting_block():
     from fairnb.interrupts import deferred_interrupts, noted_interrupts
 

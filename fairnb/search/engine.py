@@ -353,8 +353,8 @@ class Engine:
                         if status != "running":
                             break
                         batch = strategy.send(self.check(batch))
-                except StopIteration:
-                    status = self.out_of_budget() or "completed"
+                except StopIteration:      # a Ctrl-C noted in the last batch still counts
+                    status = "interrupted" if pressed.arrived else self.out_of_budget() or "completed"
         except KeyboardInterrupt:      # also a second one, arriving in the handler above
             status = "interrupted"
         except Exception as e:         # noqa: BLE001 - kept in the Result, re-raised by Search.run
