@@ -163,6 +163,15 @@ def test_an_image_result_saves_and_loads_with_its_pairs_and_details(tmp_path, se
     assert restored.pair_columns(back.inputs, back.counterparts)["tint'"] == r.pairs["tint'"].tolist()
 
 
+def test_float32_seed_images_are_kept_as_given_at_half_the_memory(seeds):
+    given = seeds[:20].astype(np.float32)
+    r = get_method("eidig_image")(random_state=0).run(detector(red=1.0), domain(), seeds=given)
+    kept = r.extras["seeds"]
+    assert kept.dtype == np.float32 and np.array_equal(kept, given) and r.count() > 0
+    given[:] = 0                                                  # the caller's array is not the Result's
+    assert kept.any()
+
+
 @pytest.mark.slow
 def test_retraining_with_image_pairs_adds_them_as_faces_and_measures_the_detector(seeds, tmp_path):
     import pandas as pd
