@@ -198,6 +198,25 @@ def test_retraining_with_image_pairs_adds_them_as_faces_and_measures_the_detecto
         fairnb.mitigate(model, Result.load(found.save(tmp_path / "found.csv")), data)
 
 
+def test_retraining_on_float32_images_adds_the_pairs_in_float32(seeds):
+    import pandas as pd
+
+    import fairnb
+    from fairnb.images import ImageDataset
+
+    model, images = detector(red=1.0), seeds.astype(np.float32)
+    tint = (images[..., 0].mean(axis=(1, 2)) > 0.4).astype(int)
+    data = ImageDataset("toy", images, model.predict_proba(images).argmax(1), pd.DataFrame({"tint": tint}), "tint",
+                        test_size=0.3)
+    train, _ = data.split_indices()
+    found = get_method("adf_image")(random_state=0).run(model, domain(), seeds=data.X[train[data.y[train] == 1]])
+    retrainer = fairnb.mitigation.Retrainer(augment="pair", epochs=2, random_state=0, repeats=1, control=False).fit(
+        model, found, data)
+    X_add, _ = retrainer.samples_["adf_image"][0]
+    assert len(found) > 0 and X_add.dtype == np.float32                 # half the memory of float64 images
+    assert np.array_equal(X_add, np.concatenate([found.inputs, found.counterparts]).astype(np.float32))
+
+
 @pytest.mark.parametrize("method", METHODS)
 def test_ctrl_c_returns_the_image_result_found_so_far(method, seeds):
     model, dom = detector(red=1.0), domain()
