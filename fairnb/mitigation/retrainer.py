@@ -46,6 +46,7 @@ from numbers import Real
 import numpy as np
 import pandas as pd
 
+from .. import heap
 from ..models import wrap
 from ..models.training import accuracy
 from ..params import COUNT, POSITIVE, RANDOM_STATE, Estimator, Interval, Options
@@ -143,6 +144,7 @@ class Retrainer(Estimator):
                 runs = self._fit_group(model, result, data)
             else:
                 runs = self._fit_individual(model, result, data)
+            heap.release()        # the retrainings' copies of the training data are freed: give their pages back
             self.models_[name] = [r.pop("model") for r in runs]
             self.samples_[name] = [r.pop("samples") for r in runs]
             before = self._measure_before(model, result.result if isinstance(result, _Control) else result, data)

@@ -39,6 +39,7 @@ from typing import Callable, Generator
 
 import numpy as np
 
+from .. import heap
 from ..interrupts import deferred_interrupts, noted_interrupts
 from ..domains.base import check_convention, require_capabilities
 from ..oracle import Oracle, Verdict, make_oracle
@@ -515,6 +516,8 @@ class Search(Estimator):
                 result.status, result.elapsed = "interrupted", self.engine_.elapsed
         finally:
             self._busy.release()
+        if result.elapsed >= heap.RELEASE_AFTER_S:    # its temporary arrays are freed: give their pages back
+            heap.release()
         if result.status == "failed":
             error = result.error
             error.result = result
