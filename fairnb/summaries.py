@@ -195,6 +195,10 @@ TERMS = {
     "senatt": ("Δ_senatt and Δ_bias", "Δ_senatt: the attribute flip made to the face (the counterpart)."),
     "bias": ("Δ_senatt and Δ_bias", "Δ_bias: the small change the search made to the seed face (the input)."),
     "exact": (_FLIP, "The face re-rendered with the other attribute value (ExactFlip), for comparison."),
+    "flip_steps": ("FGSM", "The signed-gradient steps FGSMFlip took until f_sa saw the other value; ε is their "
+                           "total size per pixel."),
+    "flip_ok": (_FLIP, "Whether the attribute flip made f_sa see the other value."),
+    "iteration": (_PHASES, "The global-phase step at which the search reached this discriminatory input."),
 }
 SHARES = ("success_rate", "precision", "natural_rate", "natural_low", "natural_high", "local_success_rate", "gsr",
           "flip_success_rate", "f_sa_accuracy", "discriminatory_share", "share_ci_low", "share_ci_high")   # as %

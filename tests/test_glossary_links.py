@@ -83,3 +83,41 @@ def test_labels_and_definitions_are_escaped(monkeypatch):
     out = summaries.term_html("evil", "<img src=x onerror=alert(1)>")
     assert "<script>" not in out and "<img" not in out
     assert "&lt;img src=x onerror=alert(1)&gt;" in out and "&lt;script&gt;" in out
+
+
+def test_compares_column_headings_link_their_glossary_entries(synthetic, biased_model):
+    runs = {"a": fairnb.run_search(biased_model, synthetic.domain, max_tried=500, random_state=0, progress=False),
+            "ended": fairnb.run_search(biased_model, synthetic.domain, max_tried=500, random_state=1, progress=False)}
+    cmp = fairnb.compare(runs)
+    parser = _Terms()
+    parser.feed(cmp._repr_html_())
+    heads = {row["text"].strip(): row for row in parser.rows}
+    assert len(cmp.table.columns) > 8
+    entries = {(f"{GLOSSARY_URL}#{glossary_slug(heading)}", tip) for heading, tip in TERMS.values()}
+    for column in cmp.table.columns:                  # every heading: a definition and its glossary entry
+        row = heads[f"{column} ?"]
+        assert (row["href"], row["title"]) in entries, column
+    for column, key in [("ended", "status"), ("candidates checked", "tried"), ("unique IDIs", "unique_idis_eidig"),
+                        ("success rate", "success_rate"), ("seeds discriminatory as they are", "natural_rate")]:
+        assert heads[f"{column} ?"]["title"] == TERMS[key][1], column
+    assert heads["ended"]["href"] is None        # a search labelled like a column stays a plain label
+
+
+def test_the_image_inspectors_norms_table_links_its_words_escaped(monkeypatch):
+    from fairnb.widgets.image_inspector import ImageInspector
+    from image_pairs import Nudge, RedSquares, detector
+
+    result = Nudge(random_state=0, progress=False).run(detector, RedSquares())
+    ins = ImageInspector(result)
+    ins.set_state({"selected_ids": [5]})
+    norms = ins.detail["norms"]
+    assert {n["name"] for n in norms} >= {"‖Δ_bias‖₂", "‖Δ_senatt‖∞", "FGSM flip steps",
+                                          "f_sa still disagrees at the end"}
+    assert all(n["term"] in ins.glossary for n in norms), [n for n in norms if n["term"] not in ins.glossary]
+    monkeypatch.setitem(TERMS, "flip_steps", ("FGSM", "<script>alert(1)</script>"))
+    parser = _Terms()
+    parser.feed(ins.static_html())
+    rows = {row["text"].strip(): row for row in parser.rows}
+    assert rows["‖Δ_senatt‖₂ ?"]["href"] == f"{GLOSSARY_URL}#{glossary_slug(TERMS['senatt'][0])}"
+    assert rows["FGSM flip steps ?"]["title"] == "<script>alert(1)</script>"        # parsed back from escaped text
+    assert "<script>" not in ins.static_html()

@@ -71,6 +71,27 @@ def test_keras_image_adapter_does_not_retrace_for_new_batch_sizes(tiny_cnn):
     assert model._layers_fn.experimental_get_tracing_count() == 1
 
 
+def test_large_image_batches_reach_tensorflow_in_chunks_of_bounded_size(tiny_cnn, monkeypatch):
+    """A thousand images in one TensorFlow call left hundreds of MB of heap behind (tutorial 05's searches): the
+    adapter sends at most ``CHUNK_VALUES`` input values per call, with the same results."""
+    import fairnb.models.keras as adapter
+
+    model = wrap(tiny_cnn)
+    rng = np.random.default_rng(0)
+    X, c, w = rng.random((50, *SHAPE)), rng.integers(0, 2, 50), rng.normal(size=(50, 48))
+    whole = model.predict_proba(X), model.input_gradient(X, c, of="loss"), model.activation_gradient(X, 0, w)
+    monkeypatch.setattr(adapter, "CHUNK_VALUES", 8 * int(np.prod(SHAPE)))      # 8 images per call
+    assert model.chunk_rows == 8
+    sizes = []
+    for fns, key in ((model.__dict__, "_proba_fn"), (model._grad_fns, "loss"), (model._act_grad_fns, 0)):
+        traced = fns[key]
+        fns[key] = lambda x, *rest, traced=traced: (sizes.append(len(x)), traced(x, *rest))[1]
+    chunked = model.predict_proba(X), model.input_gradient(X, c, of="loss"), model.activation_gradient(X, 0, w)
+    assert sizes == 3 * ([8] * 6 + [2])
+    for a, b in zip(whole, chunked):
+        assert np.allclose(a, b, atol=1e-6)
+
+
 def test_fgsm_on_a_keras_linear_attribute_classifier_on_images_matches_the_closed_form():
     import keras
 

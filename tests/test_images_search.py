@@ -166,6 +166,15 @@ def test_an_image_result_saves_and_loads_with_its_pairs_and_details(tmp_path, se
     assert restored.pair_columns(back.inputs, back.counterparts)["tint'"] == r.pairs["tint'"].tolist()
 
 
+def test_float32_seed_images_are_kept_as_given_at_half_the_memory(seeds):
+    given = seeds[:20].astype(np.float32)
+    r = get_method("eidig_image")(random_state=0).run(detector(red=1.0), domain(), seeds=given)
+    kept = r.extras["seeds"]
+    assert kept.dtype == np.float32 and np.array_equal(kept, given) and r.count() > 0
+    given[:] = 0                                                  # the caller's array is not the Result's
+    assert kept.any()
+
+
 @pytest.mark.slow
 def test_retraining_with_image_pairs_adds_them_as_faces_and_measures_the_detector(seeds, tmp_path):
     import pandas as pd
@@ -190,6 +199,25 @@ def test_retraining_with_image_pairs_adds_them_as_faces_and_measures_the_detecto
     assert frame.loc["attribute_auc", "before"] > 0 and frame.loc["attribute_auc", "added"] == len(X_add)
     with pytest.raises(ValueError, match="no attribute flipper"):               # a reloaded Result
         fairnb.mitigate(model, Result.load(found.save(tmp_path / "found.csv")), data)
+
+
+def test_retraining_on_float32_images_adds_the_pairs_in_float32(seeds):
+    import pandas as pd
+
+    import fairnb
+    from fairnb.images import ImageDataset
+
+    model, images = detector(red=1.0), seeds.astype(np.float32)
+    tint = (images[..., 0].mean(axis=(1, 2)) > 0.4).astype(int)
+    data = ImageDataset("toy", images, model.predict_proba(images).argmax(1), pd.DataFrame({"tint": tint}), "tint",
+                        test_size=0.3)
+    train, _ = data.split_indices()
+    found = get_method("adf_image")(random_state=0).run(model, domain(), seeds=data.X[train[data.y[train] == 1]])
+    retrainer = fairnb.mitigation.Retrainer(augment="pair", epochs=2, random_state=0, repeats=1, control=False).fit(
+        model, found, data)
+    X_add, _ = retrainer.samples_["adf_image"][0]
+    assert len(found) > 0 and X_add.dtype == np.float32                 # half the memory of float64 images
+    assert np.array_equal(X_add, np.concatenate([found.inputs, found.counterparts]).astype(np.float32))
 
 
 @pytest.mark.parametrize("method", METHODS)

@@ -165,10 +165,12 @@ class ImageDomain:
 
     # ------------------------------------------------------------------ inputs
     def validate(self, items, *, what: str = "input") -> np.ndarray:
-        """``items`` as a float array ``(n, h, w, c)`` (one image ``(h, w, c)`` becomes a batch of one), or a
-        ``ValueError`` naming the problem (shape, NaN, pixels outside [0, 1])."""
+        """``items`` as a float array ``(n, h, w, c)`` (one image ``(h, w, c)`` becomes a batch of one; float32
+        stays float32, other types become float64), or a ``ValueError`` naming the problem (shape, NaN, pixels
+        outside [0, 1])."""
         try:
-            X = np.asarray(items, dtype=float)
+            X = np.asarray(items)
+            X = X if X.dtype == np.float32 else X.astype(float)
         except (TypeError, ValueError) as e:
             raise ValueError(f"{what} is not a numeric image batch: {e}") from None
         if X.shape == self.shape:

@@ -70,7 +70,7 @@ def _retrain_keras(model, X, y, mode, epochs, learning_rate, random_state):
     units = new.outputs[0].shape[-1]
     loss = "binary_crossentropy" if units == 1 else "sparse_categorical_crossentropy"
     new.compile(optimizer=keras.optimizers.Adam(learning_rate), loss=loss)
-    new.fit(X.astype("float32"), y.astype("float32" if units == 1 else "int64"), epochs=epochs,
+    new.fit(np.asarray(X, "float32"), y.astype("float32" if units == 1 else "int64"), epochs=epochs,
             batch_size=128, verbose=0, shuffle=True)
     return new
 

@@ -46,6 +46,7 @@ from numbers import Real
 import numpy as np
 import pandas as pd
 
+from .. import heap
 from ..models import wrap
 from ..models.training import accuracy
 from ..params import COUNT, POSITIVE, RANDOM_STATE, Estimator, Interval, Options
@@ -143,6 +144,7 @@ class Retrainer(Estimator):
                 runs = self._fit_group(model, result, data)
             else:
                 runs = self._fit_individual(model, result, data)
+            heap.release()        # the retrainings' copies of the training data are freed: give their pages back
             self.models_[name] = [r.pop("model") for r in runs]
             self.samples_[name] = [r.pop("samples") for r in runs]
             before = self._measure_before(model, result.result if isinstance(result, _Control) else result, data)
@@ -211,7 +213,7 @@ class Retrainer(Estimator):
             y_sel = self._label(rule, model, result, rows, X_sel)
             X_add, y_add = _augment(self.augment, result.domain, X_sel, C_sel, y_sel)
             keep = np.array([row.tobytes() not in held_out for row in X_add], dtype=bool)
-            X_add, y_add = X_add[keep], y_add[keep]
+            X_add, y_add = _like(X_add[keep], X_train), y_add[keep]
             new = retrain_model(model, np.concatenate([X_train, X_add]), np.concatenate([y_train, y_add]),
                                 mode=self.mode, epochs=self.epochs, learning_rate=self.learning_rate,
                                 random_state=seed, retrain=self.retrain)
@@ -323,6 +325,17 @@ def _domain(result, data):
     if _is_group(result):
         return data.domain.with_protected(result.info.get("sensitive") or data.domain.protected)
     return result.domain
+
+
+def _like(X_add, X_train) -> np.ndarray:
+    """The added samples in the training data's float type: float32 images stay float32 (the retrained copy and
+    the samples kept per repeat take half the memory; Keras trains in float32 anyway), tables stay float64.
+
+    >>> _like(np.array([[0.1]]), np.zeros((1, 1), np.float32)).dtype, _like(np.array([[1.0]]), np.zeros((1, 1))).dtype
+    (dtype('float32'), dtype('float64'))
+    """
+    floating = np.issubdtype(X_train.dtype, np.floating) and X_train.dtype.itemsize < X_add.dtype.itemsize
+    return X_add.astype(X_train.dtype) if floating else X_add
 
 
 def _augment(how, domain, X, C, y):

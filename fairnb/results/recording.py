@@ -229,6 +229,7 @@ class Result(PairTables, SavedResult, ResultDisplay):
                     self._cache = dict(self._chunks[0])
                 elif self._chunks:
                     self._cache = {k: np.concatenate([c[k] for c in self._chunks]) for k in self._chunks[0]}
+                    self._chunks = [dict(self._cache)]   # the pairs kept once, not also in the chunks they came in
                 else:
                     shape = (0, *self.domain.item_shape)
                     self._cache = {"X": np.zeros(shape), "C": np.zeros(shape), "P": np.zeros((0, 2)),

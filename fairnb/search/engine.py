@@ -39,6 +39,7 @@ from typing import Callable, Generator
 
 import numpy as np
 
+from .. import heap
 from ..interrupts import deferred_interrupts, noted_interrupts
 from ..domains.base import check_convention, require_capabilities
 from ..oracle import Oracle, Verdict, make_oracle
@@ -148,14 +149,16 @@ class SearchContext:
     def use_seeds(self, X) -> np.ndarray:
         """Declare the inputs that this strategy's ``Batch.seed_ids`` index; returns ``X``.
 
-        They are kept as ``result.extras["seeds"]``, so the pair inspector can show which features
-        the search changed from each pair's seed, and checked as they are for the Result's headline, the
-        share of seeds already discriminatory (``Engine.measure_natural``). Each ends with an outcome in
-        ``result.seed_outcomes`` (see ``seed_outcome``).
+        They are kept as ``result.extras["seeds"]`` (float32 seeds, e.g. images, stay float32), so the pair
+        inspector can show which features the search changed from each pair's seed, and checked as they are
+        for the Result's headline, the share of seeds already discriminatory (``Engine.measure_natural``).
+        Each ends with an outcome in ``result.seed_outcomes`` (see ``seed_outcome``).
         """
-        X = np.asarray(X, dtype=float)
+        given = np.asarray(X)
+        X = given.astype(float)
+        kept = given.copy() if given.dtype == np.float32 else X    # float32 images: exact, and half the memory
         r, first = self.engine.result, self.engine.seed_offset
-        r.extras["seeds"] = np.concatenate([r.extras["seeds"][:first], X]) if first else X
+        r.extras["seeds"] = np.concatenate([r.extras["seeds"][:first], kept]) if first else kept
         seed_outcomes.declare(r, len(X), first=first)
         r.tally(seeds_used=Count(len(X)))
         self.engine.measure_natural(X)
@@ -513,6 +516,8 @@ class Search(Estimator):
                 result.status, result.elapsed = "interrupted", self.engine_.elapsed
         finally:
             self._busy.release()
+        if result.elapsed >= heap.RELEASE_AFTER_S:    # its temporary arrays are freed: give their pages back
+            heap.release()
         if result.status == "failed":
             error = result.error
             error.result = result

@@ -44,6 +44,7 @@ _COLUMNS = {
     "time_to_first_s": "seconds to first IDI",
     "elapsed_s": "seconds",
 }
+_KEYS = {**{heading: key for key, heading in _COLUMNS.items()}, "ended": "status"}   # heading -> glossary term
 _FORMATS = {"seeds discriminatory as they are": summaries.fmt_share, "candidates checked": summaries.fmt_count, "unique IDIs": summaries.fmt_count,
             "unique IDIs without protected attributes": summaries.fmt_count,
             "unique pairs (unordered)": summaries.fmt_count, "precision": summaries.fmt_share,
@@ -75,8 +76,8 @@ class Comparison:
         self.figure.savefig(buf, format="png", dpi=100, bbox_inches="tight")
         image = base64.b64encode(buf.getvalue()).decode("ascii")
         notes = "".join(f"<p class='fairnb-note'>&#9888; {html.escape(n)}</p>" for n in self.notes)
-        table = self.table.to_html(escape=True, formatters={c: _or_blank(f) for c, f in _FORMATS.items()
-                                                          if c in self.table.columns})
+        table = _explained_headings(self.table.to_html(escape=True, formatters={
+            c: _or_blank(f) for c, f in _FORMATS.items() if c in self.table.columns}), self.table.columns)
         return (f"<div class='fairnb-comparison'>{notes}<img alt='unique IDIs over time per search' "
                 f"src='data:image/png;base64,{image}' style='background:white'/>{table}</div>")
 
@@ -166,6 +167,17 @@ def _notes(labels, results) -> list[str]:
             notes.append(f"{label} ran to its own end before any budget ({summaries.fmt_count(r.tried)} "
                          "candidates), so its total is not limited by the budget the others hit")
     return notes
+
+
+def _explained_headings(table_html: str, columns) -> str:
+    """pandas' escaped table with each column heading given its glossary tooltip and link
+    (``fairnb.summaries.term_html``); only the header is changed, never a search's label in the body."""
+    head, sep, body = table_html.partition("</thead>")
+    for column in columns:
+        key = _KEYS.get(column)
+        if key is not None:
+            head = head.replace(f"<th>{html.escape(column)}</th>", f"<th>{summaries.term_html(key, column)}</th>", 1)
+    return head + sep + body
 
 
 def _or_blank(fmt):

@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 import traitlets
 
+from .. import summaries
 from ..pair_table import PairTable, decision_text, format_cell
 from ._assets import STATIC
 from .paged import PagedInspector
@@ -39,6 +40,10 @@ from .png import heat_map, png_base64, thumbnail
 # info keys (the image searches' per-pair details) shown under their meaning, in this order
 INFO_NAMES = {"steps": "FGSM flip steps", "eps": "flip budget ε (L∞)", "flip_ok": "f_sa's decision flipped",
               "sa_disagrees": "f_sa still disagrees at the end", "iteration": "search iterations before found"}
+# each row of the norms table: its glossary word (``fairnb.summaries.TERMS``), by the change or the info key
+NORM_TERMS = {"Δ_bias": "bias", "Δ_senatt": "senatt", "Δ_exact": "exact", "counterpart − exact flip": "exact",
+              "steps": "flip_steps", "eps": "flip_steps", "flip_ok": "flip_ok",
+              "sa_disagrees": "strict_idis", "iteration": "iteration"}
 # info keys the detail shows in its own rows (norms computed from the images, f_sa in the table)
 SHOWN_ELSEWHERE = ("l2", "linf", "bias_l2", "sa_p", "sa_p_counterpart")
 # the counterpart's caption by the domain's attribute flipper (fairnb.images.flips)
@@ -62,7 +67,7 @@ class ImageInspector(PagedInspector):
     """
 
     _esm = STATIC / "image_inspector.js"
-    _glossary_keys = ("bias", "senatt", "exact")
+    _glossary_keys = ("bias", "senatt", "exact", *dict.fromkeys(NORM_TERMS.values()))
 
     max_page_size = 500
 
@@ -153,9 +158,9 @@ class ImageInspector(PagedInspector):
         table = [{"name": name, "values": [known[col][j] for col in columns]}
                  for j, name in enumerate((f"detector P({positive})", "detector decision",
                                            f"f_sa P({self._attribute_value()})"))]
-        norms = _norms(x, c, seed, exact) + [{"name": INFO_NAMES.get(k, str(k)), "value": _number(v)}
-                                            for k, v in info.items()
-                                            if k not in SHOWN_ELSEWHERE]
+        norms = _norms(x, c, seed, exact) + [{"name": INFO_NAMES.get(k, str(k)), "value": _number(v),
+                                              "term": NORM_TERMS.get(k)}
+                                             for k, v in info.items() if k not in SHOWN_ELSEWHERE]
         summary = (f"Pair {pair_id}: flipping {self.attribute} moves the detector's P({positive}) from {p} to "
                    f"{p2} (decision {label} → {label2}).")
         if seed is not None:
@@ -203,7 +208,8 @@ class ImageInspector(PagedInspector):
             head = "".join(f"<th>{esc(c)}</th>" for c in d["columns"])
             rows = "".join(f"<tr><th>{esc(r['name'])}</th>" + "".join(f"<td>{esc(v)}</td>" for v in r["values"]) + "</tr>"
                            for r in d["table"])
-            norms = "".join(f"<tr><th>{esc(n['name'])}</th><td>{esc(n['value'])}</td></tr>" for n in d["norms"])
+            norms = "".join(f"<tr><th>{summaries.term_html(n.get('term'), n['name'])}</th>"
+                            f"<td>{esc(n['value'])}</td></tr>" for n in d["norms"])
             out += (f"<p>{esc(d['summary'])}</p><table><tr>{figures}</tr></table>"
                     f"<table><tr><th></th>{head}</tr>{rows}</table><table>{norms}</table>")
         return out + "</div>"
@@ -232,8 +238,9 @@ def _norms(x, c, seed, exact) -> list[dict]:
     out = []
     for name, d in deltas:
         flat = d.ravel()
-        out += [{"name": f"‖{name}‖₂", "value": format_cell(float(np.sqrt(flat @ flat)))},
-                {"name": f"‖{name}‖∞", "value": format_cell(float(np.abs(flat).max(initial=0.0)))}]
+        term = NORM_TERMS[name]
+        out += [{"name": f"‖{name}‖₂", "value": format_cell(float(np.sqrt(flat @ flat))), "term": term},
+                {"name": f"‖{name}‖∞", "value": format_cell(float(np.abs(flat).max(initial=0.0))), "term": term}]
     return out
 
 

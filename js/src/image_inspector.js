@@ -11,7 +11,7 @@ import { nextSelection, pageCount } from "./pair_inspector.js";
  * @typedef {{id: number, input: string, counterpart: string, caption: string}} Cell
  * @typedef {{role: string, caption: string, png: string}} Picture
  * @typedef {{pair?: number, summary?: string, images?: Picture[], heatmaps?: Picture[],
- *            columns?: string[], table?: {name: string, values: string[]}[], norms?: {name: string, value: string}[]}} Detail
+ *            columns?: string[], table?: {name: string, values: string[]}[], norms?: {name: string, value: string, term?: string}[]}} Detail
  * @typedef {{
  *   title: string, attribute: string, n_pairs: number, page: number, page_size: number, sort_by: string,
  *   sort_descending: boolean, sort_options: {name: string, label: string}[], cells: Cell[],
@@ -247,7 +247,7 @@ function render({ model, el }) {
     const rows = (d.table ?? []).map((r) => h("tr", { className: "fairnb-detail-output" },
       [h("th", { text: r.name }), ...(r.values ?? []).map((v) => h("td", { text: v }))]));
     const norms = (d.norms ?? []).map((n) => h("tr", { attrs: { "data-norm": n.name } },
-      [h("th", { text: n.name }), h("td", { text: n.value })]));
+      [h("th", {}, [glossaryTerm(model, n.term ?? "", n.name)]), h("td", { text: n.value })]));
     detail.replaceChildren(
       h("p", { className: "fairnb-detail-summary", text: d.summary ?? "" }),
       h("div", { className: "fairnb-image-panels" }, [

@@ -245,4 +245,21 @@ describe("glossary links", () => {
       .toEqual([glossary.bias.href, glossary.senatt.href]);
     expect(el.querySelector('figure[data-role="exact"] figcaption').textContent).toBe("exact flip");   // images: no link
   });
+
+  it("links each row of the norms table that names a glossary word, and escapes it", () => {
+    const glossary = { senatt: { tip: "the attribute flip", href: "https://example.org/g.md#d" },
+      flip_steps: { tip: `<b>steps</b> "FGSM"`, href: "https://example.org/g.md#fgsm" } };
+    const norms = [{ name: "‖Δ_senatt‖₂", value: "0.412", term: "senatt" },
+      { name: "<i>FGSM flip steps</i>", value: "3", term: "flip_steps" }, { name: "other", value: "1" }];
+    const model = fakeModel(state({ glossary }));
+    widget.render({ model, el });
+    model.receive({ detail: { ...DETAIL, norms } });
+    const heads = [...el.querySelectorAll(".fairnb-image-norms th")];
+    expect(heads.map((th) => th.querySelector("a.fairnb-glossary-link")?.getAttribute("href") ?? null))
+      .toEqual([glossary.senatt.href, glossary.flip_steps.href, null]);
+    expect(heads.map((th) => th.querySelector("[title]")?.getAttribute("title") ?? null))
+      .toEqual(["the attribute flip", `<b>steps</b> "FGSM"`, null]);
+    expect(heads[1].querySelector("[title]").textContent).toBe("<i>FGSM flip steps</i>");     // text, not markup
+    expect(heads[1].querySelector("i, b")).toBeNull();
+  });
 });
