@@ -193,7 +193,8 @@ def test_retraining_with_image_pairs_adds_them_as_faces_and_measures_the_detecto
     retrainer = fairnb.mitigation.Retrainer(augment="pair", epochs=5, random_state=0, repeats=1, control=False).fit(
         model, found, data)
     X_add, y_add = retrainer.samples_["adf_image"][0]
-    assert np.array_equal(X_add, np.concatenate([found.inputs, found.counterparts])) and (y_add == 1).all()
+    pairs = np.concatenate([found.inputs, found.counterparts]).astype(data.X.dtype)   # in the training images' type
+    assert np.array_equal(X_add, pairs) and (y_add == 1).all()
     frame = retrainer.report_.frame.set_index("measure")
     assert {"accuracy", "attribute_auc", "detection_rate"} <= set(frame.index)
     assert frame.loc["attribute_auc", "before"] > 0 and frame.loc["attribute_auc", "added"] == len(X_add)
