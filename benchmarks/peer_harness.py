@@ -244,7 +244,7 @@ def main(argv=None):
     table = pd.concat([pd.read_json(path) for path in earlier + args.merge] + [pd.DataFrame(rows)], ignore_index=True)
     if args.out:
         args.out.with_suffix(".json").write_text(table.to_json(orient="records", indent=1))
-        args.out.write_text(render(table, args))
+        args.out.write_text(render(table))
     print(table.to_string())
 
 
@@ -266,7 +266,7 @@ def number(value, form=",.0f") -> str:
     return "-" if pd.isna(value) else format(value, form)
 
 
-def render(table: pd.DataFrame, args) -> str:
+def render(table: pd.DataFrame) -> str:
     table = table.assign(budget=table.get("budget", pd.Series(60.0, index=table.index)).fillna(60.0))
     for column in ("search_wall_s", "cpu_s", "load_mean", "load_max", "data_agree"):
         if column not in table:
