@@ -240,7 +240,8 @@ def main(argv=None):
             for method in names(args.methods):
                 rows.append(timed_row(lambda: fairnb_pairs(model, frame, lower, upper, method, args.budget, repeat),
                                       harness="fairnb", method=method, **about))
-    earlier = [args.out.with_suffix(".json")] if args.append and args.out and args.out.with_suffix(".json").exists() else []
+    out_json = args.out.with_suffix(".json") if args.out else None
+    earlier = [out_json] if args.append and out_json and out_json.exists() else []
     table = pd.concat([pd.read_json(path) for path in earlier + args.merge] + [pd.DataFrame(rows)], ignore_index=True)
     if args.out:
         args.out.with_suffix(".json").write_text(table.to_json(orient="records", indent=1))
@@ -254,12 +255,12 @@ def rates(group: pd.DataFrame) -> pd.DataFrame:
     time of ``Search.run``."""
     ref, own = group[group.harness == "AFT artifact"], group[group.harness == "fairnb"]
     both = ref.merge(own, on="method", suffixes=("_ref", "_own"))
-    cpu_ref = both.seconds_ref
     return pd.DataFrame({
         "method": both.method, "ref": both.unique_unordered_ref, "own": both.unique_unordered_own,
         "ref_wall": both.unique_unordered_ref / both.search_wall_s_ref,
         "own_wall": both.unique_unordered_own / both.search_wall_s_own,
-        "ref_cpu": both.unique_unordered_ref / cpu_ref, "own_cpu": both.unique_unordered_own / both.cpu_s_own})
+        "ref_cpu": both.unique_unordered_ref / both.cpu_ref,
+        "own_cpu": both.unique_unordered_own / both.cpu_own})
 
 
 def number(value, form=",.0f") -> str:
@@ -273,6 +274,10 @@ def render(table: pd.DataFrame) -> str:
             table[column] = np.nan
     table["search_wall_s"] = table.search_wall_s.fillna(table.wall_s)     # rows written before it was recorded
     mean = table.groupby(["budget", "model", "harness", "method"], sort=False).mean(numeric_only=True).reset_index()
+    models = {m: i for i, m in enumerate(dict.fromkeys(mean.model))}
+    mean = mean.assign(order=mean.model.map(models), fairnb=mean.harness == "fairnb")
+    mean = mean.sort_values(["budget", "order", "fairnb"], kind="stable")
+    mean["cpu"] = mean.cpu_s.where(mean.harness == "fairnb", mean.seconds)
     lines = [f"# fairnb beside the AFT artifact's harness, {' and '.join(f'{b:g}' for b in mean.budget.unique())} s "
              "per method", "",
              "Pairs re-checked with the model here and counted unordered (a pair and its reverse are one). Budget "
@@ -286,17 +291,19 @@ def render(table: pd.DataFrame) -> str:
         for r in runs.itertuples():
             lines.append(f"| {r.model} | {r.harness} | {r.method} | {r.unique_unordered:,.0f} | {r.reported:,.0f} | "
                          f"{r.valid:,.0f} | {r.tests:,.0f} | {r.seconds:.1f} | {number(r.search_wall_s, '.1f')} | "
-                         f"{number(r.cpu_s if r.harness == 'fairnb' else r.seconds, '.1f')} | "
+                         f"{number(r.cpu, '.1f')} | "
                          f"{number(r.load_mean, '.1f')} / {number(r.load_max, '.1f')} |")
-        lines += ["", "| model | best of the artifact | best of fairnb | ratio |", "|---|---|---|---|"]
+        lines += ["", "| model | best of the artifact | best of fairnb | ratio | ratio per CPU second |",
+                  "|---|---|---|---|---|"]
         for model, group in runs.groupby("model", sort=False):
             ref, own = group[group.harness == "AFT artifact"], group[group.harness == "fairnb"]
             if ref.empty or own.empty:
                 continue
             ref, own = ref.sort_values("unique_unordered").iloc[-1], own.sort_values("unique_unordered").iloc[-1]
             ratio = own.unique_unordered / ref.unique_unordered if ref.unique_unordered else float("inf")
+            per_cpu = number((own.unique_unordered / own.cpu) / (ref.unique_unordered / ref.cpu), ".1f")
             lines.append(f"| {model} | {ref.method}: {ref.unique_unordered:,.0f} | {own.method}: "
-                         f"{own.unique_unordered:,.0f} | {ratio:.1f}x |")
+                         f"{own.unique_unordered:,.0f} | {ratio:.1f}x | {per_cpu}{'' if per_cpu == '-' else 'x'} |")
         lines += ["", "The same method in both harnesses, IDIs per second of its search:", "",
                   "| model | method | IDIs artifact / fairnb | per wall s artifact / fairnb (ratio) | "
                   "per CPU s artifact / fairnb (ratio) |", "|---|---|---|---|---|"]
