@@ -267,6 +267,10 @@ def number(value, form=",.0f") -> str:
     return "-" if pd.isna(value) else format(value, form)
 
 
+def times(value, form=".2f") -> str:
+    return "-" if pd.isna(value) else format(value, form) + "x"
+
+
 def render(table: pd.DataFrame) -> str:
     table = table.assign(budget=table.get("budget", pd.Series(60.0, index=table.index)).fillna(60.0))
     for column in ("search_wall_s", "cpu_s", "load_mean", "load_max", "data_agree"):
@@ -301,17 +305,17 @@ def render(table: pd.DataFrame) -> str:
                 continue
             ref, own = ref.sort_values("unique_unordered").iloc[-1], own.sort_values("unique_unordered").iloc[-1]
             ratio = own.unique_unordered / ref.unique_unordered if ref.unique_unordered else float("inf")
-            per_cpu = number((own.unique_unordered / own.cpu) / (ref.unique_unordered / ref.cpu), ".1f")
+            per_cpu = times((own.unique_unordered / own.cpu) / (ref.unique_unordered / ref.cpu), ".1f")
             lines.append(f"| {model} | {ref.method}: {ref.unique_unordered:,.0f} | {own.method}: "
-                         f"{own.unique_unordered:,.0f} | {ratio:.1f}x | {per_cpu}{'' if per_cpu == '-' else 'x'} |")
+                         f"{own.unique_unordered:,.0f} | {ratio:.1f}x | {per_cpu} |")
         lines += ["", "The same method in both harnesses, IDIs per second of its search:", "",
                   "| model | method | IDIs artifact / fairnb | per wall s artifact / fairnb (ratio) | "
                   "per CPU s artifact / fairnb (ratio) |", "|---|---|---|---|---|"]
         for model, group in runs.groupby("model", sort=False):
             for r in rates(group).itertuples():
                 lines.append(f"| {model} | {r.method} | {r.ref:,.0f} / {r.own:,.0f} | {r.ref_wall:,.0f} / "
-                             f"{r.own_wall:,.0f} ({r.own_wall / r.ref_wall:.2f}x) | {r.ref_cpu:,.0f} / "
-                             f"{number(r.own_cpu)} ({number(r.own_cpu / r.ref_cpu, '.2f')}x) |")
+                             f"{r.own_wall:,.0f} ({times(r.own_wall / r.ref_wall)}) | {r.ref_cpu:,.0f} / "
+                             f"{number(r.own_cpu)} ({times(r.own_cpu / r.ref_cpu)}) |")
         lines.append("")
     agree = mean.groupby("model", sort=False)[["predictions_agree", "data_agree"]].first()
     lines += ["The same model in both environments, share of equal predictions on 2,000 random inputs (and on the "
