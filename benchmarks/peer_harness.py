@@ -228,6 +228,7 @@ def main(argv=None):
         probe = np.random.default_rng(0).integers(lower, upper + 1, (2000, len(lower)))
         agree = {"predictions_agree": agreement(args.artifact, args.artifact_python, path, model, probe),
                  "data_agree": agreement(args.artifact, args.artifact_python, path, model, data)}
+
         def check(X1, X2, model=model):
             return check_pairs(model, X1, X2, lower, upper)
 
@@ -244,7 +245,7 @@ def main(argv=None):
     earlier = [out_json] if args.append and out_json and out_json.exists() else []
     table = pd.concat([pd.read_json(path) for path in earlier + args.merge] + [pd.DataFrame(rows)], ignore_index=True)
     if args.out:
-        args.out.with_suffix(".json").write_text(table.to_json(orient="records", indent=1))
+        out_json.write_text(table.to_json(orient="records", indent=1))
         args.out.write_text(render(table))
     print(table.to_string())
 
