@@ -1,26 +1,35 @@
 """fairnb beside a peer harness on scikit-learn models (issue #26's target): the AFT authors' artifact
 (github.com/toda-lab/AFT: AFT, VBT-X and THEMIS, run by its own ``exp.py`` under its own requirements) and fairnb's
-methods, on the same models of Adult (the artifact's logistic regression, decision tree and MLP, and a gradient
-boosting model trained by the artifact's own recipe), the same attribute ranges (the artifact's: each column's
-minimum and maximum in its Adult.csv), protected attribute sex, the same budget per method.
+methods, on the same models of Adult (the artifact's logistic regression and MLP files; a gradient boosting model, a
+decision tree and a random forest trained by the artifact's own recipes, seeded, in each environment), the same
+attribute ranges (the artifact's: each column's minimum and maximum in its Adult.csv), protected attribute sex, the
+same budget per method.
 
 Both sides are counted the same way: the pairs each method reports, re-checked with the model here (a pair counts
 when its two inputs lie inside the ranges, differ only in sex and get different labels), and counted unordered (a
 pair and its reverse are one, as the field counts). The artifact's budget is CPU time (``time.process_time``);
-fairnb's ``max_time`` is wall-clock time, which on a shared machine gives fairnb less CPU, not more.
+fairnb's ``max_time`` is wall-clock time, which on a shared machine gives fairnb less CPU, not more. Each row also
+records the search's wall and CPU seconds (for IDIs per second on both clocks) and the machine's load meanwhile.
 
 Usage (DIR: a clone of toda-lab/AFT; PY: a Python with the artifact's requirements.txt, e.g. numpy 1.24,
 scikit-learn 1.3.1, z3-solver 4.12):
 
     python benchmarks/peer_harness.py --artifact DIR --artifact-python PY --budget 60 \\
         --out benchmarks/results/peer_harness.md
+
+Runs made in parallel (each with its own copy of DIR, since ``exp`` appends to its log.txt, and its own ``--out``)
+are joined with ``--models '' --merge A.json B.json ... --out OUT``.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import resource
 import subprocess
 import sys
+import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -29,7 +38,7 @@ import pandas as pd
 
 REFERENCE_METHODS = ("aft", "vbtx", "themis")
 FAIRNB_METHODS = ("random", "aequitas", "kosei", "expga", "grft", "aft", "maft")
-MODELS = ("LogReg", "DecTree", "MLP", "GBDT")
+MODELS = ("LogReg", "DecTreeRebuilt", "RanForestRebuilt", "MLP", "GBDT")
 SEX = 8
 
 
@@ -41,50 +50,102 @@ def run_in_artifact(artifact: Path, python: str, code: str, timeout: float) -> s
     return out.stdout
 
 
-GBDT_RECIPE = {"n_estimators": 100, "random_state": 0}     # the artifact's GradientBoostingClassifier recipe, seeded
+# The artifact's recipes (its FairnessTestCases/TrainClassifierUnderTest.py), seeded so that both environments build
+# the same model: its shipped GBDT and RanForest files for Adult are missing, and its DecTree pickle (scikit-learn
+# 1.3) returns leaf counts from predict_proba under 1.9. A recipe model is trained in each environment from the same
+# rows; the table reports how far the two agree.
+RECIPES = {
+    "GBDT": "sklearn.ensemble:GradientBoostingClassifier(n_estimators=100, random_state=0)",
+    "DecTreeRebuilt": "sklearn.tree:DecisionTreeClassifier(criterion='gini', splitter='best', max_depth=None, "
+                      "random_state=0)",
+    "RanForestRebuilt": "sklearn.ensemble:RandomForestClassifier(n_estimators=50, criterion='gini', random_state=0)",
+}
+
+
+def recipe_code(name: str, csv: Path) -> str:
+    """Python that trains ``name`` by its recipe on the rows of ``csv`` (the artifact's Adult.csv) into ``model``."""
+    module, call = RECIPES[name].split(":", 1)
+    return (f"import pandas as pd; from {module} import {call.split('(')[0]};"
+            f"d = pd.read_csv('{csv}').values;"
+            f"model = {call}.fit(d[:, :-1], d[:, -1])")
 
 
 def ensure_model(artifact: Path, python: str, name: str) -> Path:
-    """The artifact's model file; GBDT (not shipped) is trained by the artifact's recipe, seeded, when missing."""
+    """The artifact's model file; a recipe model is trained in the artifact's environment when missing."""
     path = artifact / "FairnessTestCases" / f"{name}Adult.joblib"
-    if not path.exists() and name == "GBDT":
-        run_in_artifact(artifact, python, "import joblib, pandas as pd;"
-                        "from sklearn.ensemble import GradientBoostingClassifier;"
-                        "d = pd.read_csv('Datasets/Adult.csv').values;"
-                        f"joblib.dump(GradientBoostingClassifier(**{GBDT_RECIPE!r}).fit(d[:, :-1], d[:, -1]), '{path}')",
-                        1200)
+    if not path.exists() and name in RECIPES:
+        run_in_artifact(artifact, python, recipe_code(name, artifact / "Datasets" / "Adult.csv")
+                        + f"; import joblib; joblib.dump(model, '{path}')", 1200)
     return path
 
 
-def load_here(path: Path, frame: pd.DataFrame):
-    """The model file in this environment; a gradient boosting pickle of another scikit-learn version does not
-    load across versions, so it is trained here by the same seeded recipe (the table says how far they agree)."""
+def load_here(path: Path, name: str):
+    """The model in this environment: a recipe model is trained here by the same seeded recipe (pickles do not
+    carry across scikit-learn versions), any other is the artifact's file."""
     import joblib
 
-    try:
+    if name not in RECIPES:
         return joblib.load(path)
-    except (ModuleNotFoundError, AttributeError, ValueError):
-        if not path.name.startswith("GBDT"):
-            raise
-        from sklearn.ensemble import GradientBoostingClassifier
+    scope: dict = {}
+    exec(recipe_code(name, path.parent.parent / "Datasets" / "Adult.csv"), scope)
+    return scope["model"]
 
-        return GradientBoostingClassifier(**GBDT_RECIPE).fit(frame.values[:, :-1], frame.values[:, -1])
+
+class LoadSampler:
+    """Samples the machine's one-minute load average every ``every`` seconds while a run goes on.
+
+    >>> with LoadSampler(every=0.01) as load:
+    ...     time.sleep(0.05)
+    >>> load.summary()["load_max"] >= load.summary()["load_mean"] >= 0
+    True
+    """
+
+    def __init__(self, every: float = 5.0):
+        self.every, self.samples, self._stop = every, [], threading.Event()
+
+    def __enter__(self):
+        self.samples.append(os.getloadavg()[0])
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+        self._thread.start()
+        return self
+
+    def _sample(self):
+        while not self._stop.wait(self.every):
+            self.samples.append(os.getloadavg()[0])
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+        self.samples.append(os.getloadavg()[0])
+
+    def summary(self) -> dict:
+        return {"load_mean": round(float(np.mean(self.samples)), 2), "load_max": round(float(max(self.samples)), 2)}
+
+
+def cpu_seconds(who: int) -> float:
+    usage = resource.getrusage(who)
+    return usage.ru_utime + usage.ru_stime
 
 
 def reference_pairs(artifact: Path, python: str, model: str, method: str, budget: float, repeat: int):
-    """``(x1, x2, tests, cpu seconds)`` of one run of the artifact's ``exp``."""
+    """``(x1, x2, tests, times)`` of one run of the artifact's ``exp``; ``times`` holds the CPU seconds it counted
+    against its budget (``seconds``), the wall seconds of its search (``search_wall_s``), and the wall and CPU
+    seconds of its whole process (``wall_s``, ``cpu_s``: Python's start, loading the model, writing its files)."""
     (artifact / "TestData").mkdir(exist_ok=True)
     (artifact / "DiscData").mkdir(exist_ok=True)
     code = ("from exp import exp; import json; import aft, FairnessTestMethods as M\n"
             f"exp('Adult', '{model}', ('sex', {SEX}), '{method}', {budget}, 1, False, res_logging=True, "
             f"repeat_label={repeat})\n"
             "print(open('log.txt').read().strip().splitlines()[-1])")
-    line = run_in_artifact(artifact, python, code, budget * 4 + 600).strip().splitlines()[-1]
+    cpu_before, wall_before = cpu_seconds(resource.RUSAGE_CHILDREN), time.time()
+    line = run_in_artifact(artifact, python, code, budget * 30 + 600).strip().splitlines()[-1]
+    times = {"wall_s": time.time() - wall_before, "cpu_s": cpu_seconds(resource.RUSAGE_CHILDREN) - cpu_before}
     _, disc, tests, _, cpu, wall = line.split(",")[:6]
+    times.update(seconds=float(cpu), search_wall_s=float(wall))
     rows = np.loadtxt(artifact / "DiscData" / f"{method}-{model}-Adult-sex-{budget}-{repeat}.csv", delimiter=",",
                       ndmin=2)
     rows = rows[:, :-1] if len(rows) else np.zeros((0, 13))
-    return rows[0::2], rows[1::2], int(tests), float(cpu)
+    return rows[0::2], rows[1::2], int(tests), times
 
 
 def check_pairs(model, X1, X2, lower, upper) -> dict:
@@ -111,8 +172,35 @@ def fairnb_pairs(model, frame: pd.DataFrame, lower, upper, method: str, budget: 
     names = list(frame.columns[:-1])
     domain = TabularDomain([Feature(n, int(lo), int(hi)) for n, lo, hi in zip(names, lower, upper)], protected=["sex"])
     search = get_method(method)(max_time=budget, random_state=repeat, progress=False)
+    cpu_before, wall_before = time.process_time(), time.time()
     result = search.run(model, domain, seeds=frame.values[:, :-1].astype(float))
-    return result.inputs, result.counterparts, result.tried, result.elapsed
+    times = {"seconds": result.elapsed, "search_wall_s": result.elapsed, "wall_s": time.time() - wall_before,
+             "cpu_s": time.process_time() - cpu_before}
+    return result.inputs, result.counterparts, result.tried, times
+
+
+def names(text: str) -> list[str]:
+    return [n for n in text.split(",") if n]
+
+
+def agreement(artifact: Path, python: str, path: Path, model, inputs: np.ndarray) -> float:
+    """Share of ``inputs`` on which the model file in the artifact's environment and ``model`` here agree."""
+    with tempfile.NamedTemporaryFile(suffix=".npy") as probe:
+        np.save(probe.name, inputs)
+        theirs = json.loads(run_in_artifact(artifact, python,
+                                            "import joblib, numpy as np, json;"
+                                            f"m = joblib.load('{path}');"
+                                            f"print(json.dumps(m.predict(np.load('{probe.name}')).tolist()))", 600))
+    return float(np.mean(np.asarray(theirs) == model.predict(inputs)))
+
+
+def timed_row(run, check, **about) -> dict:
+    """One table row: ``run()``'s pairs as ``check`` counts them, its times, and the machine's load meanwhile."""
+    with LoadSampler() as load:
+        X1, X2, tests, times = run()
+    row = {**about, "tests": tests, **{k: round(v, 1) for k, v in times.items()}, **load.summary(), **check(X1, X2)}
+    print(row, file=sys.stderr, flush=True)
+    return row
 
 
 def main(argv=None):
@@ -121,72 +209,120 @@ def main(argv=None):
     p.add_argument("--artifact-python", required=True)
     p.add_argument("--budget", type=float, default=60)
     p.add_argument("--models", default=",".join(MODELS))
-    p.add_argument("--methods", default=",".join(FAIRNB_METHODS))
-    p.add_argument("--reference-methods", default=",".join(REFERENCE_METHODS))
+    p.add_argument("--methods", default=",".join(FAIRNB_METHODS), help="fairnb's methods ('' for none)")
+    p.add_argument("--reference-methods", default=",".join(REFERENCE_METHODS), help="the artifact's ('' for none)")
     p.add_argument("--repeats", type=int, default=1)
     p.add_argument("--out", type=Path, default=None)
     p.add_argument("--append", action="store_true", help="add to the rows already in OUT's .json")
+    p.add_argument("--merge", nargs="*", type=Path, default=[],
+                   help="add the rows of these .json files (runs made in parallel, each into its own OUT)")
     args = p.parse_args(argv)
 
     frame = pd.read_csv(args.artifact / "Datasets" / "Adult.csv")
-    lower, upper = frame.values[:, :-1].min(axis=0), frame.values[:, :-1].max(axis=0)
+    data = frame.values[:, :-1]
+    lower, upper = data.min(axis=0), data.max(axis=0)
     rows = []
-    for name in args.models.split(","):
+    for name in names(args.models):
         path = ensure_model(args.artifact, args.artifact_python, name)
-        model = load_here(path, frame)
+        model = load_here(path, name)
         probe = np.random.default_rng(0).integers(lower, upper + 1, (2000, len(lower)))
-        np.save(args.artifact / "probe.npy", probe)
-        theirs = json.loads(run_in_artifact(args.artifact, args.artifact_python,
-                                            "import joblib, numpy as np, json;"
-                                            f"m = joblib.load('{path}');"
-                                            "print(json.dumps(m.predict(np.load('probe.npy')).tolist()))", 600))
-        agree = float(np.mean(np.asarray(theirs) == model.predict(probe)))
+        agree = {"predictions_agree": agreement(args.artifact, args.artifact_python, path, model, probe),
+                 "data_agree": agreement(args.artifact, args.artifact_python, path, model, data)}
+
+        def check(X1, X2, model=model):
+            return check_pairs(model, X1, X2, lower, upper)
+
         for repeat in range(args.repeats):
-            for method in args.reference_methods.split(","):
-                t = time.time()
-                X1, X2, tests, cpu = reference_pairs(args.artifact, args.artifact_python, name, method, args.budget,
-                                                     repeat)
-                rows.append({"model": name, "harness": "AFT artifact", "method": method, "repeat": repeat,
-                             "tests": tests, "seconds": round(cpu, 1), "wall_s": round(time.time() - t, 1),
-                             "predictions_agree": agree, **check_pairs(model, X1, X2, lower, upper)})
-                print(rows[-1], file=sys.stderr, flush=True)
-            for method in args.methods.split(","):
-                X1, X2, tried, elapsed = fairnb_pairs(model, frame, lower, upper, method, args.budget, repeat)
-                rows.append({"model": name, "harness": "fairnb", "method": method, "repeat": repeat, "tests": tried,
-                             "seconds": round(elapsed, 1), "wall_s": round(elapsed, 1), "predictions_agree": agree,
-                             **check_pairs(model, X1, X2, lower, upper)})
-                print(rows[-1], file=sys.stderr, flush=True)
-    table = pd.DataFrame(rows)
-    if args.append and args.out and args.out.with_suffix(".json").exists():
-        table = pd.concat([pd.read_json(args.out.with_suffix(".json")), table], ignore_index=True)
+            about = {"model": name, "budget": args.budget, "repeat": repeat, "check": check, **agree}
+            for method in names(args.reference_methods):
+                rows.append(timed_row(lambda: reference_pairs(args.artifact, args.artifact_python, name, method,
+                                                              args.budget, repeat),
+                                      harness="AFT artifact", method=method, **about))
+            for method in names(args.methods):
+                rows.append(timed_row(lambda: fairnb_pairs(model, frame, lower, upper, method, args.budget, repeat),
+                                      harness="fairnb", method=method, **about))
+    out_json = args.out.with_suffix(".json") if args.out else None
+    earlier = [out_json] if args.append and out_json and out_json.exists() else []
+    table = pd.concat([pd.read_json(path) for path in earlier + args.merge] + [pd.DataFrame(rows)], ignore_index=True)
     if args.out:
-        args.out.with_suffix(".json").write_text(table.to_json(orient="records", indent=1))
-        args.out.write_text(render(table, args))
+        out_json.write_text(table.to_json(orient="records", indent=1))
+        args.out.write_text(render(table))
     print(table.to_string())
 
 
-def render(table: pd.DataFrame, args) -> str:
-    mean = table.groupby(["model", "harness", "method"], sort=False).mean(numeric_only=True).reset_index()
-    lines = [f"# fairnb beside the AFT artifact's harness, {args.budget:g} s per method",
-             "", f"Command: `python benchmarks/peer_harness.py --artifact DIR --artifact-python PY --budget "
-             f"{args.budget:g} --models {args.models} --methods {args.methods} --repeats {args.repeats}`", "",
-             "Pairs re-checked with the model here and counted unordered (a pair and its reverse are one). The "
-             "artifact's seconds are CPU seconds (its budget); fairnb's are wall-clock seconds (its budget).", "",
-             "| model | harness | method | unique unordered pairs (re-checked) | reported | valid | tests | seconds |",
-             "|---|---|---|---|---|---|---|---|"]
-    for r in mean.itertuples():
-        lines.append(f"| {r.model} | {r.harness} | {r.method} | {r.unique_unordered:,.0f} | {r.reported:,.0f} | "
-                     f"{r.valid:,.0f} | {r.tests:,.0f} | {r.seconds:.1f} |")
-    lines += ["", "| model | best of the artifact | best of fairnb | ratio |", "|---|---|---|---|"]
-    for model, group in mean.groupby("model", sort=False):
-        ref = group[group.harness == "AFT artifact"].sort_values("unique_unordered").iloc[-1]
-        own = group[group.harness == "fairnb"].sort_values("unique_unordered").iloc[-1]
-        ratio = own.unique_unordered / ref.unique_unordered if ref.unique_unordered else float("inf")
-        lines.append(f"| {model} | {ref.method}: {ref.unique_unordered:,.0f} | {own.method}: "
-                     f"{own.unique_unordered:,.0f} | {ratio:.1f}x |")
-    agree = mean.groupby("model").predictions_agree.first()
-    lines += ["", "The same model in both environments: predictions agree on 2,000 random inputs for "
-              + ", ".join(f"{m} {a:.1%}" for m, a in agree.items()) + "."]
+def rates(group: pd.DataFrame) -> pd.DataFrame:
+    """IDIs (unique unordered pairs) per wall second and per CPU second of the search, for each method that both
+    harnesses ran; the artifact's CPU seconds are the ones it counts against its budget, fairnb's the process CPU
+    time of ``Search.run``."""
+    ref, own = group[group.harness == "AFT artifact"], group[group.harness == "fairnb"]
+    both = ref.merge(own, on="method", suffixes=("_ref", "_own"))
+    return pd.DataFrame({
+        "method": both.method, "ref": both.unique_unordered_ref, "own": both.unique_unordered_own,
+        "ref_wall": both.unique_unordered_ref / both.search_wall_s_ref,
+        "own_wall": both.unique_unordered_own / both.search_wall_s_own,
+        "ref_cpu": both.unique_unordered_ref / both.cpu_ref,
+        "own_cpu": both.unique_unordered_own / both.cpu_own})
+
+
+def number(value, form=",.0f") -> str:
+    return "-" if pd.isna(value) else format(value, form)
+
+
+def times(value, form=".2f") -> str:
+    return "-" if pd.isna(value) else format(value, form) + "x"
+
+
+def render(table: pd.DataFrame) -> str:
+    table = table.assign(budget=table.get("budget", pd.Series(60.0, index=table.index)).fillna(60.0))
+    for column in ("search_wall_s", "cpu_s", "load_mean", "load_max", "data_agree"):
+        if column not in table:
+            table[column] = np.nan
+    table["search_wall_s"] = table.search_wall_s.fillna(table.wall_s)     # rows written before it was recorded
+    mean = table.groupby(["budget", "model", "harness", "method"], sort=False).mean(numeric_only=True).reset_index()
+    models = {m: i for i, m in enumerate(dict.fromkeys(mean.model))}
+    mean = mean.assign(order=mean.model.map(models), fairnb=mean.harness == "fairnb")
+    mean = mean.sort_values(["budget", "order", "fairnb"], kind="stable")
+    mean["cpu"] = mean.cpu_s.where(mean.harness == "fairnb", mean.seconds)
+    lines = [f"# fairnb beside the AFT artifact's harness, {' and '.join(f'{b:g}' for b in mean.budget.unique())} s "
+             "per method", "",
+             "Pairs re-checked with the model here and counted unordered (a pair and its reverse are one). Budget "
+             "seconds are the artifact's CPU seconds (its budget) and fairnb's wall-clock seconds (its budget); "
+             "wall and CPU are each search's own, load the machine's one-minute load average during the run "
+             "(mean / max).", ""]
+    for budget, runs in mean.groupby("budget", sort=False):
+        lines += [f"## {budget:g} s", "",
+                  "| model | harness | method | unique unordered pairs (re-checked) | reported | valid | tests | "
+                  "budget s | wall s | CPU s | load |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+        for r in runs.itertuples():
+            lines.append(f"| {r.model} | {r.harness} | {r.method} | {r.unique_unordered:,.0f} | {r.reported:,.0f} | "
+                         f"{r.valid:,.0f} | {r.tests:,.0f} | {r.seconds:.1f} | {number(r.search_wall_s, '.1f')} | "
+                         f"{number(r.cpu, '.1f')} | "
+                         f"{number(r.load_mean, '.1f')} / {number(r.load_max, '.1f')} |")
+        lines += ["", "| model | best of the artifact | best of fairnb | ratio | ratio per CPU second |",
+                  "|---|---|---|---|---|"]
+        for model, group in runs.groupby("model", sort=False):
+            ref, own = group[group.harness == "AFT artifact"], group[group.harness == "fairnb"]
+            if ref.empty or own.empty:
+                continue
+            ref, own = ref.sort_values("unique_unordered").iloc[-1], own.sort_values("unique_unordered").iloc[-1]
+            ratio = own.unique_unordered / ref.unique_unordered if ref.unique_unordered else float("inf")
+            per_cpu = times((own.unique_unordered / own.cpu) / (ref.unique_unordered / ref.cpu), ".1f")
+            lines.append(f"| {model} | {ref.method}: {ref.unique_unordered:,.0f} | {own.method}: "
+                         f"{own.unique_unordered:,.0f} | {ratio:.1f}x | {per_cpu} |")
+        lines += ["", "The same method in both harnesses, IDIs per second of its search:", "",
+                  "| model | method | IDIs artifact / fairnb | per wall s artifact / fairnb (ratio) | "
+                  "per CPU s artifact / fairnb (ratio) |", "|---|---|---|---|---|"]
+        for model, group in runs.groupby("model", sort=False):
+            for r in rates(group).itertuples():
+                lines.append(f"| {model} | {r.method} | {r.ref:,.0f} / {r.own:,.0f} | {r.ref_wall:,.0f} / "
+                             f"{r.own_wall:,.0f} ({times(r.own_wall / r.ref_wall)}) | {r.ref_cpu:,.0f} / "
+                             f"{number(r.own_cpu)} ({times(r.own_cpu / r.ref_cpu)}) |")
+        lines.append("")
+    agree = mean.groupby("model", sort=False)[["predictions_agree", "data_agree"]].first()
+    lines += ["The same model in both environments, share of equal predictions on 2,000 random inputs (and on the "
+              "Adult rows): " + ", ".join(f"{m} {a.predictions_agree:.1%}" + ("" if pd.isna(a.data_agree) else
+                                                                           f" ({a.data_agree:.1%})")
+                                          for m, a in agree.iterrows()) + "."]
     return "\n".join(lines) + "\n"
 
 
