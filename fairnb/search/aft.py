@@ -70,6 +70,12 @@ class TreeApproximation(Search):
             return self.DEFAULT_LOOPS
         return self.n_loops
 
+    @staticmethod
+    def _more_loops(ctx, loops: int, n_loops: int | None) -> bool:
+        """Another loop? Not past ``n_loops``, nor past a budget: a loop that finds nothing to try yields no batch,
+        so the engine, which checks its budgets at each batch, would not end the search."""
+        return (n_loops is None or loops < n_loops) and ctx.engine.out_of_budget() is None
+
     def _labelled(self, ctx, X) -> np.ndarray:
         return ctx.oracle.predict_proba(ctx.domain.encode(X)).argmax(axis=1)
 
@@ -117,7 +123,7 @@ class AFT(TreeApproximation):
         loops = fresh_starts = stale = 0
         X = y = None
         try:
-            while n_loops is None or loops < n_loops:
+            while self._more_loops(ctx, loops, n_loops):
                 loops += 1
                 if X is None:
                     (X, y), fresh_starts = self._fresh_start(ctx, first=not fresh_starts), fresh_starts + 1
