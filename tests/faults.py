@@ -29,6 +29,7 @@ FAST = {
     "aequitas-random": dict(n_seeds=40, n_local=200, batch_size=8),
     "kosei": dict(n_seeds=40, n_local=200, batch_size=8),
     "sg": dict(limit=400, n_samples=200, batch_size=4),
+    "vbtx": dict(n_loops=6, n_train=1000, max_solutions=20),
     **{m: dict(n_seeds=60, n_local=50, batch_size=8) for m in ("adf_asc", "adf_hf", "asc", "hf", "rp")},
 }
 

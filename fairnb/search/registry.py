@@ -24,6 +24,7 @@ METHODS = {
     "expga": "fairnb.search.expga:ExpGA",
     "grft": "fairnb.search.grft:GRFT",
     "aft": "fairnb.search.aft:AFT",
+    "vbtx": "fairnb.search.vbtx:VBTX",
     "sg": "fairnb.search.sg:SymbolicGeneration",
     "adf_asc": "fairnb.search.text:ADFTextASC",
     "adf_hf": "fairnb.search.text:ADFTextHotFlip",
