@@ -84,9 +84,10 @@ class PairFormula:
         ordered = [f"(and true {' '.join(f'(= {a[j]} {b[j]})' for j in range(k))} (> {a[k]} {b[k]}))"
                    for k in range(len(a))]
         text.append(f"(assert (or {' '.join(ordered)}))")
-        self.solver = z3.Solver()
+        context = z3.Context()      # its own: z3's answers depend on what a context has seen, and runs must repeat
+        self.solver = z3.Solver(ctx=context)
         self.solver.from_string("\n".join(text))
-        self.variables = [[z3.Int(v) for v in x] for x in names]
+        self.variables = [[z3.Int(v, ctx=context) for v in x] for x in names]
 
     def _xors(self, n_xor: int, rng) -> list:
         """``n_xor`` random parity constraints over the atoms: each attribute joins with probability 1/2 through one
