@@ -135,17 +135,25 @@ def reference_pairs(artifact: Path, python: str, model: str, method: str, budget
     (artifact / "DiscData").mkdir(exist_ok=True)
     code = ("from exp import exp; import json; import aft, FairnessTestMethods as M\n"
             f"exp('Adult', '{model}', ('sex', {SEX}), '{method}', {budget}, 1, False, res_logging=True, "
-            f"repeat_label={repeat})\n"
-            "print(open('log.txt').read().strip().splitlines()[-1])")
+            f"repeat_label={repeat})\n")
     cpu_before, wall_before = cpu_seconds(resource.RUSAGE_CHILDREN), time.time()
-    line = run_in_artifact(artifact, python, code, budget * 30 + 600).strip().splitlines()[-1]
+    run_in_artifact(artifact, python, code, budget * 30 + 600)
     times = {"wall_s": time.time() - wall_before, "cpu_s": cpu_seconds(resource.RUSAGE_CHILDREN) - cpu_before}
+    x1, x2, tests, counted = read_reference(artifact, model, method, budget, repeat)
+    return x1, x2, tests, {**counted, **times}
+
+
+def read_reference(artifact: Path, model: str, method: str, budget: float, repeat: int):
+    """``(x1, x2, tests, times)`` of a run of the artifact's ``exp`` that has ended: its line in ``log.txt`` (the
+    last with its label, as runs may overlap; ``times``: the CPU seconds it counted against its budget,
+    ``seconds``, and the wall seconds of its search, ``search_wall_s``) and its pairs in ``DiscData``."""
+    label = f"{method}-{model}-Adult-sex-{repeat},"
+    line = [r for r in (artifact / "log.txt").read_text().splitlines() if r.startswith(label)][-1]
     _, disc, tests, _, cpu, wall = line.split(",")[:6]
-    times.update(seconds=float(cpu), search_wall_s=float(wall))
     rows = np.loadtxt(artifact / "DiscData" / f"{method}-{model}-Adult-sex-{budget}-{repeat}.csv", delimiter=",",
                       ndmin=2)
     rows = rows[:, :-1] if len(rows) else np.zeros((0, 13))
-    return rows[0::2], rows[1::2], int(tests), times
+    return rows[0::2], rows[1::2], int(tests), {"seconds": float(cpu), "search_wall_s": float(wall)}
 
 
 def check_pairs(model, X1, X2, lower, upper) -> dict:
@@ -165,13 +173,13 @@ def check_pairs(model, X1, X2, lower, upper) -> dict:
     return {"reported": len(X1), "valid": int(valid.sum()), "rechecked": int(ok.sum()), "unique_unordered": unique}
 
 
-def fairnb_pairs(model, frame: pd.DataFrame, lower, upper, method: str, budget: float, repeat: int):
+def fairnb_pairs(model, frame: pd.DataFrame, lower, upper, method: str, budget: float, repeat: int, **params):
     from fairnb.domains import Feature, TabularDomain
     from fairnb.search import get_method
 
     names = list(frame.columns[:-1])
     domain = TabularDomain([Feature(n, int(lo), int(hi)) for n, lo, hi in zip(names, lower, upper)], protected=["sex"])
-    search = get_method(method)(max_time=budget, random_state=repeat, progress=False)
+    search = get_method(method)(max_time=budget, random_state=repeat, progress=False, **params)
     cpu_before, wall_before = time.process_time(), time.time()
     result = search.run(model, domain, seeds=frame.values[:, :-1].astype(float))
     times = {"seconds": result.elapsed, "search_wall_s": result.elapsed, "wall_s": time.time() - wall_before,

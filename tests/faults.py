@@ -31,6 +31,7 @@ FAST = {
     "dice": dict(n_seeds=40, n_local=200, batch_size=8, debug_rows=200),
     "sg": dict(limit=400, n_samples=200, batch_size=4),
     "limi": dict(n_latent=4000, n_boundary=3000, batch_size=50),
+    "vbtx": dict(n_loops=6, n_train=1000, max_solutions=20),
     **{m: dict(n_seeds=60, n_local=50, batch_size=8) for m in ("adf_asc", "adf_hf", "asc", "hf", "rp")},
     "expga_text": dict(n_candidates=60, lime_samples=200, n_local=50, batch_size=60),
 }

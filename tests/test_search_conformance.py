@@ -39,6 +39,7 @@ FAST = {
     "AequitasRandom": dict(n_seeds=300, n_local=30),
     "Kosei": dict(n_seeds=300, n_local=300),
     "AFT": dict(n_loops=3, n_train=1000, max_pairs=30, max_samples=20),
+    "VBTX": dict(n_loops=3, n_train=1000, max_solutions=20),
     "GRFT": dict(n_seeds=30, n_local=20, seed_selection="as_given"),
     "DICE": dict(n_seeds=30, n_local=20, seed_selection="as_given", debug_rows=500),
     "LIMI": dict(n_latent=500, n_boundary=3000, batch_size=250),
@@ -213,6 +214,7 @@ def test_stop_from_another_thread_keeps_what_was_found(cls, case):
     """Run without a natural end (a large size, a long time budget); another thread stops it once a pair is found."""
     big = {"RandomSearch": dict(n_samples=None), "SymbolicGeneration": dict(limit=None), "AFT": dict(n_loops=None),
            "LIMI": dict(n_latent=None),
+           "VBTX": dict(n_loops=None),
            **{name: dict(n_seeds=None, batch_size=1) for name in IMAGE_CLASSES}}.get(
         cls.__name__, dict(n_seeds=4000, n_local=1000))
     search = fast(cls, max_time=120, random_state=0, **big)

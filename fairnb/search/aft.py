@@ -56,7 +56,39 @@ def leaf_boxes(tree, lower, upper) -> tuple[np.ndarray, np.ndarray, np.ndarray, 
     return np.array(low), np.array(high), np.array(label), splits
 
 
-class AFT(Search):
+class TreeApproximation(Search):
+    """The loop that AFT and VBT-X share: decision trees trained on uniform random inputs labelled by the model.
+
+    ``n_loops`` (``None``: until a budget ends the search, ``DEFAULT_LOOPS`` when none is set) and ``n_train`` (the
+    random inputs of a fresh start) are the subclasses' parameters."""
+
+    DEFAULT_LOOPS = 20
+    domain_needs = ("sample", "bounded")
+
+    def _loops(self) -> int | None:
+        if self.n_loops is None and self.max_time is None and self.max_tried is None and self.max_found is None:
+            return self.DEFAULT_LOOPS
+        return self.n_loops
+
+    @staticmethod
+    def _more_loops(ctx, loops: int, n_loops: int | None) -> bool:
+        """Another loop? Not past ``n_loops``, nor past a budget: a loop that finds nothing to try yields no batch,
+        so the engine, which checks its budgets at each batch, would not end the search."""
+        return (n_loops is None or loops < n_loops) and ctx.engine.out_of_budget() is None
+
+    def _labelled(self, ctx, X) -> np.ndarray:
+        return ctx.oracle.predict_proba(ctx.domain.encode(X)).argmax(axis=1)
+
+    def _fresh_start(self, ctx, first: bool) -> tuple[np.ndarray, np.ndarray]:
+        """``n_train`` random inputs and their labels; the first ones are also checked as they are, for the
+        Result's headline (the share of uniform random inputs discriminatory as they are)."""
+        X = ctx.domain.sample(self.n_train, ctx.rng)
+        if first:
+            ctx.engine.measure_natural(X)
+        return X, self._labelled(ctx, X)
+
+
+class AFT(TreeApproximation):
     """AFT black-box search: path pairs of a decision tree that approximates the model, sampled.
 
     Parameters
@@ -71,8 +103,6 @@ class AFT(Search):
     """
 
     name = "aft"
-    DEFAULT_LOOPS = 20
-    domain_needs = ("sample", "bounded")
     _parameter_constraints = {**Search._parameter_constraints, "n_loops": [None, COUNT], "n_train": [COUNT],
                               "max_leaf_nodes": [Interval(Integral, 2, None, closed="left")], "max_paths": [COUNT],
                               "max_pairs": [COUNT], "max_misses": [COUNT], "max_samples": [COUNT]}
@@ -86,25 +116,17 @@ class AFT(Search):
         super().__init__(max_time=max_time, max_tried=max_tried, max_found=max_found, random_state=random_state,
                          progress=progress, constraints=constraints)
 
-    def _labelled(self, ctx, X) -> np.ndarray:
-        return ctx.oracle.predict_proba(ctx.domain.encode(X)).argmax(axis=1)
-
     def _generate(self, ctx):
-        n_loops = self.n_loops
-        if n_loops is None and self.max_time is None and self.max_tried is None and self.max_found is None:
-            n_loops = self.DEFAULT_LOOPS
+        n_loops = self._loops()
         dom, rng = ctx.domain, ctx.rng
         seen, found = UniqueCounter(dom, "eidig"), UniqueCounter(dom, "eidig")
         loops = fresh_starts = stale = 0
         X = y = None
         try:
-            while n_loops is None or loops < n_loops:
+            while self._more_loops(ctx, loops, n_loops):
                 loops += 1
                 if X is None:
-                    X = dom.sample(self.n_train, rng)
-                    if not fresh_starts:     # the headline: the share of uniform random inputs discriminatory as they are
-                        ctx.engine.measure_natural(X)
-                    y, fresh_starts = self._labelled(ctx, X), fresh_starts + 1
+                    (X, y), fresh_starts = self._fresh_start(ctx, first=not fresh_starts), fresh_starts + 1
                 from sklearn.tree import DecisionTreeClassifier
 
                 tree = DecisionTreeClassifier(criterion="entropy", max_leaf_nodes=self.max_leaf_nodes,

@@ -27,6 +27,7 @@ METHODS = {
     "aft": "fairnb.search.aft:AFT",
     "dice": "fairnb.search.dice:DICE",
     "limi": "fairnb.search.limi:LIMI",
+    "vbtx": "fairnb.search.vbtx:VBTX",
     "sg": "fairnb.search.sg:SymbolicGeneration",
     "adf_asc": "fairnb.search.text:ADFTextASC",
     "adf_hf": "fairnb.search.text:ADFTextHotFlip",

@@ -87,13 +87,7 @@ class Z3Solver:
         self.checks += 1
         solver = z3.SimpleSolver()
         solver.from_string("".join(programs[j][0] for j in js))
-        answer = solver.check()
-        if answer == z3.unknown:     # not an answer: z3 was interrupted (Ctrl-C) or gave up
-            reason = solver.reason_unknown()
-            if "cancel" in reason or "interrupt" in reason:
-                raise KeyboardInterrupt
-            raise RuntimeError(f"z3 could not decide {len(js)} constraints: {reason}")
-        if answer != z3.sat:
+        if not decide(solver, f"{len(js)} constraints"):
             return None
         model = solver.model()
         out = {}
@@ -129,6 +123,21 @@ class Z3Solver:
         self.sat += len(found)
         self.unsat += len(constraints) - len(found)
         return answers
+
+
+def decide(solver, what: str) -> bool:
+    """``solver.check()`` as satisfiable or not; a Ctrl-C that z3 noticed is raised as ``KeyboardInterrupt``
+    and any other unknown answer as a ``RuntimeError`` naming ``what`` was being decided."""
+    import z3
+
+    with _interrupts_kept():
+        answer = solver.check()
+    if answer == z3.unknown:     # not an answer: z3 was interrupted (Ctrl-C) or gave up
+        reason = solver.reason_unknown()
+        if "cancel" in reason or "interrupt" in reason:
+            raise KeyboardInterrupt
+        raise RuntimeError(f"z3 could not decide {what}: {reason}")
+    return answer == z3.sat
 
 
 @contextmanager
