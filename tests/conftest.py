@@ -3,6 +3,7 @@ through the same data-folder option a user has."""
 from __future__ import annotations
 
 import os
+import signal
 from pathlib import Path
 
 import numpy as np
@@ -10,6 +11,11 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
+
+# A shell starts a background job (`pytest ... &`) with SIGINT ignored, and Python keeps it so: the tests that press
+# Ctrl-C would then press nothing. They test fairnb's handling of Ctrl-C, so Python's own handler is put back.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def _required_dir(env: str, default: Path, what: str) -> Path:
