@@ -24,6 +24,7 @@ import argparse
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -558,6 +559,8 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     by_name = {c.name: c for c in CASES}
     if args.child:
+        if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:   # started from a background job (`fuzz.py &`):
+            signal.signal(signal.SIGINT, signal.default_int_handler)   # Ctrl-C works as in a terminal's Python
         print(json.dumps(run_case(by_name[args.child])))
         return 0
     chosen = [by_name[n] for n in args.only.split(",")] if args.only else CASES
