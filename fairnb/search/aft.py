@@ -79,6 +79,14 @@ class TreeApproximation(Search):
     def _labelled(self, ctx, X) -> np.ndarray:
         return ctx.oracle.predict_proba(ctx.domain.encode(X)).argmax(axis=1)
 
+    def _tree(self, X, y, rng):
+        """The loop's decision tree, imitating the model's labels ``y`` of ``X`` (entropy splits, at most
+        ``max_leaf_nodes`` leaves, its random state drawn from ``rng``)."""
+        from sklearn.tree import DecisionTreeClassifier
+
+        return DecisionTreeClassifier(criterion="entropy", max_leaf_nodes=self.max_leaf_nodes,
+                                      random_state=int(rng.integers(2 ** 31))).fit(X, y)
+
     def _fresh_start(self, ctx, first: bool) -> tuple[np.ndarray, np.ndarray]:
         """``n_train`` random inputs and their labels; the first ones are also checked as they are, for the
         Result's headline (the share of uniform random inputs discriminatory as they are)."""
@@ -127,10 +135,7 @@ class AFT(TreeApproximation):
                 loops += 1
                 if X is None:
                     (X, y), fresh_starts = self._fresh_start(ctx, first=not fresh_starts), fresh_starts + 1
-                from sklearn.tree import DecisionTreeClassifier
-
-                tree = DecisionTreeClassifier(criterion="entropy", max_leaf_nodes=self.max_leaf_nodes,
-                                              random_state=int(rng.integers(2 ** 31))).fit(X, y)
+                tree = self._tree(X, y, rng)
                 pairs = self._pairs(tree, dom, rng)
                 if not len(pairs[0]):
                     X = None

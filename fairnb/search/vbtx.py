@@ -179,8 +179,6 @@ class VBTX(TreeApproximation):
                          progress=progress, constraints=constraints)
 
     def _generate(self, ctx):
-        from sklearn.tree import DecisionTreeClassifier
-
         n_loops = self._loops()
         dom, rng = ctx.domain, ctx.rng
         seen = UniqueCounter(dom, "eidig")
@@ -192,8 +190,7 @@ class VBTX(TreeApproximation):
                 loops += 1
                 if X is None:
                     (X, y), fresh_starts = self._fresh_start(ctx, first=not fresh_starts), fresh_starts + 1
-                tree = DecisionTreeClassifier(criterion="entropy", max_leaf_nodes=self.max_leaf_nodes,
-                                              random_state=int(rng.integers(2 ** 31))).fit(X, y)
+                tree = self._tree(X, y, rng)
                 formula = PairFormula(tree, dom.lower, dom.upper, dom.protected)
                 X1, X2 = formula.sample(rng, n_xor=self.n_xor, calibrate=self.calibrate,
                                         max_solutions=self.max_solutions, max_tries=self.max_tries,
