@@ -85,8 +85,8 @@ LABELS = {
     "biased_neurons": "  its biased neurons (NeuronFair)",
     "biased_threshold": "  threshold T_d of a biased neuron (NeuronFair)",
     "layer_auc": "attribute AUC per hidden layer (NeuronFair)",
-    "severity_bits_mean": "severity: bits of protected information in the decision, mean (DICE)",
-    "severity_bits_max": "severity: bits of protected information in the decision, largest (DICE)",
+    "severity_bits_mean": "severity of the IDIs found: bits of protected information in the decision, mean (DICE)",
+    "severity_bits_max": "severity of the IDIs found: bits of protected information in the decision, largest (DICE)",
     "causal_layer": "causal hidden layer (DICE)",
     "causal_neurons": "  its causal neurons (DICE)",
     "causal_effects": "  share of the discrimination each removes (DICE)",
@@ -174,8 +174,10 @@ TERMS = {
     "biased_neurons": (_NEURONS, "The neurons of that layer that react more than the threshold T_d (0-based)."),
     "biased_threshold": (_NEURONS, "NeuronFair's threshold: where the layer's activation-difference curve meets y = x."),
     "layer_auc": ("Attribute AUC", "Per hidden layer, how strongly its neurons react to the protected attribute."),
-    "severity_bits_mean": (_SEVERITY, "How many bits about the protected attribute the decision reveals, on average."),
-    "severity_bits_max": (_SEVERITY, "The most bits about the protected attribute the decision reveals for one input."),
+    "severity_bits_mean": (_SEVERITY, "Mean bits about the protected attribute the decision reveals on the IDIs found: "
+                           "how severe they are, not how common."),
+    "severity_bits_max": (_SEVERITY, "The most bits about the protected attribute the decision reveals for one of the "
+                          "discriminatory inputs found."),
     "causal_layer": (_CAUSAL, "The hidden layer where the gap between the protected values grows most (0-based)."),
     "causal_neurons": (_CAUSAL, "Neurons whose fixing removes the most discrimination, strongest first (0-based)."),
     "causal_effects": (_CAUSAL, "For each causal neuron, the share of the discrimination that fixing it removes."),
@@ -391,8 +393,9 @@ def network_findings(summary: dict) -> list[dict]:
     >>> [f["text"] for f in network_findings({"severity_bits_mean": 1.0, "severity_bits_max": 1.58,
     ...                                       "causal_layer": 1, "causal_neurons": [9, 11], "causal_effects": [0.08, 0.02]})]
     ... # doctest: +NORMALIZE_WHITESPACE
-    ['on average the decision reveals 1 bit about the protected attribute (0: nothing; 1: it splits the protected
-      values into two groups)', 'for one input at most 1.58 bits', 'hidden layer 1, where the gap between the
+    ['on the discriminatory inputs found, the decision reveals on average 1 bit about the protected attribute (1: it
+      splits the protected values into two groups; more: finer splits); how severe the found cases are, not how
+      common', 'for one input at most 1.58 bits', 'hidden layer 1, where the gap between the
       protected values grows most', 'neuron 9 (fixing it removes 8.00 % of the discrimination), neuron 11 (2.00 %)']
     """
     def bits(x):
@@ -401,8 +404,9 @@ def network_findings(summary: dict) -> list[dict]:
     words = {
         "biased_layer": lambda v: f"hidden layer {v}, whose neurons react most when only the protected attribute changes",
         "biased_neurons": lambda v: "neurons " + ", ".join(map(str, v)) if v else "none above the threshold",
-        "severity_bits_mean": lambda v: (f"on average the decision reveals {bits(v)} about the protected attribute "
-                                         "(0: nothing; 1: it splits the protected values into two groups)"),
+        "severity_bits_mean": lambda v: (f"on the discriminatory inputs found, the decision reveals on average {bits(v)} "
+                                         "about the protected attribute (1: it splits the protected values into two "
+                                         "groups; more: finer splits); how severe the found cases are, not how common"),
         "severity_bits_max": lambda v: f"for one input at most {bits(v)}",
         "causal_layer": lambda v: f"hidden layer {v}, where the gap between the protected values grows most",
         "causal_neurons": lambda v: ", ".join(
