@@ -169,7 +169,10 @@ def check_pairs(model, X1, X2, lower, upper) -> dict:
     a, b = X1[ok], X2[ok]
     swap = a[:, SEX] > b[:, SEX]
     first, second = np.where(swap[:, None], b, a), np.where(swap[:, None], a, b)
-    unique = len(np.unique(np.hstack([first, second]), axis=0)) if ok.any() else 0
+    if not (np.array_equal(first, np.round(first)) and np.array_equal(second, np.round(second))):
+        raise ValueError("the pairs hold values that are not whole numbers; Adult's ranges are integer codes")
+    rows = np.ascontiguousarray(np.hstack([first, second]).astype(np.int32))    # 4 bytes a value, not 8
+    unique = len(np.unique(rows.view(np.dtype((np.void, rows.itemsize * rows.shape[1]))))) if ok.any() else 0
     return {"reported": len(X1), "valid": int(valid.sum()), "rechecked": int(ok.sum()), "unique_unordered": unique}
 
 
@@ -220,6 +223,8 @@ def main(argv=None):
     p.add_argument("--methods", default=",".join(FAIRNB_METHODS), help="fairnb's methods ('' for none)")
     p.add_argument("--reference-methods", default=",".join(REFERENCE_METHODS), help="the artifact's ('' for none)")
     p.add_argument("--repeats", type=int, default=1)
+    p.add_argument("--max-found", type=int, default=None,
+                   help="fairnb's max_found: a long run on a tree model otherwise keeps pairs until memory runs out")
     p.add_argument("--out", type=Path, default=None)
     p.add_argument("--append", action="store_true", help="add to the rows already in OUT's .json")
     p.add_argument("--merge", nargs="*", type=Path, default=[],
@@ -247,7 +252,9 @@ def main(argv=None):
                                                               args.budget, repeat),
                                       harness="AFT artifact", method=method, **about))
             for method in names(args.methods):
-                rows.append(timed_row(lambda: fairnb_pairs(model, frame, lower, upper, method, args.budget, repeat),
+                limit = {} if args.max_found is None else {"max_found": args.max_found}
+                rows.append(timed_row(lambda: fairnb_pairs(model, frame, lower, upper, method, args.budget, repeat,
+                                                           **limit),
                                       harness="fairnb", method=method, **about))
     out_json = args.out.with_suffix(".json") if args.out else None
     earlier = [out_json] if args.append and out_json and out_json.exists() else []
