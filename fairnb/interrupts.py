@@ -11,6 +11,11 @@ which runs whenever z3 frees an expression) is printed as "Exception ignored" an
 notice every Ctrl-C runs inside ``noted_interrupts()``: SIGINT still raises ``KeyboardInterrupt`` at once,
 and is also noted in the returned flag, which the loop checks between its steps.
 
+Work that may be dropped rather than finished (DICE's debugging, which runs while a search winds down, inside a
+deferred block) runs inside ``interruptible()``: the first Ctrl-C ends the block at once, also inside a deferred
+block; the ``KeyboardInterrupt`` goes no further, and the returned flag (and the enclosing block's) tells what
+happened. Never for bookkeeping: whatever the block was computing is lost.
+
 Example
 -------
 >>> with deferred_interrupts(reraise=False) as caught:
@@ -20,6 +25,10 @@ Example
 >>> with noted_interrupts() as pressed:
 ...     total = sum(range(10))
 >>> pressed.arrived
+False
+>>> with interruptible() as dropped:
+...     total = sum(range(10))
+>>> dropped.arrived
 False
 """
 from __future__ import annotations
@@ -32,13 +41,47 @@ from contextlib import contextmanager
 class _Caught:
     arrived = False
 
+    def note(self):
+        self.arrived = True
+
 
 class _Noted(_Caught):
     """The SIGINT handler of ``noted_interrupts``: Python's own (raise ``KeyboardInterrupt``), remembering it."""
 
     def __call__(self, signum, frame):
-        self.arrived = True
+        self.note()
         raise KeyboardInterrupt
+
+
+class _Held(_Caught):
+    """The SIGINT handler of ``deferred_interrupts``: notes the press, and passes it on to an enclosing
+    ``noted_interrupts`` block's flag."""
+
+    def __init__(self, outer):
+        self.outer = outer
+
+    def __call__(self, signum, frame):
+        self.note()
+        if isinstance(self.outer, _Noted):
+            self.outer.note()
+
+
+class _Dropping(_Noted):
+    """The SIGINT handler of ``interruptible``: raises ``KeyboardInterrupt`` at the first press (a later one
+    finds the block already ending) and notes it in the enclosing block's flag too."""
+
+    def __init__(self, outer):
+        self.outer = outer
+
+    def note(self):
+        self.arrived = True
+        if isinstance(self.outer, _Caught):
+            self.outer.note()
+
+    def __call__(self, signum, frame):
+        if not self.arrived:
+            self.note()
+            raise KeyboardInterrupt
 
 
 def _ours_to_change():
@@ -72,21 +115,35 @@ def noted_interrupts():
 @contextmanager
 def deferred_interrupts(reraise: bool = True):
     """Hold SIGINT off for the block (main thread only); see the module docstring."""
-    caught = _Caught()
     previous = _ours_to_change()
     if previous is None:
-        yield caught
+        yield _Caught()
         return
-
-    def note(signum, frame):
-        caught.arrived = True
-        if isinstance(previous, _Noted):
-            previous.arrived = True
-
-    signal.signal(signal.SIGINT, note)
+    caught = _Held(previous)
+    signal.signal(signal.SIGINT, caught)
     try:
         yield caught
     finally:
         signal.signal(signal.SIGINT, previous)
         if caught.arrived and reraise:
             raise KeyboardInterrupt
+
+
+@contextmanager
+def interruptible():
+    """Let the first Ctrl-C end the block at once, also inside ``deferred_interrupts`` (main thread only): for
+    work that may be dropped, never for bookkeeping; see the module docstring. The ``KeyboardInterrupt`` does not
+    leave the block; the returned flag's ``arrived`` says whether it came."""
+    previous = signal.getsignal(signal.SIGINT) if threading.current_thread() is threading.main_thread() else None
+    if not (previous is signal.default_int_handler or isinstance(previous, _Caught)):
+        yield _Caught()
+        return
+    dropping = _Dropping(previous)
+    signal.signal(signal.SIGINT, dropping)
+    try:
+        yield dropping
+    except KeyboardInterrupt:
+        if not dropping.arrived:      # not a Ctrl-C (e.g. raised by a model): not ours to absorb
+            raise
+    finally:
+        signal.signal(signal.SIGINT, previous)

@@ -85,14 +85,16 @@ LABELS = {
     "biased_neurons": "  its biased neurons (NeuronFair)",
     "biased_threshold": "  threshold T_d of a biased neuron (NeuronFair)",
     "layer_auc": "attribute AUC per hidden layer (NeuronFair)",
+    "natural_severity_bits": "severity of the seeds as they are: bits of protected information in the decision, mean "
+                             "(DICE; compare with a fair model's)",
     "severity_bits_mean": "severity of the IDIs found: bits of protected information in the decision, mean (DICE)",
     "severity_bits_max": "severity of the IDIs found: bits of protected information in the decision, largest (DICE)",
     "causal_layer": "causal hidden layer (DICE)",
     "causal_neurons": "  its causal neurons (DICE)",
     "causal_effects": "  share of the discrimination each removes (DICE)",
 }
-NETWORK_KEYS = ("biased_layer", "biased_neurons", "severity_bits_mean", "severity_bits_max", "causal_layer",
-                "causal_neurons")   # the findings the pair inspector shows in words
+NETWORK_KEYS = ("biased_layer", "biased_neurons", "natural_severity_bits", "severity_bits_mean", "severity_bits_max",
+                "causal_layer", "causal_neurons")   # the findings the pair inspector shows in words
 # where the docs site's glossary lives (docs/glossary.md; its headings are anchors on GitHub and on the site)
 GLOSSARY_URL = "https://github.com/fairnb/fairnb/blob/main/docs/glossary.md"
 _SPEED, _UNIQUE, _PHASES = "Candidates, hits and speed", "Unique-IDI counting conventions", "Global phase / local phase"
@@ -174,8 +176,10 @@ TERMS = {
     "biased_neurons": (_NEURONS, "The neurons of that layer that react more than the threshold T_d (0-based)."),
     "biased_threshold": (_NEURONS, "NeuronFair's threshold: where the layer's activation-difference curve meets y = x."),
     "layer_auc": ("Attribute AUC", "Per hidden layer, how strongly its neurons react to the protected attribute."),
+    "natural_severity_bits": (_SEVERITY, "Mean bits about the protected attribute the decision reveals on the seeds "
+                              "as they are: how much the model uses it; near 0 without the bias."),
     "severity_bits_mean": (_SEVERITY, "Mean bits about the protected attribute the decision reveals on the IDIs found: "
-                           "how severe they are, not how common."),
+                           "how severe they are, not how common (at least 1 on any model)."),
     "severity_bits_max": (_SEVERITY, "The most bits about the protected attribute the decision reveals for one of the "
                           "discriminatory inputs found."),
     "causal_layer": (_CAUSAL, "The hidden layer where the gap between the protected values grows most (0-based)."),
@@ -391,12 +395,16 @@ def network_findings(summary: dict) -> list[dict]:
     biased layer and neurons, DICE's severity and causal layer and neurons): ``key``, ``label``, ``text``.
 
     >>> [f["text"] for f in network_findings({"severity_bits_mean": 1.0, "severity_bits_max": 1.58,
-    ...                                       "causal_layer": 1, "causal_neurons": [9, 11], "causal_effects": [0.08, 0.02]})]
+    ...                                       "natural_severity_bits": 0.25, "causal_layer": 1,
+    ...                                       "causal_neurons": [9, 11], "causal_effects": [0.08, 0.02]})]
     ... # doctest: +NORMALIZE_WHITESPACE
-    ['on the discriminatory inputs found, the decision reveals on average 1 bit about the protected attribute (1: it
-      splits the protected values into two groups; more: finer splits); how severe the found cases are, not how
-      common', 'for one input at most 1.58 bits', 'hidden layer 1, where the gap between the
-      protected values grows most', 'neuron 9 (fixing it removes 8.00 % of the discrimination), neuron 11 (2.00 %)']
+    ['on the seeds as they are (before the search changed them), the decision reveals on average 0.25 bits about the
+      protected attribute: how much the model uses it on the data; a model without the bias stays near 0 bits: compare
+      with one', 'on the discriminatory inputs found, the decision reveals on average 1 bit about the protected
+      attribute (1: it splits the protected values into two groups; more: finer splits); how severe the found cases
+      are, not how common (at least 1 bit on any model, fair or not)', 'for one input at most 1.58 bits',
+      'hidden layer 1, where the gap between the protected values grows most', 'neuron 9 (fixing it removes 8.00 % of
+      the discrimination), neuron 11 (2.00 %)']
     """
     def bits(x):
         return f"{x:.3g} bit" + ("" if x == 1 else "s")
@@ -404,9 +412,14 @@ def network_findings(summary: dict) -> list[dict]:
     words = {
         "biased_layer": lambda v: f"hidden layer {v}, whose neurons react most when only the protected attribute changes",
         "biased_neurons": lambda v: "neurons " + ", ".join(map(str, v)) if v else "none above the threshold",
+        "natural_severity_bits": lambda v: (f"on the seeds as they are (before the search changed them), the decision "
+                                            f"reveals on average {bits(v)} about the protected attribute: how much the "
+                                            "model uses it on the data; a model without the bias stays near 0 bits: "
+                                            "compare with one"),
         "severity_bits_mean": lambda v: (f"on the discriminatory inputs found, the decision reveals on average {bits(v)} "
                                          "about the protected attribute (1: it splits the protected values into two "
-                                         "groups; more: finer splits); how severe the found cases are, not how common"),
+                                         "groups; more: finer splits); how severe the found cases are, not how common "
+                                         "(at least 1 bit on any model, fair or not)"),
         "severity_bits_max": lambda v: f"for one input at most {bits(v)}",
         "causal_layer": lambda v: f"hidden layer {v}, where the gap between the protected values grows most",
         "causal_neurons": lambda v: ", ".join(

@@ -1,7 +1,11 @@
 """DICE's oracles (docs/methods/dice.md §7): the severity in bits (0 for a model that ignores the protected attribute,
-at most 1 bit for a binary one, log2 of the distinct outputs in general), the causal layer and neuron found where
-they were planted, interventions that cost accuracy not counted, the search's pairs re-checked, the findings shown
+at most 1 bit for a binary one, log2 of the distinct outputs in general; on the seeds as they are, 0 for such a model
+and more for a biased one), the causal layer and neuron found where they were planted, interventions that cost
+accuracy not counted, the search's pairs re-checked, a Ctrl-C during the debugging obeyed at once, the findings shown
 in the pair inspector beside NeuronFair's, and bad arguments named."""
+import signal
+import threading
+
 import numpy as np
 import pytest
 from sklearn.linear_model import LogisticRegression
@@ -10,6 +14,7 @@ import fairnb
 from fairnb.domains import Feature, TabularDomain
 from fairnb.models import NumpyMLP
 from fairnb.oracle import Oracle
+from fairnb.search import dice as dice_module
 from fairnb.search.adf import ADF
 from fairnb.search.causal_neurons import layer_rates, localize, result_localization
 from fairnb.search.dice import DICE, partition_spread
@@ -18,6 +23,7 @@ from fairnb.search.severity import output_partitions, result_severity, severity
 from fairnb.widgets.inspector import PairInspector
 
 from blackbox_checks import assert_pairs_rechecked
+from faults import InterruptAt, assert_sound
 
 EVIL = "<img src=x onerror=alert(1)>"
 
@@ -132,6 +138,75 @@ def test_dice_finds_planted_discrimination_and_reports_severity_and_causal_neuro
     assert same.layer == loc.layer and same.causal_neurons() == loc.causal_neurons()
 
 
+def test_natural_severity_is_zero_for_a_model_that_ignores_the_attribute_and_more_for_a_biased_one(
+        synthetic, biased_model, fair_model):
+    """On the seeds as they are, unlike on the IDIs found (at least 1 bit on any model), a fair model reveals nothing."""
+    kw = dict(n_seeds=100, n_local=20, debug=False, random_state=0)
+    fair = DICE(**kw).run(fair_model, synthetic.domain, synthetic.X)
+    biased = DICE(**kw).run(biased_model, synthetic.domain, synthetic.X)
+    assert fair.summary()["natural_severity_bits"] == 0.0            # reported although it found no pair
+    assert biased.summary()["natural_severity_bits"] > 0.5
+    seeds = severity(biased_model, synthetic.domain, biased.extras["seeds"])
+    assert len(seeds) == 100 and biased.extras["natural_severity_bits"] == pytest.approx(seeds.min_entropy.mean(), abs=1e-4)
+    assert biased.extras["severity_bits_mean"] >= 1.0                # what the IDIs found say, on any model
+
+
+def test_natural_severity_is_the_mean_over_every_round_of_seeds(synthetic, biased_model):
+    """Fresh seeds after the first round (a time budget): the mean weighs every seed once. With labels, a seed
+    reveals 1 bit exactly when it is discriminatory, so the mean is also the natural rate."""
+    search = DICE(n_seeds=30, n_local=5, epsilon=None, debug=False, max_time=60, max_tried=6000, random_state=0)
+    r = search.run(biased_model, synthetic.domain, synthetic.X)
+    assert r.extras["seed_rounds"] > 2 and len(r.extras["seeds"]) == r.extras["seeds_used"]
+    again = severity(biased_model, synthetic.domain, r.extras["seeds"], epsilon=None).min_entropy.mean()
+    assert r.extras["natural_severity_bits"] == pytest.approx(again, abs=1e-4)
+    assert r.extras["natural_severity_bits"] == pytest.approx(r.summary()["natural_rate"], abs=1e-4)
+
+
+@pytest.fixture
+def press_ctrl_c_in_debugging(monkeypatch):
+    """Ctrl-C as DICE's debugging starts; ``calls`` records each debugging started, ``finished`` each that ran to
+    its end."""
+    calls, finished = [], []
+
+    def localize_after_a_press(*args, **kwargs):
+        calls.append(1)
+        signal.raise_signal(signal.SIGINT)
+        found = localize(*args, **kwargs)
+        finished.append(1)
+        return found
+
+    monkeypatch.setattr(dice_module, "localize", localize_after_a_press)
+    return calls, finished
+
+
+@pytest.mark.skipif(threading.current_thread() is not threading.main_thread(), reason="SIGINT needs the main thread")
+@pytest.mark.parametrize("budget, status", [(dict(max_tried=3000), "budget"), ({}, "interrupted")])
+def test_ctrl_c_during_the_debugging_ends_it_at_once_and_keeps_the_pairs(synthetic, biased_model,
+                                                                         press_ctrl_c_in_debugging, budget, status):
+    """The debugging runs as the search winds down after a budget (where Ctrl-C is otherwise held until the end) or
+    as it completes; either way the press ends it before the interventions run, and the pairs stay."""
+    calls, finished = press_ctrl_c_in_debugging
+    search = DICE(n_seeds=100, n_local=50, random_state=0, progress=False, **budget)
+    try:
+        r = search.run(biased_model, synthetic.domain, synthetic.X)
+    except KeyboardInterrupt:
+        pytest.fail("KeyboardInterrupt escaped run(): the Result was lost")
+    assert calls == [1] and finished == []
+    assert r.status == status and r.count() > 0 and search.localization_ is None
+    assert "causal_layer" not in r.extras and r.extras["severity_bits_mean"] >= 1.0     # what was done is kept
+    assert_sound(r, biased_model, synthetic.domain)
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+@pytest.mark.skipif(threading.current_thread() is not threading.main_thread(), reason="SIGINT needs the main thread")
+def test_ctrl_c_during_the_search_skips_the_debugging(synthetic, biased_model, press_ctrl_c_in_debugging):
+    calls, _ = press_ctrl_c_in_debugging
+    search = DICE(n_seeds=100, n_local=50, batch_size=8, random_state=0, progress=False)
+    r = search.run(biased_model, synthetic.domain, synthetic.X, listeners=[InterruptAt(at=3)])
+    assert r.status == "interrupted" and r.count() > 0 and calls == []
+    assert "severity_bits_mean" not in r.extras and "natural_severity_bits" in r.extras
+
+
 def test_severity_guides_the_local_walk_to_wider_gaps(synthetic, biased_model):
     """DICE's Metropolis on the partition spread keeps walkers where the outputs are far apart; ADF's reference
     acceptance (0 on IDIs, 1 elsewhere) does not look at the gap."""
@@ -146,8 +221,10 @@ def test_the_pair_inspector_shows_dice_beside_neuronfair_in_words(synthetic, bia
     kw = dict(n_seeds=60, n_local=30, random_state=0)
     dice = PairInspector(DICE(**kw).run(biased_model, synthetic.domain, synthetic.X))
     keys = [f["key"] for f in dice.network]
-    assert keys == ["severity_bits_mean", "severity_bits_max", "causal_layer", "causal_neurons"]
-    assert "bit" in dice.network[0]["text"] and set(dice.glossary) >= {"severity_bits_mean", "causal_neurons"}
+    assert keys == ["natural_severity_bits", "severity_bits_mean", "severity_bits_max", "causal_layer", "causal_neurons"]
+    natural, found = dice.network[0]["text"], dice.network[1]["text"]
+    assert "seeds as they are" in natural and "without the bias" in natural and "found" in found
+    assert set(dice.glossary) >= {"natural_severity_bits", "severity_bits_mean", "causal_neurons"}
     assert "fairnb-glossary-link" in dice.static_html() or "href" in dice.static_html()
     nf = PairInspector(NeuronFair(interpret_rows=500, **kw).run(biased_model, synthetic.domain, synthetic.X))
     assert [f["key"] for f in nf.network] == ["biased_layer", "biased_neurons"]

@@ -6,6 +6,8 @@ types, which say what the number is and so how the Results of a sharded run's sh
 * ``Count(n)``: a count that sums over shards (candidates checked in a phase, gradient rows);
 * ``Distinct(keys)``: how many distinct keys (a ``UniqueCounter``, key rows or codes); the merge counts
   the union of the shards' keys, so an input that two shards both generated counts once;
+* ``Mean(total, n)``: a mean over inputs (``total / n``: bits per seed); the merge sums totals and counts,
+  so each shard weighs as many inputs as it measured;
 * ``Same(value)``: a value every shard computes alike from the whole run's inputs (NeuronFair's biased
   layer); the merge keeps it when the shards agree and warns, keeping each shard's, when they do not;
 * ``Ratio(numerator, denominator)`` and ``Derived(function)``: recomputed from the merged Result;
@@ -71,6 +73,24 @@ class Count(Tally):
     @classmethod
     def merge(cls, tallies):
         return cls(sum(t.n for t in tallies))
+
+
+class Mean(Tally):
+    """The mean ``total / n`` over ``n`` inputs (rounded to 4 digits; 0.0 for none): a shard weighs its ``n``.
+
+    >>> Mean.merge([Mean(3.0, 2), Mean(0.0, 4)]).value_in(None)
+    0.5
+    """
+
+    def __init__(self, total, n):
+        self.total, self.n = float(total), int(n)
+
+    def value_in(self, result) -> float:
+        return round(self.total / self.n, 4) if self.n else 0.0
+
+    @classmethod
+    def merge(cls, tallies):
+        return cls(sum(t.total for t in tallies), sum(t.n for t in tallies))
 
 
 class Distinct(Tally):

@@ -18,9 +18,13 @@ DICE searches like ADF, guided by the *severity* of discrimination, then debugs 
 The findings go into ``result.extras`` (``severity_bits_mean``, ``severity_bits_max``, ``causal_layer``,
 ``causal_neurons``, ``causal_effects``) and onto the search (``severity_``, ``localization_``: its
 ``neurons`` table and ``layers()``); they are computed as the run ends (also when a budget ends it, a few seconds
-on the census model; not after the Stop button). ``docs/methods/dice.md`` is the digest, with the artifact's choices
-that fairnb does not reproduce (the global phase does not stop at the first discriminatory input there,
-and a local walk starts from any input with two partitions).
+on the census model; not after the Stop button or Ctrl-C, and a Ctrl-C while they run ends them at once: the pairs
+are kept). The severity of the IDIs found is at least 1 bit on any model, a fair one's too (every IDI's label
+flips); ``natural_severity_bits`` is the mean severity of the seeds as they are, measured when they are chosen
+(like the natural rate): how much the model uses the protected attributes on the data, near 0 bits for a model
+without the bias. ``docs/methods/dice.md`` is the digest, with the artifact's choices that fairnb does not
+reproduce (the global phase does not stop at the first discriminatory input there, and a local walk starts from
+any input with two partitions).
 
 Example
 -------
@@ -32,6 +36,8 @@ Example
 >>> r = search.run(model, data.domain, seeds=data.X)
 >>> r.count("adf") > 0, r.extras["severity_bits_max"], r.extras["causal_neurons"][:1]
 (True, 1.0, [0])
+>>> r.extras["natural_severity_bits"]      # the seeds as they are: every one's output moves with sex
+1.0
 """
 from __future__ import annotations
 
@@ -40,8 +46,9 @@ from numbers import Real
 
 import numpy as np
 
+from ..interrupts import interruptible
 from ..params import COUNT, Interval
-from ..results import PerShard
+from ..results import Mean, PerShard
 from .causal_neurons import as_numpy_mlp, localize
 from .severity import EPSILON, output_partitions, probability_bins, severity
 from .two_phase import TwoPhaseSearch
@@ -111,28 +118,36 @@ class DICE(TwoPhaseSearch):
         both = np.stack([start.proba, start.counterpart_proba], axis=1)
         return -partition_spread(both, self.epsilon).astype(float)
 
+    def _prepare_seeds(self, ctx, seeds):
+        seeds, rows = super()._prepare_seeds(ctx, seeds)
+        if len(seeds):           # the severity of the seeds as they are, beside the natural rate
+            natural = severity(ctx.model, ctx.domain, seeds, self.epsilon)
+            ctx.result.tally(natural_severity_bits=Mean(natural.min_entropy.sum(), len(natural)))
+        return seeds, rows
+
     def _tally(self, ctx):
         super()._tally(ctx)
         self.severity_, self.localization_ = None, None
-        result = ctx.result
-        if not len(result) or ctx.engine.stop_event.is_set():       # stopped: the user wants the pairs now
+        if not len(ctx.result) or ctx.engine.should_stop():      # Stop or Ctrl-C: the user wants the pairs now
             return
-        X = result.inputs
-        self.severity_ = severity(ctx.model, ctx.domain, X, self.epsilon)
-        result.tally(**{name: PerShard(value) for name, value in self.severity_.summary().items()})
-        if self.debug:
-            self._debug(ctx, X)
+        findings = {}
+        with interruptible():        # a Ctrl-C drops what is left at once, even as a budget's end winds the run down
+            self.severity_ = severity(ctx.model, ctx.domain, ctx.result.inputs, self.epsilon)
+            findings |= self.severity_.summary()
+            if self.debug:
+                findings |= self._debug(ctx, ctx.result.inputs)
+        ctx.result.tally(**{name: PerShard(value) for name, value in findings.items()})
 
-    def _debug(self, ctx, X):
-        """The causal layer and neurons on the pairs found, into ``localization_`` and the extras."""
+    def _debug(self, ctx, X) -> dict:
+        """The causal layer and neurons on the pairs found, into ``localization_``; returns their extras."""
         try:
             as_numpy_mlp(ctx.model)
         except TypeError as error:
             warnings.warn(f"dice: no causal debugging ({error})", stacklevel=2)
-            return
+            return {}
         data = np.asarray(ctx.seeds, dtype=float)
         if len(data) > self.debug_rows:
             data = data[np.random.default_rng(self.random_state).choice(len(data), self.debug_rows, replace=False)]
         self.localization_ = localize(ctx.model, ctx.domain, X, data, epsilon=self.epsilon,
                                       max_inputs=self.debug_inputs, random_state=self.random_state)
-        ctx.result.tally(**{name: PerShard(value) for name, value in self.localization_.to_extras().items()})
+        return self.localization_.to_extras()

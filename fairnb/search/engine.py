@@ -193,6 +193,8 @@ class Engine:
         self.stop_event = stop_event or threading.Event()
         self.phase = ""
         self._t0 = None
+        self._pressed = None            # the flag of the Ctrl-C block the run is in (its loop's, then its wind-down's)
+        self.interrupted = False        # Ctrl-C (or a KeyboardInterrupt) ended the run
         self.seed_offset = 0    # the run's id of the strategy's seed 0 (a later round's: fairnb.search.seed_rounds)
 
     @property
@@ -203,6 +205,18 @@ class Engine:
     def remaining_tried(self) -> float:
         """Candidates the budget still allows (``inf`` without a sample budget)."""
         return float("inf") if self.max_tried is None else max(self.max_tried - self.result.tried, 0)
+
+    def should_stop(self) -> bool:
+        """Whether the user asked the run to end: ``stop()`` (the Stop button) or Ctrl-C, also one pressed
+        while the run winds down. Work a strategy does as it closes and that the user can do without (DICE's
+        debugging) is skipped when this says True.
+
+        >>> engine = Engine(None, None); engine.should_stop()
+        False
+        >>> engine.stop_event.set(); engine.should_stop()
+        True
+        """
+        return self.stop_event.is_set() or self.interrupted or bool(self._pressed and self._pressed.arrived)
 
     def out_of_budget(self) -> str | None:
         """The reason to end now, or None."""
@@ -348,6 +362,7 @@ class Engine:
             # a Ctrl-C that lands in a finaliser (z3's AstRef.__del__) raises where Python drops it: noted, it
             # still ends the search at the next batch
             with noted_interrupts() as pressed:
+                self._pressed = pressed
                 try:
                     self._emit("start")
                     batch = next(strategy)
@@ -363,8 +378,10 @@ class Engine:
         except Exception as e:         # noqa: BLE001 - kept in the Result, re-raised by Search.run
             status, error = "failed", e
         while True:                    # the wind-down finishes, however many Ctrl-C arrive meanwhile
+            self.interrupted = status == "interrupted"
             try:
-                with deferred_interrupts(reraise=False):   # a Ctrl-C now finds the search already over
+                with deferred_interrupts(reraise=False) as held:   # a Ctrl-C now finds the search already over
+                    self._pressed = held
                     self._wind_down(strategy, status, error)
                 return self.result
             except KeyboardInterrupt:
