@@ -60,10 +60,13 @@ class _Held(_Caught):
     def __init__(self, outer):
         self.outer = outer
 
-    def __call__(self, signum, frame):
-        self.note()
+    def note(self):
+        self.arrived = True
         if isinstance(self.outer, _Noted):
             self.outer.note()
+
+    def __call__(self, signum, frame):
+        self.note()
 
 
 class _Dropping(_Noted):

@@ -339,6 +339,37 @@ def test_an_interrupt_noted_inside_a_deferred_block_reaches_the_noting_block():
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
+def test_an_interruptible_block_ends_at_the_press_even_inside_a_deferred_block():
+    from fairnb.interrupts import deferred_interrupts, interruptible, noted_interrupts
+
+    steps = []
+    with noted_interrupts() as pressed:
+        with deferred_interrupts(reraise=False) as held:
+            with interruptible() as dropped:
+                steps.append("before")
+                signal.raise_signal(signal.SIGINT)
+                steps.append("after")             # never reached: the press ends the block here
+            steps.append("held block goes on")
+    assert steps == ["before", "held block goes on"]
+    assert dropped.arrived and held.arrived and pressed.arrived
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_a_deferred_block_inside_an_interruptible_one_finishes_first():
+    from fairnb.interrupts import deferred_interrupts, interruptible
+
+    steps = []
+    with interruptible() as dropped:
+        with deferred_interrupts():
+            signal.raise_signal(signal.SIGINT)
+            steps.append("bookkeeping finished")
+        steps.append("after")
+    assert steps == ["bookkeeping finished"] and dropped.arrived
+    with pytest.raises(KeyboardInterrupt):         # a KeyboardInterrupt that no Ctrl-C sent is not absorbed
+        with interruptible():
+            raise KeyboardInterrupt
+
+
 def test_an_interrupted_z3_call_is_not_unsat():
     import z3
 
