@@ -17,7 +17,6 @@ Writes ``benchmarks/results/formats.{md,json}``. Needs ``fairnb[onnx]``, TensorF
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import tempfile
@@ -30,7 +29,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from fairnb.bench import load_benchmark, machine  # noqa: E402
+from fairnb.bench import load_benchmark, machine, save_report  # noqa: E402
 from fairnb.models import OnnxModel, SklearnModel, load_model, wrap  # noqa: E402
 from fairnb.models.keras import KerasModel  # noqa: E402
 from fairnb.search import get_method  # noqa: E402
@@ -151,10 +150,7 @@ def main(argv=None) -> dict:
               "mlp": [white_box_mlp(data, seeds, args.seconds, tuple(map(int, h.split(",")))) for h in args.hidden]}
     command = "FAIRNB_DATA=../shared/data FAIRNB_MODELS=../shared/models .venv/bin/python benchmarks/formats.py " + \
         " ".join(argv if argv is not None else sys.argv[1:])
-    out = Path(args.out)
-    out.with_suffix(".json").write_text(json.dumps(report, indent=1))
-    out.with_suffix(".md").write_text(markdown(report, command.strip()))
-    print(markdown(report, command.strip()))
+    save_report(args.out, report, markdown(report, command.strip()))
     return report
 
 

@@ -15,7 +15,6 @@ Writes ``benchmarks/results/formats_wide.{md,json}``:
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import warnings
 from pathlib import Path
@@ -25,7 +24,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from fairnb.bench import machine  # noqa: E402
+from fairnb.bench import machine, save_report  # noqa: E402
 from fairnb.domains import Feature, TabularDomain  # noqa: E402
 from fairnb.models import SklearnModel  # noqa: E402
 from fairnb.search import get_method  # noqa: E402
@@ -80,10 +79,7 @@ def main(argv=None) -> dict:
     report = {"machine": machine(), "seconds": args.seconds,
               "cases": [wide_case(d, args.seconds) for d in args.features]}
     command = "python benchmarks/formats_wide.py " + " ".join(argv if argv is not None else sys.argv[1:])
-    out = Path(args.out)
-    out.with_suffix(".json").write_text(json.dumps(report, indent=1))
-    out.with_suffix(".md").write_text(markdown(report, command.strip()))
-    print(markdown(report, command.strip()))
+    save_report(args.out, report, markdown(report, command.strip()))
     return report
 
 

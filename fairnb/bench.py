@@ -301,6 +301,23 @@ def write_reports(rows: pd.DataFrame, folder, stem: str, *, command: str = "") -
     return {"csv": str(csv), "markdown": str(md)}
 
 
+def save_report(out, report: dict, markdown: str, *, default=None) -> None:
+    """Write a benchmark script's ``report`` to ``<out>.json`` (``default``: ``json.dumps``'s, for values JSON
+    lacks) and its ``markdown`` to ``<out>.md``, and print the markdown.
+
+    >>> import tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> save_report(Path(folder) / "demo", {"idis": 3}, "# demo")
+    # demo
+    >>> json.loads((Path(folder) / "demo.json").read_text())
+    {'idis': 3}
+    """
+    out = Path(out)
+    out.with_suffix(".json").write_text(json.dumps(report, indent=1, default=default))
+    out.with_suffix(".md").write_text(markdown)
+    print(markdown)
+
+
 def _command(args, rounds: int) -> str:
     """The ``fairnb bench`` command line that reproduces a run (data and model folders left out)."""
     cmd = f"fairnb bench --benchmark {args.benchmark} --methods {args.methods} --seeds {args.seeds} --local {args.local}"
