@@ -53,25 +53,8 @@ class _Noted(_Caught):
         raise KeyboardInterrupt
 
 
-class _Held(_Caught):
-    """The SIGINT handler of ``deferred_interrupts``: notes the press, and passes it on to an enclosing
-    ``noted_interrupts`` block's flag."""
-
-    def __init__(self, outer):
-        self.outer = outer
-
-    def note(self):
-        self.arrived = True
-        if isinstance(self.outer, _Noted):
-            self.outer.note()
-
-    def __call__(self, signum, frame):
-        self.note()
-
-
-class _Dropping(_Noted):
-    """The SIGINT handler of ``interruptible``: raises ``KeyboardInterrupt`` at the first press (a later one
-    finds the block already ending) and notes it in the enclosing block's flag too."""
+class _Passing(_Caught):
+    """A flag that passes a press on to the enclosing block's flag (``outer``, when it has one)."""
 
     def __init__(self, outer):
         self.outer = outer
@@ -80,6 +63,18 @@ class _Dropping(_Noted):
         self.arrived = True
         if isinstance(self.outer, _Caught):
             self.outer.note()
+
+
+class _Held(_Passing):
+    """The SIGINT handler of ``deferred_interrupts``: notes the press."""
+
+    def __call__(self, signum, frame):
+        self.note()
+
+
+class _Dropping(_Passing, _Noted):
+    """The SIGINT handler of ``interruptible``: raises ``KeyboardInterrupt`` at the first press (a later one
+    finds the block already ending). A ``_Noted``, so a deferred block inside it holds presses as usual."""
 
     def __call__(self, signum, frame):
         if not self.arrived:
