@@ -86,7 +86,7 @@ LABELS = {
     "biased_threshold": "  threshold T_d of a biased neuron (NeuronFair)",
     "layer_auc": "attribute AUC per hidden layer (NeuronFair)",
     "natural_severity_bits": "severity of the seeds as they are: bits of protected information in the decision, mean "
-                             "(DICE; compare with a fair model's)",
+                             "(DICE; compare with a control's)",
     "severity_bits_mean": "severity of the IDIs found: bits of protected information in the decision, mean (DICE)",
     "severity_bits_max": "severity of the IDIs found: bits of protected information in the decision, largest (DICE)",
     "causal_layer": "causal hidden layer (DICE)",
@@ -177,7 +177,7 @@ TERMS = {
     "biased_threshold": (_NEURONS, "NeuronFair's threshold: where the layer's activation-difference curve meets y = x."),
     "layer_auc": ("Attribute AUC", "Per hidden layer, how strongly its neurons react to the protected attribute."),
     "natural_severity_bits": (_SEVERITY, "Mean bits about the protected attribute the decision reveals on the seeds "
-                              "as they are: how much the model uses it; near 0 without the bias."),
+                              "as they are: compare with a control's (0 only if it ignores the attribute)."),
     "severity_bits_mean": (_SEVERITY, "Mean bits about the protected attribute the decision reveals on the IDIs found: "
                            "how severe they are, not how common (at least 1 on any model)."),
     "severity_bits_max": (_SEVERITY, "The most bits about the protected attribute the decision reveals for one of the "
@@ -399,8 +399,8 @@ def network_findings(summary: dict) -> list[dict]:
     ...                                       "causal_neurons": [9, 11], "causal_effects": [0.08, 0.02]})]
     ... # doctest: +NORMALIZE_WHITESPACE
     ['on the seeds as they are (before the search changed them), the decision reveals on average 0.25 bits about the
-      protected attribute: how much the model uses it on the data; a model without the bias stays near 0 bits: compare
-      with one', 'on the discriminatory inputs found, the decision reveals on average 1 bit about the protected
+      protected attribute: how much the model uses it on the data; compare with a model trained without the bias (it
+      reveals less, 0 bits only if it ignores the attribute)', 'on the discriminatory inputs found, the decision reveals on average 1 bit about the protected
       attribute (1: it splits the protected values into two groups; more: finer splits); how severe the found cases
       are, not how common (at least 1 bit on any model, fair or not)', 'for one input at most 1.58 bits',
       'hidden layer 1, where the gap between the protected values grows most', 'neuron 9 (fixing it removes 8.00 % of
@@ -414,8 +414,8 @@ def network_findings(summary: dict) -> list[dict]:
         "biased_neurons": lambda v: "neurons " + ", ".join(map(str, v)) if v else "none above the threshold",
         "natural_severity_bits": lambda v: (f"on the seeds as they are (before the search changed them), the decision "
                                             f"reveals on average {bits(v)} about the protected attribute: how much the "
-                                            "model uses it on the data; a model without the bias stays near 0 bits: "
-                                            "compare with one"),
+                                            "model uses it on the data; compare with a model trained without the bias "
+                                            "(it reveals less, 0 bits only if it ignores the attribute)"),
         "severity_bits_mean": lambda v: (f"on the discriminatory inputs found, the decision reveals on average {bits(v)} "
                                          "about the protected attribute (1: it splits the protected values into two "
                                          "groups; more: finer splits); how severe the found cases are, not how common "

@@ -21,8 +21,8 @@ The findings go into ``result.extras`` (``severity_bits_mean``, ``severity_bits_
 on the census model; not after the Stop button or Ctrl-C, and a Ctrl-C while they run ends them at once: the pairs
 are kept). The severity of the IDIs found is at least 1 bit on any model, a fair one's too (every IDI's label
 flips); ``natural_severity_bits`` is the mean severity of the seeds as they are, measured when they are chosen
-(like the natural rate): how much the model uses the protected attributes on the data, near 0 bits for a model
-without the bias. ``docs/methods/dice.md`` is the digest, with the artifact's choices that fairnb does not
+(like the natural rate): how much the model uses the protected attributes on the data, to read beside a control's
+(0 bits only for a model that ignores them; ``benchmarks/results/dice.md``). ``docs/methods/dice.md`` is the digest, with the artifact's choices that fairnb does not
 reproduce (the global phase does not stop at the first discriminatory input there, and a local walk starts from
 any input with two partitions).
 
