@@ -162,6 +162,18 @@ def test_natural_severity_is_the_mean_over_every_round_of_seeds(synthetic, biase
     assert r.extras["natural_severity_bits"] == pytest.approx(r.summary()["natural_rate"], abs=1e-4)
 
 
+def test_the_debugging_runs_once_after_every_round_of_seeds(synthetic, biased_model, monkeypatch):
+    """Under a time budget the search goes on with fresh seeds (fairnb.search.seed_rounds); the debugging, on all the
+    pairs, runs once as the run ends, not after every round (where it spent the budget)."""
+    debugged = []
+    monkeypatch.setattr(dice_module, "localize", lambda model, domain, X, *a, **kw: debugged.append(len(X)) or
+                        localize(model, domain, X, *a, **kw))
+    search = DICE(n_seeds=30, n_local=5, max_time=60, max_tried=6000, random_state=0, progress=False)
+    r = search.run(biased_model, synthetic.domain, synthetic.X)
+    assert r.extras["seed_rounds"] > 2 and debugged == [len(r)]
+    assert r.extras["causal_layer"] == search.localization_.layer and len(search.severity_) == len(r)
+
+
 @pytest.fixture
 def press_ctrl_c_in_debugging(monkeypatch):
     """Ctrl-C as DICE's debugging starts; ``calls`` records each debugging started, ``finished`` each that ran to
@@ -242,6 +254,8 @@ def test_bad_arguments_are_named(synthetic, biased_model, race_domain):
         localize(biased_model, synthetic.domain, X, synthetic.X, tolerance=0)
     with pytest.raises(ValueError, match="layer 7 is not a hidden layer"):
         localize(biased_model, synthetic.domain, X, synthetic.X, layer=7)
+    with pytest.raises(ValueError, match="k has 2 partition counts for 10 inputs"):
+        localize(biased_model, synthetic.domain, X, synthetic.X, k=[1, 2])
     with pytest.raises(ValueError, match="y has 3 labels"):
         localize(biased_model, synthetic.domain, X, synthetic.X, y=[0, 1, 0])
     with pytest.raises(ValueError, match="data"):

@@ -199,10 +199,11 @@ def neuron_effects(mlp, domain, X, layer: int, data, y=None, epsilon: float | No
 
 
 def localize(model, domain, X, data, y=None, *, epsilon: float | None = EPSILON, tolerance: float = TOLERANCE,
-             layer: int | None = None, max_inputs: int = INPUTS, random_state=None) -> Localization:
+             layer: int | None = None, max_inputs: int = INPUTS, random_state=None, k=None) -> Localization:
     """DICE's causal debugging of ``model`` on the discriminatory inputs ``X`` (at most ``max_inputs`` of them:
     20 % with the most partitions, the rest at random); ``data`` (and its labels ``y``) give the neurons'
-    held values and the accuracy an intervention may cost. ``layer`` forces the layer (0-based)."""
+    held values and the accuracy an intervention may cost. ``layer`` forces the layer (0-based). ``k``: the
+    inputs' partitions when already known (``Severity.k`` with the same ``epsilon``), else computed here."""
     mlp = as_numpy_mlp(model)
     X = np.asarray(X, dtype=float)
     if X.ndim != 2 or not len(X):
@@ -214,7 +215,9 @@ def localize(model, domain, X, data, y=None, *, epsilon: float | None = EPSILON,
         raise ValueError("the model has no hidden layer to debug")
     if layer is not None and not 0 <= layer < hidden:
         raise ValueError(f"layer {layer} is not a hidden layer (0..{hidden - 1})")
-    k = partitions(mlp, domain, X, epsilon)
+    k = partitions(mlp, domain, X, epsilon) if k is None else np.asarray(k)
+    if len(k) != len(X):
+        raise ValueError(f"k has {len(k)} partition counts for {len(X)} inputs")
     rows = choose_inputs(k, max_inputs, np.random.default_rng(random_state))
     X = X[rows]
     found, rates = locate_layer(layer_spreads(mlp, domain, X))

@@ -590,7 +590,7 @@ class Search(Estimator):
         ctx = SearchContext(model, domain, oracle, np.random.default_rng(self.random_state), seeds, self.engine_,
                             selected_seeds)
         strategy = seed_rounds(self, ctx) if draws_rounds(self, domain, selected_seeds) else self._generate(ctx)
-        return self.engine_.run(strategy, limit_threads=limit_threads,
+        return self.engine_.run(self._concluding(ctx, strategy), limit_threads=limit_threads,
                                 prepare=getattr(model, "warm_up", None))
 
     def _run_elsewhere(self, client, model, domain, seeds, *, listeners, progress, oracle, n_shards) -> Result:
@@ -626,6 +626,18 @@ class Search(Estimator):
 
     def _generate(self, ctx: SearchContext) -> Generator[Batch, Verdict, None]:
         raise NotImplementedError
+
+    def _concluding(self, ctx: SearchContext, strategy):
+        """``strategy``, then ``_conclude(ctx)`` once, however it ends (completed, a budget, Stop, Ctrl-C)."""
+        try:
+            yield from strategy
+        finally:
+            self._conclude(ctx)
+
+    def _conclude(self, ctx: SearchContext) -> None:
+        """Work done once as the run ends, after every round of fresh seeds (``fairnb.search.seed_rounds``),
+        e.g. DICE's debugging; nothing by default. ``ctx.engine.should_stop()`` says whether the user asked
+        the run to end."""
 
 
 def domain_seeds(seeds, domain) -> np.ndarray:
