@@ -89,6 +89,7 @@ LABELS = {
                              "(DICE; compare with a control's)",
     "severity_bits_mean": "severity of the IDIs found: bits of protected information in the decision, mean (DICE)",
     "severity_bits_max": "severity of the IDIs found: bits of protected information in the decision, largest (DICE)",
+    "severity_inputs": "  IDIs it was measured on (DICE; at most 10,000, drawn at random)",
     "causal_layer": "causal hidden layer (DICE)",
     "causal_neurons": "  its causal neurons (DICE)",
     "causal_effects": "  share of the discrimination each removes (DICE)",
@@ -182,6 +183,8 @@ TERMS = {
                            "how severe they are, not how common (at least 1 on any model)."),
     "severity_bits_max": (_SEVERITY, "The most bits about the protected attribute the decision reveals for one of the "
                           "discriminatory inputs found."),
+    "severity_inputs": (_SEVERITY, "How many of the IDIs found the severity was measured on: all of them, or 10,000 "
+                        "drawn at random from a longer run's."),
     "causal_layer": (_CAUSAL, "The hidden layer where the gap between the protected values grows most (0-based)."),
     "causal_neurons": (_CAUSAL, "Neurons whose fixing removes the most discrimination, strongest first (0-based)."),
     "causal_effects": (_CAUSAL, "For each causal neuron, the share of the discrimination that fixing it removes."),
@@ -409,6 +412,8 @@ def network_findings(summary: dict) -> list[dict]:
     def bits(x):
         return f"{x:.3g} bit" + ("" if x == 1 else "s")
 
+    measured = f" ({summary['severity_inputs']:,} of them measured)" if "severity_inputs" in summary else ""
+
     words = {
         "biased_layer": lambda v: f"hidden layer {v}, whose neurons react most when only the protected attribute changes",
         "biased_neurons": lambda v: "neurons " + ", ".join(map(str, v)) if v else "none above the threshold",
@@ -416,7 +421,7 @@ def network_findings(summary: dict) -> list[dict]:
                                             f"reveals on average {bits(v)} about the protected attribute: how much the "
                                             "model uses it on the data; compare with a model trained without the bias "
                                             "(it reveals less, 0 bits only if it ignores the attribute)"),
-        "severity_bits_mean": lambda v: (f"on the discriminatory inputs found, the decision reveals on average {bits(v)} "
+        "severity_bits_mean": lambda v: (f"on the discriminatory inputs found{measured}, the decision reveals on average {bits(v)} "
                                          "about the protected attribute (1: it splits the protected values into two "
                                          "groups; more: finer splits); how severe the found cases are, not how common "
                                          "(at least 1 bit on any model, fair or not)"),

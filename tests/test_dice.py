@@ -174,6 +174,21 @@ def test_the_debugging_runs_once_after_every_round_of_seeds(synthetic, biased_mo
     assert r.extras["causal_layer"] == search.localization_.layer and len(search.severity_) == len(r)
 
 
+def test_a_long_runs_severity_is_measured_on_a_random_sample_of_its_idis(synthetic, biased_model, monkeypatch):
+    """Measuring every IDI of a long run outlasted its budget (62,573 IDIs on census took 32 s after a 20 s budget):
+    at most ``severity_inputs`` are measured and debugged, drawn at random, and the summary says how many."""
+    debugged = []
+    monkeypatch.setattr(dice_module, "localize", lambda model, domain, X, *a, **kw: debugged.append(X) or
+                        localize(model, domain, X, *a, **kw))
+    search = DICE(n_seeds=40, n_local=20, severity_inputs=25, random_state=0, progress=False)
+    r = search.run(biased_model, synthetic.domain, synthetic.X)
+    assert len(r) > 25 and len(search.severity_) == 25 and r.extras["severity_inputs"] == 25
+    assert len(debugged) == 1 and len(debugged[0]) == 25
+    assert {tuple(x) for x in debugged[0]} <= {tuple(x) for x in r.inputs}         # a sample of the IDIs found
+    assert r.extras["severity_bits_mean"] == pytest.approx(
+        float(severity(biased_model, synthetic.domain, debugged[0]).min_entropy.mean()), abs=1e-4)
+
+
 @pytest.fixture
 def press_ctrl_c_in_debugging(monkeypatch):
     """Ctrl-C as DICE's debugging starts; ``calls`` records each debugging started, ``finished`` each that ran to
