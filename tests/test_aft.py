@@ -18,7 +18,19 @@ def test_leaves_are_boxes_where_the_tree_predicts_their_label(synthetic):
     for leaf in range(len(low)):
         points = rng.integers(low[leaf].astype(int), high[leaf].astype(int) + 1, (50, dom.n_features))
         assert (tree.predict(points) == label[leaf]).all()
-    assert all(set(left).isdisjoint(right) for _, left, right in splits)
+    # each internal node's row: its feature, the leaves its left child holds (start:middle), its right (middle:stop)
+    points = dom.sample(500, rng)
+    inside = ((points[:, None] >= low) & (points[:, None] <= high)).all(axis=2)
+    assert (inside.sum(axis=1) == 1).all()
+    leaf = inside.argmax(axis=1)
+    path = tree.decision_path(points).toarray().astype(bool)
+    t = tree.tree_
+    inner = np.flatnonzero(t.children_left >= 0)
+    assert len(splits) == len(inner)
+    for (f, start, middle, stop), node in zip(splits, inner):
+        assert f == t.feature[node] and start < middle < stop
+        assert (((start <= leaf) & (leaf < middle)) == path[:, t.children_left[node]]).all()
+        assert (((middle <= leaf) & (leaf < stop)) == path[:, t.children_right[node]]).all()
 
 
 def test_path_pairs_differ_in_label_and_protected_interval_and_share_the_rest(synthetic, biased_model):
