@@ -8,7 +8,8 @@ classes, their protected intervals are disjoint and their other intervals overla
 taken in random order and their pairs kept, up to ``max_pairs``. Each pair is then sampled: the non-protected
 attributes uniformly from the overlap, the protected ones from the first leaf's interval; the oracle checks every
 protected variant of the sample (the second leaf's side included). A pair is sampled until ``max_misses`` samples
-were mispredicted by the tree or ``max_samples`` were drawn. The mispredicted samples join the training inputs. The
+were mispredicted by the tree or ``max_samples`` were drawn; all pairs are sampled together, in rounds of one oracle
+call each, and the samples past a pair's stop are dropped unseen. The mispredicted samples join the training inputs. The
 loop starts again from fresh random inputs when it found no pair, no discrimination, or (five loops running) no
 misprediction. Only the model's outputs are used. ``docs/methods/aft.md`` is the digest.
 

@@ -86,21 +86,21 @@ class PairFormula:
         self.solver = z3.Solver(ctx=context)
         self.solver.from_string("\n".join(text))
         self.variables = [[z3.Int(v, ctx=context) for v in x] for x in names]
+        self._atom_text = {f: [f"(<= x{f} {c})" for c in cuts] for f, cuts in self.atoms.items()}
 
-    def _xors(self, n_xor: int, rng) -> list:
-        """``n_xor`` random parity constraints over the atoms: each attribute joins with probability 1/2 through one
+    def _xors(self, n_xor: int, rng) -> str:
+        """``n_xor`` random parity constraints over the atoms, as SMT-LIB text (z3 parses it far faster than the
+        same constraints are built through its Python API): each attribute joins with probability 1/2 through one
         of its atoms drawn uniformly; the parity is random."""
-        import z3
-
-        out, x = [], self.variables[0]
+        out = []       # the solver knows the variables from the formula's own text
         for _ in range(n_xor):
-            terms = [x[f] <= cuts[rng.integers(len(cuts))] for f, cuts in self.atoms.items() if rng.random() < 0.5]
+            terms = [self._atom_text[f][rng.integers(len(cuts))] for f, cuts in self.atoms.items() if rng.random() < 0.5]
             if terms:
                 parity = terms[0]
                 for t in terms[1:]:
-                    parity = z3.Xor(parity, t)
-                out.append(parity if rng.random() < 0.5 else z3.Not(parity))
-        return out
+                    parity = f"(xor {parity} {t})"
+                out.append(f"(assert {parity})" if rng.random() < 0.5 else f"(assert (not {parity}))")
+        return "\n".join(out)
 
     def sample(self, rng, *, n_xor: int = 5, calibrate: bool = True, max_solutions: int = 50,
                max_tries: int = 1000, should_stop=lambda: False, stats: dict | None = None):
@@ -114,7 +114,7 @@ class PairFormula:
             if len(pairs) >= max_solutions or should_stop():
                 break
             self.solver.push()
-            self.solver.add(*self._xors(n_xor, rng))
+            self.solver.from_string(self._xors(n_xor, rng))
             sat = decide(self.solver, "a tree's discrimination formula with XOR constraints")
             if sat and not calibrate:      # the solutions of the calibrating draws are not kept
                 model = self.solver.model()
