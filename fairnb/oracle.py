@@ -199,6 +199,21 @@ class Verdict:
     def __len__(self):
         return len(self.X)
 
+    def take(self, rows) -> "Verdict":
+        """The verdict of the inputs ``rows`` (indices or a boolean mask), in that order.
+
+        >>> from fairnb.domains import Feature, TabularDomain
+        >>> dom = TabularDomain([Feature("sex", 0, 1), Feature("x", 0, 3)], protected=["sex"])
+        >>> v = Oracle(lambda X: X[:, 1] * X[:, 0] / 3, dom).check([[0, 3], [0, 0], [1, 2]])
+        >>> part = v.take([2, 0])
+        >>> part.X.tolist(), part.discriminatory.tolist()
+        ([[1.0, 2.0], [0.0, 3.0]], [True, True])
+        """
+        rows = np.flatnonzero(rows) if np.asarray(rows).dtype == bool else np.asarray(rows, dtype=int)
+        items = None if self.variant_items is None else [self.variant_items[i] for i in rows]
+        return Verdict(self.X[rows], self.proba[rows], self.protected, self.protected_values,
+                       self.variant_proba[rows], self.discriminatory[rows], self.counterpart_index[rows], items)
+
 
 class Oracle:
     """Checks batches of inputs for individual discrimination against ``domain.protected``.

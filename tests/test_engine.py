@@ -176,3 +176,42 @@ def test_a_model_is_prepared_before_the_budget_clock_starts(synthetic, biased_mo
     assert model.ready_at is not None and search.engine_._t0 >= model.ready_at      # the clock starts after it
     assert kinds[0] == ("prepare", 0.0) and kinds[1][0] == "start"
     assert r.tried > 0 and r.ended_by == ("max_time", 0.3)
+
+
+def test_a_batch_keeps_only_the_rows_its_keep_accepts(synthetic, biased_model):
+    """``Batch.keep`` sees the oracle's answer for every row; only the rows it keeps are counted, recorded and sent
+    back to the strategy, in order, with their per-row seed ids and details."""
+    seen = {}
+
+    class KeepFlipped(Search):
+        name = "keep-flipped"
+
+        def _generate(self, ctx):
+            X = ctx.domain.sample(400, ctx.rng)
+
+            def keep(verdict):
+                seen["all"] = verdict
+                return verdict.discriminatory | (np.arange(len(verdict)) % 2 == 0)
+
+            seen["back"] = yield Batch(X, seed_ids=np.arange(400), info=[{"row": i} for i in range(400)], keep=keep)
+
+    r = KeepFlipped(random_state=0).run(biased_model, synthetic.domain)
+    everything, back = seen["all"], seen["back"]
+    kept = everything.discriminatory | (np.arange(400) % 2 == 0)
+    assert len(everything) == 400 and 0 < everything.discriminatory.sum() < kept.sum() < 400
+    assert r.tried == kept.sum() and np.array_equal(back.X, everything.X[kept])
+    assert np.array_equal(back.discriminatory, everything.discriminatory[kept])
+    assert r.count() == len(np.unique(everything.X[everything.discriminatory], axis=0))
+    rows = [r.details(i)["row"] for i in range(len(r.inputs))]
+    assert all(everything.discriminatory[rows]) and np.array_equal(r.inputs, everything.X[rows])
+
+
+def test_a_keep_that_answers_the_wrong_shape_is_named(synthetic, biased_model):
+    class Bad(Search):
+        name = "bad-keep"
+
+        def _generate(self, ctx):
+            yield Batch(ctx.domain.sample(5, ctx.rng), keep=lambda verdict: np.ones(3, bool))
+
+    with pytest.raises(ValueError, match="Batch.keep returned shape"):
+        Bad().run(biased_model, synthetic.domain)

@@ -60,6 +60,10 @@ class Batch:
     ``info(verdict, rows) -> list of dicts`` (or of their compact JSON text) that the engine calls for the discriminatory rows only
     (details that depend on the oracle's counterparts, built once per batch for just those rows).
 
+    ``keep``, if given, is a callable ``keep(verdict) -> (n,) bool`` that the engine calls with the oracle's
+    answer before anything is counted: only the rows it keeps are counted, recorded and sent back to the strategy
+    (a strategy that samples ahead of a stopping rule, such as AFT's, drops the samples past the stop unseen).
+
     ``variants``, if given, are the candidates' protected variants as the strategy knows them, in the form
     and order of the domain's ``variants(X)`` (an ``(n, m, ...)`` array or ``n`` sequences): the oracle checks
     these instead of asking the domain. An image search keeps each seed's flip fixed while it moves the seed:
@@ -74,6 +78,7 @@ class Batch:
     seed_ids: np.ndarray | int = -1
     info: list | Callable | None = None
     variants: np.ndarray | list | None = None
+    keep: Callable | None = None
 
 
 @dataclass
@@ -256,6 +261,16 @@ class Engine:
         if batch.info is not None and not callable(batch.info) and len(batch.info) != len(verdict):
             raise ValueError(f"Batch.info has {len(batch.info)} entries for {len(verdict)} candidates; "
                              "give one dict per row of Batch.X")
+        if batch.keep is not None:
+            kept = np.asarray(batch.keep(verdict), dtype=bool)
+            if kept.shape != (len(verdict),):
+                raise ValueError(f"Batch.keep returned shape {kept.shape} for {len(verdict)} candidates; "
+                                 "it must return one bool per row of Batch.X")
+            verdict = verdict.take(kept)
+            if batch.info is not None and not callable(batch.info):
+                batch = replace(batch, info=[i for i, k in zip(batch.info, kept) if k])
+            if np.ndim(batch.seed_ids):
+                batch = replace(batch, seed_ids=np.asarray(batch.seed_ids)[kept])
         if self.constraints and verdict.discriminatory.any():
             verdict = self._constrained(verdict, batch.seed_ids)
         r = self.result

@@ -27,10 +27,8 @@ from numbers import Integral
 
 import numpy as np
 
-from ..counting import UniqueCounter
 from ..params import COUNT, STEPS, Interval, Options
-from ..results import Count, Distinct
-from .aft import STALE_LOOPS, TreeApproximation, leaf_boxes
+from .aft import TreeApproximation, leaf_boxes
 from .engine import Batch, Search
 from .symbolic.solver import decide
 
@@ -88,21 +86,21 @@ class PairFormula:
         self.solver = z3.Solver(ctx=context)
         self.solver.from_string("\n".join(text))
         self.variables = [[z3.Int(v, ctx=context) for v in x] for x in names]
+        self._atom_text = {f: [f"(<= x{f} {c})" for c in cuts] for f, cuts in self.atoms.items()}
 
-    def _xors(self, n_xor: int, rng) -> list:
-        """``n_xor`` random parity constraints over the atoms: each attribute joins with probability 1/2 through one
+    def _xors(self, n_xor: int, rng) -> str:
+        """``n_xor`` random parity constraints over the atoms, as SMT-LIB text (z3 parses it far faster than the
+        same constraints are built through its Python API): each attribute joins with probability 1/2 through one
         of its atoms drawn uniformly; the parity is random."""
-        import z3
-
-        out, x = [], self.variables[0]
+        out = []       # the solver knows the variables from the formula's own text
         for _ in range(n_xor):
-            terms = [x[f] <= cuts[rng.integers(len(cuts))] for f, cuts in self.atoms.items() if rng.random() < 0.5]
+            terms = [self._atom_text[f][rng.integers(len(cuts))] for f, cuts in self.atoms.items() if rng.random() < 0.5]
             if terms:
                 parity = terms[0]
                 for t in terms[1:]:
-                    parity = z3.Xor(parity, t)
-                out.append(parity if rng.random() < 0.5 else z3.Not(parity))
-        return out
+                    parity = f"(xor {parity} {t})"
+                out.append(f"(assert {parity})" if rng.random() < 0.5 else f"(assert (not {parity}))")
+        return "\n".join(out)
 
     def sample(self, rng, *, n_xor: int = 5, calibrate: bool = True, max_solutions: int = 50,
                max_tries: int = 1000, should_stop=lambda: False, stats: dict | None = None):
@@ -116,7 +114,7 @@ class PairFormula:
             if len(pairs) >= max_solutions or should_stop():
                 break
             self.solver.push()
-            self.solver.add(*self._xors(n_xor, rng))
+            self.solver.from_string(self._xors(n_xor, rng))
             sat = decide(self.solver, "a tree's discrimination formula with XOR constraints")
             if sat and not calibrate:      # the solutions of the calibrating draws are not kept
                 model = self.solver.model()
@@ -162,6 +160,7 @@ class VBTX(TreeApproximation):
     """
 
     name = "vbtx"
+    loop_counts = ("z3_checks",)
     _parameter_constraints = {**Search._parameter_constraints, "n_loops": [None, COUNT], "n_train": [COUNT],
                               "max_leaf_nodes": [None, Interval(Integral, 2, None, closed="left")],
                               "n_xor": [STEPS], "calibrate": [bool], "max_solutions": [COUNT], "max_tries": [COUNT],
@@ -178,39 +177,18 @@ class VBTX(TreeApproximation):
         super().__init__(max_time=max_time, max_tried=max_tried, max_found=max_found, random_state=random_state,
                          progress=progress, constraints=constraints)
 
-    def _generate(self, ctx):
-        n_loops = self._loops()
-        dom, rng = ctx.domain, ctx.rng
-        seen = UniqueCounter(dom, "eidig")
-        loops = fresh_starts = stale = 0
-        stats = {"z3_checks": 0}
-        X = y = None
-        try:
-            while self._more_loops(ctx, loops, n_loops):
-                loops += 1
-                if X is None:
-                    (X, y), fresh_starts = self._fresh_start(ctx, first=not fresh_starts), fresh_starts + 1
-                tree = self._tree(X, y, rng)
-                formula = PairFormula(tree, dom.lower, dom.upper, dom.protected)
-                X1, X2 = formula.sample(rng, n_xor=self.n_xor, calibrate=self.calibrate,
-                                        max_solutions=self.max_solutions, max_tries=self.max_tries,
-                                        should_stop=lambda: ctx.engine.out_of_budget() is not None, stats=stats)
-                if not len(X1):
-                    X = None
-                    continue
-                if self.cell_values == "uniform":
-                    X1, X2 = formula.spread(X1, X2, rng)
-                verdict = yield Batch(X1, phase="local", seed_ids=-1)
-                seen.add(X1)
-                own = verdict.variant_proba[np.arange(len(X2)), dom.own_variant(X2)].argmax(axis=1)
-                wrong1, wrong2 = verdict.labels != tree.predict(X1), own != tree.predict(X2)
-                missed = np.vstack([X1[wrong1], X2[wrong2]])
-                stale = 0 if len(missed) else stale + 1
-                if stale >= STALE_LOOPS:
-                    X, stale = None, 0
-                    continue
-                if len(missed):
-                    X, y = np.vstack([X, missed]), np.concatenate([y, verdict.labels[wrong1], own[wrong2]])
-        finally:
-            ctx.result.tally(generated=Distinct(seen), loops=Count(loops), fresh_starts=Count(fresh_starts),
-                             z3_checks=Count(stats["z3_checks"]))
+    def _explore(self, ctx, tree, seen, counts):
+        dom = ctx.domain
+        formula = PairFormula(tree, dom.lower, dom.upper, dom.protected)
+        X1, X2 = formula.sample(ctx.rng, n_xor=self.n_xor, calibrate=self.calibrate,
+                                max_solutions=self.max_solutions, max_tries=self.max_tries,
+                                should_stop=lambda: ctx.engine.out_of_budget() is not None, stats=counts)
+        if not len(X1):
+            return None
+        if self.cell_values == "uniform":
+            X1, X2 = formula.spread(X1, X2, ctx.rng)
+        verdict = yield Batch(X1, phase="local", seed_ids=-1)
+        seen.add(X1)
+        own = verdict.variant_proba[np.arange(len(X2)), dom.own_variant(X2)].argmax(axis=1)
+        wrong1, wrong2 = verdict.labels != tree.predict(X1), own != tree.predict(X2)
+        return np.vstack([X1[wrong1], X2[wrong2]]), np.concatenate([verdict.labels[wrong1], own[wrong2]])
