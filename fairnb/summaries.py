@@ -208,6 +208,7 @@ _BUDGETS = {
     "max_time": lambda v: f"time budget of {fmt_seconds(v)} reached",
     "max_tried": lambda v: f"{fmt_count(v)}-candidate cap reached",
     "max_found": lambda v: f"{fmt_count(v)}-pair cap reached",
+    "result_memory": lambda v: f"memory cap of {fmt_bytes(v)} reached (fairnb.config.result_memory)",
 }
 _STATUS = {
     "completed": "completed (the method ran to its end)",
@@ -222,6 +223,15 @@ _STATUS = {
 def fmt_count(n) -> str:
     """An integer count with thousands separators."""
     return f"{int(n):,}"
+
+
+def fmt_bytes(n) -> str:
+    """A number of bytes in MB or GB.
+
+    >>> fmt_bytes(2.5e9), fmt_bytes(3e8)
+    ('2.5 GB', '300 MB')
+    """
+    return f"{n / 1e9:.1f} GB" if n >= 1e9 else f"{n / 1e6:.0f} MB"
 
 
 def fmt_share(x) -> str:

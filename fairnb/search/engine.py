@@ -33,13 +33,14 @@ from __future__ import annotations
 
 import threading
 import time
+import warnings
 from dataclasses import dataclass, field, replace
 from numbers import Real
 from typing import Callable, Generator
 
 import numpy as np
 
-from .. import heap
+from .. import config, heap, summaries
 from ..interrupts import deferred_interrupts, noted_interrupts
 from ..domains.base import check_convention, require_capabilities
 from ..oracle import Oracle, Verdict, make_oracle
@@ -194,6 +195,7 @@ class Engine:
         self.phase = ""
         self._t0 = None
         self.seed_offset = 0    # the run's id of the strategy's seed 0 (a later round's: fairnb.search.seed_rounds)
+        self.memory_cap = config.result_memory_cap()    # the bytes the Result may hold
 
     @property
     def elapsed(self) -> float:
@@ -210,6 +212,8 @@ class Engine:
             return "stopped"
         reached = Budget(self.max_time, self.max_tried, self.max_found).reached(
             self.elapsed, self.result.tried, self.result.count(self.convention))
+        if reached is None and self.result.nbytes >= self.memory_cap:
+            reached = ("result_memory", self.memory_cap)
         if reached is not None:
             self.result.ended_by = reached    # which budget ended it, for the summaries
             return "budget"
@@ -380,6 +384,11 @@ class Engine:
         r = self.result
         r.status, r.error, r.elapsed = status, error, self.elapsed
         seed_outcomes.settle(r, status)
+        if status == "budget" and r.ended_by[0] == "result_memory":
+            warnings.warn(f"{r.method} stopped at fairnb.config.result_memory ({summaries.fmt_bytes(r.ended_by[1])}): "
+                          f"its Result keeps {r.count():,} unique IDIs in {summaries.fmt_bytes(r.nbytes)}, all it "
+                          "found; pass max_found to stop at a number of pairs, or raise fairnb.config.result_memory "
+                          "($FAIRNB_RESULT_MEMORY) where the machine has the memory", RuntimeWarning, stacklevel=5)
         try:
             self._emit("done")
         except Exception as e:         # noqa: BLE001 - a listener failing must not lose the Result
