@@ -226,12 +226,14 @@ def fmt_count(n) -> str:
 
 
 def fmt_bytes(n) -> str:
-    """A number of bytes in MB or GB.
+    """A number of bytes in kB, MB or GB.
 
-    >>> fmt_bytes(2.5e9), fmt_bytes(3e8)
-    ('2.5 GB', '300 MB')
+    >>> fmt_bytes(2.5e9), fmt_bytes(3e8), fmt_bytes(20_000)
+    ('2.5 GB', '300 MB', '20 kB')
     """
-    return f"{n / 1e9:.1f} GB" if n >= 1e9 else f"{n / 1e6:.0f} MB"
+    if n >= 1e9:
+        return f"{n / 1e9:.1f} GB"
+    return f"{n / 1e6:.0f} MB" if n >= 1e6 else f"{n / 1e3:.0f} kB"
 
 
 def fmt_share(x) -> str:

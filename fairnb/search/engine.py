@@ -384,11 +384,6 @@ class Engine:
         r = self.result
         r.status, r.error, r.elapsed = status, error, self.elapsed
         seed_outcomes.settle(r, status)
-        if status == "budget" and r.ended_by[0] == "result_memory":
-            warnings.warn(f"{r.method} stopped at fairnb.config.result_memory ({summaries.fmt_bytes(r.ended_by[1])}): "
-                          f"its Result keeps {r.count():,} unique IDIs in {summaries.fmt_bytes(r.nbytes)}, all it "
-                          "found; pass max_found to stop at a number of pairs, or raise fairnb.config.result_memory "
-                          "($FAIRNB_RESULT_MEMORY) where the machine has the memory", RuntimeWarning, stacklevel=5)
         try:
             self._emit("done")
         except Exception as e:         # noqa: BLE001 - a listener failing must not lose the Result
@@ -527,6 +522,12 @@ class Search(Estimator):
             self._busy.release()
         if result.elapsed >= heap.RELEASE_AFTER_S:    # its temporary arrays are freed: give their pages back
             heap.release()
+        if result.status == "budget" and result.ended_by[0] == "result_memory":
+            warnings.warn(f"{result.method} stopped at fairnb.config.result_memory "
+                          f"({summaries.fmt_bytes(result.ended_by[1])}): its Result keeps {result.count():,} unique "
+                          f"IDIs in {summaries.fmt_bytes(result.nbytes)}, all it found; pass max_found to stop at a "
+                          "number of pairs, or raise fairnb.config.result_memory ($FAIRNB_RESULT_MEMORY) where the "
+                          "machine has the memory", RuntimeWarning, stacklevel=3)
         if result.status == "failed":
             error = result.error
             error.result = result
