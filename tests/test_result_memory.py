@@ -143,3 +143,26 @@ def test_the_memory_cap_is_checked(monkeypatch):
     monkeypatch.setattr(config, "result_memory", -1)
     with pytest.raises(ValueError, match="fairnb.config.result_memory = -1"):
         config.result_memory_cap()
+
+
+def test_reading_the_inputs_of_many_pairs_costs_only_the_array_returned():
+    """The pairs stay in blocks: reading ``inputs`` allocates the float array it returns and no join of every
+    stored pair beside it (which doubled the process's peak at the end of a long search)."""
+    dom, rng = _census_like(), np.random.default_rng(2)
+    r = fairnb.Result(dom, "grft")
+    for step in range(100):
+        X = np.column_stack([np.zeros(2_000), rng.integers(0, 100, (2_000, 11))]).astype(float)
+        C = X.copy()
+        C[:, 0] = 1
+        _record(r, X, C, float(step))
+    del X, C
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        X = r.inputs
+        peak = tracemalloc.get_traced_memory()[1] - before
+    finally:
+        tracemalloc.stop()
+    assert X.shape == (r.count(), 12) and r.count() > 190_000
+    assert peak < 1.2 * X.nbytes, f"reading {X.nbytes / 1e6:.0f} MB of inputs peaked at {peak / 1e6:.0f} MB"

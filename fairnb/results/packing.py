@@ -60,7 +60,7 @@ def pack_pairs(a: dict) -> dict:
 
 def unpack_pairs(p: dict) -> dict:
     """The pair arrays that ``pack_pairs`` packed, in their usual dtypes."""
-    out = {k: _usual(k, v) for k, v in p.items() if k not in ("phase", "info")}
+    out = {k: v.astype(_usual_dtype(k)) for k, v in p.items() if k not in ("phase", "info")}
     codes, labels = p["phase"]
     out["phase"] = np.array(labels, dtype=object)[codes]
     out["info"] = p["info"] if p["info"] is not None else np.empty(len(codes), dtype=object)
@@ -72,32 +72,39 @@ def stored_form(a: dict) -> dict:
     domain's codes: one byte each where they were eight), the rest as they are; ``PairFields`` reads them back.
 
     >>> s = stored_form({"X": np.array([[3.0, 40.0]]), "C": np.array([[2.0, 40.0]]), "seed": np.array([7])})
-    >>> s["X"].dtype, PairFields(s)["X"].dtype, PairFields(s)["X"].tolist()
+    >>> s["X"].dtype, PairFields([s])["X"].dtype, PairFields([s])["X"].tolist()
     (dtype('int8'), dtype('float64'), [[3.0, 40.0]])
     """
     return {k: compact(v) if k in ("X", "C", "seed") else v for k, v in a.items()}
 
 
 class PairFields(Mapping):
-    """The fields of pairs in ``stored_form``, each read in its usual dtype (inputs, counterparts,
-    probabilities and times as floats, seed ids as int64): a field stored in another dtype is converted on
-    each read and not kept, so the pairs are held once, compactly, however often they are read."""
+    """The fields of pairs stored in chunks (``stored_form``), each joined over the chunks when read: in its
+    usual dtype (inputs, counterparts, probabilities and times as floats, seed ids as int64), or as stored
+    (``usual=False``). Nothing read is kept, so the pairs are held once, compactly, however often they are read.
 
-    def __init__(self, stored: dict):
-        self.stored = stored
+    >>> chunks = [stored_form({"X": np.array([[1.0]]), "seed": np.array([3])})] * 2
+    >>> PairFields(chunks)["X"].tolist(), PairFields(chunks, usual=False)["X"].dtype
+    ([[1.0], [1.0]], dtype('int8'))
+    """
+
+    def __init__(self, chunks: list, usual: bool = True):
+        self.chunks, self.usual = chunks, usual
 
     def __getitem__(self, key):
-        return _usual(key, self.stored[key])
+        parts = [c[key] for c in self.chunks]
+        dtype = _usual_dtype(key) if self.usual else None
+        if len(parts) == 1:
+            return parts[0] if dtype is None else parts[0].astype(dtype, copy=False)
+        return np.concatenate(parts, dtype=dtype)
 
     def __iter__(self):
-        return iter(self.stored)
+        return iter(self.chunks[0])
 
     def __len__(self):
-        return len(self.stored)
+        return len(self.chunks[0])
 
 
-def _usual(key: str, values: np.ndarray) -> np.ndarray:
-    """A pair field in its usual dtype (a copy only where the dtype differs)."""
-    if key in _FLOAT_FIELDS:
-        return values.astype(float, copy=False)
-    return values.astype(np.int64, copy=False) if key == "seed" else values
+def _usual_dtype(key: str):
+    """The usual dtype of a pair field (None: as stored)."""
+    return float if key in _FLOAT_FIELDS else np.int64 if key == "seed" else None

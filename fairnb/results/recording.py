@@ -71,8 +71,9 @@ class Result(PairTables, SavedResult, ResultDisplay):
         self.extras = Extras()
         self.tallies: dict[str, Tally] = {}
         self._lock = threading.Lock()
-        self._chunks: list[dict] = []
-        self._pair_bytes = 0         # the nbytes of the chunks' arrays
+        self._chunks: list[dict] = []   # the pairs in stored_form: blocks of about _BLOCK pairs, then recent batches
+        self._blocks = 0                # how many of the chunks are blocks
+        self._pair_bytes = 0            # the nbytes of the chunks' arrays
         self._seen = UniqueCounter(domain, "eidig") if domain is not None else None
         self._seen_adf = UniqueCounter(domain, "adf") if domain is not None else None
         self._timeline: list[tuple[float, int, int]] = []
@@ -109,10 +110,13 @@ class Result(PairTables, SavedResult, ResultDisplay):
                 "time": _per_input(elapsed, len(X), float)[idx],
                 "info": _info_column(info, len(X))[idx],
             })
+            chunks, blocks = self._chunks + [chunk], self._blocks    # copy on write: a reader's list never changes
+            if sum(len(c["X"]) for c in chunks[blocks:]) >= _BLOCK:
+                chunks, blocks = chunks[:blocks] + [_joined(chunks[blocks:])], blocks + 1
         with deferred_interrupts(), self._lock:
             self.hits += len(X)
             if chunk is not None:
-                self._chunks = self._chunks + [chunk]     # copy on write: a reader's list never changes
+                self._chunks, self._blocks = chunks, blocks
                 self._pair_bytes += _nbytes(chunk)
                 self._seen.commit(fresh)
                 # each ADF-unique input keeps the time of its first full instance
@@ -126,7 +130,7 @@ class Result(PairTables, SavedResult, ResultDisplay):
         state = self.__dict__.copy()
         for name in ("_lock", "_seen", "_seen_adf", "_chunks"):
             del state[name]
-        state["_packed"] = pack_pairs(self._stored()) if self._chunks else None
+        state["_packed"] = pack_pairs(PairFields(self._chunks, usual=False)) if self._chunks else None
         return state
 
     def __setstate__(self, state):
@@ -222,21 +226,14 @@ class Result(PairTables, SavedResult, ResultDisplay):
         return self
 
     # ------------------------------------------------------------------ arrays
-    def _stored(self) -> dict:
-        """The pairs as stored (``stored_form``), in one array per field: the chunks recorded batch by batch
-        are joined here, once, and then kept as one."""
-        with self._lock:
-            if len(self._chunks) > 1:
-                self._chunks = [{k: np.concatenate([c[k] for c in self._chunks]) for k in self._chunks[0]}]
-            return self._chunks[0] if self._chunks else stored_form(_no_pairs(self.domain))
-
     def _keep(self, chunks: list) -> None:
         """Hold the pairs ``chunks`` (in ``stored_form``) instead of those recorded."""
-        self._chunks, self._pair_bytes = chunks, sum(map(_nbytes, chunks))
+        self._chunks, self._blocks, self._pair_bytes = chunks, len(chunks), sum(map(_nbytes, chunks))
 
     def _arrays(self) -> PairFields:
-        """The pairs' fields in their documented dtypes (inputs as floats, ...), read from the stored form."""
-        return PairFields(self._stored())
+        """The pairs' fields in their documented dtypes (inputs as floats, ...), joined over the stored chunks
+        when read."""
+        return PairFields(self._chunks or [stored_form(_no_pairs(self.domain))])
 
     @property
     def nbytes(self) -> int:
@@ -391,6 +388,15 @@ def _per_input(values, n: int, dtype) -> np.ndarray:
     (['global', 'global'], [1.0, 2.0])
     """
     return np.broadcast_to(np.asarray(values, dtype=dtype), (n,)).copy()
+
+
+#: pairs in a block of a Result's stored pairs: recent batches are joined into one when they hold as many, so
+#: that a Result holds a few hundred arrays per million pairs, and no join ever copies more than a block
+_BLOCK = 1 << 16
+
+
+def _joined(chunks: list) -> dict:
+    return {k: np.concatenate([c[k] for c in chunks]) for k in chunks[0]}
 
 
 def _nbytes(chunk: dict) -> int:
