@@ -234,13 +234,16 @@ class KeyCodes:
         return out
 
     def decode(self, codes: np.ndarray):
-        """The key rows (an integer matrix) or keys (a list) that ``codes`` encode."""
+        """The key rows (a matrix in the narrowest integer dtype that holds them) or keys (a list) that ``codes``
+        encode."""
         if codes.dtype == object:
             return codes.tolist()
         if codes.dtype.kind == "V":
             return np.ascontiguousarray(codes).view(self.row[0]).reshape(len(codes), self.row[1]).copy()
-        sizes = (self.high - self.low + 1).astype(np.int64)
-        return (self.low + codes[:, None] // self.place % sizes).astype(np.int64)
+        rows = np.empty((len(codes), len(self.place)), _narrowest(self.low.min(), self.high.max()))
+        for j, (place, low, high) in enumerate(zip(self.place, self.low, self.high)):   # no (n, d) int64 temporary
+            rows[:, j] = codes // place % (high - low + 1) + low
+        return rows
 
     def array(self, codes: list) -> np.ndarray:
         """Codes given one by one (``fresh``'s dict keys) as an array of this encoding's dtype."""
