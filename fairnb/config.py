@@ -1,7 +1,7 @@
 """Process-wide settings.
 
 ``result_memory``: the bytes a search's Result may hold (``Result.nbytes``: its pairs, unique counters and
-distinct-input tallies; about 120 bytes a pair on a tabular domain of small integer codes). A search whose Result
+distinct-input tallies; about 140 bytes a pair on Adult's twelve integer codes). A search whose Result
 reaches it ends after the batch that reached it, with status ``"budget"`` ("memory cap of 2.0 GB reached"),
 keeps every pair found, and warns with the number of pairs kept: a long search on a fast model (GRFT finds
 millions of pairs a minute on a decision tree) stops before the operating system's out-of-memory killer ends

@@ -126,7 +126,8 @@ class Result(PairTables, SavedResult, ResultDisplay):
     def __getstate__(self):
         """Pickled compactly (a Result travels from a Dask worker to the client): its pairs as one
         contiguous array per field, each in the smallest dtype that holds it exactly (``compact``), no
-        Python object per pair, no lock; the unique counters are rebuilt from the pairs, lazily."""
+        Python object per pair, no lock; the unique counters are rebuilt from the pairs when it arrives on its
+        domain (``with_domain``)."""
         state = self.__dict__.copy()
         for name in ("_lock", "_seen", "_seen_adf", "_chunks"):
             del state[name]
@@ -238,8 +239,8 @@ class Result(PairTables, SavedResult, ResultDisplay):
     @property
     def nbytes(self) -> int:
         """Bytes held by the stored pairs (``stored_form``), the unique counters and the distinct-input tallies:
-        about 120 a pair on a tabular domain of small integer codes, where the inputs and counterparts as floats
-        alone take 16 a feature. ``fairnb.config.result_memory`` caps it while a search runs.
+        about 140 a pair on Adult's twelve integer codes (``benchmarks/results/result_memory.md``), where the
+        inputs and counterparts as floats alone took 192. ``fairnb.config.result_memory`` caps it while a search runs.
 
         >>> Result(None).nbytes
         0
