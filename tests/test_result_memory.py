@@ -58,7 +58,7 @@ def _census_like(n_features=12):
                          protected="sex")
 
 
-def test_a_result_of_many_tabular_pairs_holds_each_in_about_a_hundred_bytes():
+def test_a_result_of_many_tabular_pairs_holds_each_in_under_160_bytes():
     """Issue #26: GRFT on a decision tree keeps millions of pairs; at ~1.1 KB a pair (float64 rows and a Python
     bytes object per input in each unique counter) 14 M pairs took 15 GB. Twelve small integer features are
     stored as bytes and counted by 8-byte codes."""
