@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from .domains.base import check_convention
+from .interrupts import deferred_interrupts
 
 
 def hashable_keys(keys) -> list:
@@ -48,9 +49,11 @@ def first_occurrences(keys) -> np.ndarray:
         return np.zeros(0, np.int64)
     low = keys.min(axis=0).astype(np.int64)
     sizes = keys.max(axis=0).astype(np.int64) - low + 1
-    if np.prod(sizes.astype(float)) < 2.0 ** 62:
-        place = np.concatenate([np.cumprod(sizes[::-1])[::-1][1:], [1]]).astype(np.int64)
-        rows = (keys - low) @ place
+    if mixed_radix(low, low + sizes - 1) is not None:
+        rows = np.zeros(len(keys), np.int64)
+        for j in range(keys.shape[1]):      # column by column: no (n, d) int64 temporary
+            rows *= sizes[j]
+            rows += keys[:, j] - low[j]
     else:
         keys = np.ascontiguousarray(keys)
         rows = keys.view(np.dtype((np.void, keys.dtype.itemsize * keys.shape[1]))).ravel()
@@ -63,79 +66,82 @@ class UniqueCounter:
 
     ``fresh`` only computes which inputs are new, ``commit`` stores them: a caller that must stay
     consistent under Ctrl-C computes first and commits in one step. ``add`` does both.
+
+    Each distinct key is held as one code (``KeyCodes``: 8 bytes on a bounded tabular domain) in sorted
+    runs and in the order first seen, about 16 bytes a key (24 with values) and no Python object per key,
+    so a search that keeps millions of inputs counts them in tens of megabytes.
     """
 
     def __init__(self, domain, convention: str):
         self.domain = domain
         self.convention = check_convention(convention)
-        self._dict: dict | None = {}
-        self._lazy = None        # (items or key rows, values, whether keys): ``of_items``'s, a dict on first use
-        self._known_len = None
-        self._row = None         # (dtype, width) of integer key rows, for ``key_rows`` to read bytes keys back
+        self._codes = KeyCodes(domain, self.convention)
+        self._runs = SortedRuns()
+        self._order: list[np.ndarray] = []          # the codes in the order first seen, in chunks
+        self._values: list[np.ndarray] | None = None   # their values, once some value was given
 
     @classmethod
-    def of_items(cls, domain, convention: str, items, values=None, *, n_distinct: int | None = None) -> "UniqueCounter":
-        """A counter holding ``items`` in order (``values``: one per item, or None; ``n_distinct``: how many
-        distinct keys they have, when the caller knows), built lazily and
-        without a Python object per item: ``len`` computes the distinct keys with numpy, and the dict
-        that ``fresh`` and ``commit`` use is made on their first call (a Result shipped from a Dask
-        worker and merged on the client may never need it)."""
+    def of_items(cls, domain, convention: str, items, values=None) -> "UniqueCounter":
+        """A counter holding ``items`` in order (``values``: one per item, or None), each distinct key with the
+        value of its first occurrence."""
         out = cls(domain, convention)
-        out._dict, out._lazy, out._known_len = None, (items, values, False), n_distinct
+        fresh = out.fresh(items)
+        out.commit(fresh, None if values is None else np.asarray(values, dtype=float)[list(fresh.values())])
         return out
 
-    def _distinct(self):
-        """``(key rows, values)`` of the lazily held items, each distinct key once."""
-        items, values, done = self._lazy
-        if not done:
-            keys = self.domain.key(items, self.convention)
-            first = first_occurrences(keys)
-            keys = keys[first] if isinstance(keys, np.ndarray) else [keys[i] for i in first]
-            values = None if values is None else np.asarray(values, dtype=float)[first]
-            self._lazy = keys, values, True
-            return keys, values
-        return items, values
-
-    @property
-    def _first(self) -> dict:
-        if self._dict is None:
-            keys, values = self._distinct()
-            keys = hashable_keys(keys)
-            self._dict = dict(zip(keys, values.tolist())) if values is not None else dict.fromkeys(keys)
-            self._lazy = None
-        return self._dict
-
-    def keys(self, items) -> list:
-        """The hashable keys of ``items`` under this counter's convention."""
+    def keys(self, items) -> np.ndarray:
+        """The codes (``KeyCodes``) of ``items``' keys under this counter's convention, one per input."""
         keys = self.domain.key(items, self.convention)
-        if isinstance(keys, np.ndarray) and keys.ndim == 2:
-            self._row = (keys.dtype, keys.shape[1])
-        return hashable_keys(keys)
+        codes = self._codes.encode(keys)
+        if codes is None:       # a key outside the domain's bounds: every code becomes its key row's bytes
+            with deferred_interrupts():
+                old, self._codes = self._codes, self._codes.widened(keys)
+                recode = lambda held: self._codes.encode(old.decode(held))   # noqa: E731
+                self._runs.recode(recode)
+                self._order = [recode(c) for c in self._order]
+            codes = self._codes.encode(keys)
+        return codes
 
     def key_rows(self):
-        """The distinct keys held, in order: an integer matrix for a domain whose keys are integer rows (no
-        Python object per row once made), else a list."""
-        if self._dict is None:
-            return self._distinct()[0]
-        keys = list(self._dict)
-        if self._row is None or not all(isinstance(k, bytes) for k in keys):
-            return keys
-        return np.frombuffer(b"".join(keys), dtype=self._row[0]).reshape(len(keys), self._row[1])
+        """The distinct keys held, in the order first seen: an integer matrix for a domain whose keys are
+        integer rows, else a list."""
+        return self._codes.decode(self._ordered())
 
     def fresh(self, items, limit: int | None = None) -> dict:
-        """``{key: index}`` of the first occurrence of each input not seen before, in order, at most ``limit``."""
-        seen, out = self._first, {}
-        for i, k in enumerate(self.keys(items)):
-            if limit is not None and len(out) >= limit:
-                break
-            if k not in seen and k not in out:
-                out[k] = i
-        return out
+        """``{code: index}`` of the first occurrence of each input not seen before, in order, at most ``limit``
+        (``code``: the input's key as one hashable value)."""
+        codes = self.keys(items)
+        if not len(codes):
+            return {}
+        first = np.sort(np.unique(codes, return_index=True)[1])
+        new = first[~self._runs.contains(codes[first])][:limit]
+        return dict(zip(codes[new].tolist(), new.tolist()))
 
     def commit(self, keys, value=None) -> None:
-        """Store ``keys`` (from ``fresh``) as seen, with ``value`` where not seen before."""
-        for k in keys:
-            self._first.setdefault(k, value)
+        """Store ``keys`` (distinct codes from ``fresh``) as seen, with ``value`` where not seen before (one for
+        all, or one per key; None: none)."""
+        codes = self._codes.array(list(keys))
+        new = ~self._runs.contains(codes)
+        codes, value = codes[new], value if np.ndim(value) == 0 else np.asarray(value, float)[new]
+        if not len(codes):
+            return
+        self._runs.add(codes)
+        self._order.append(codes)
+        if value is not None and self._values is None:
+            self._values = [np.full(len(c), np.nan) for c in self._order[:-1]]
+        if self._values is not None:
+            self._values.append(np.broadcast_to(np.asarray(np.nan if value is None else value, float),
+                                                (len(codes),)).copy())
+
+    def held(self, items) -> np.ndarray:
+        """The (n,) mask of ``items`` seen before.
+
+        >>> from fairnb.domains import Feature, TabularDomain
+        >>> c = UniqueCounter(TabularDomain([Feature("sex", 0, 1), Feature("x", 0, 9)], protected=["sex"]), "eidig")
+        >>> c.add([[0, 3]]).tolist(), c.held([[0, 3], [1, 3]]).tolist()
+        ([True], [True, False])
+        """
+        return self._runs.contains(self.keys(items))
 
     def add(self, items, value=None) -> np.ndarray:
         """Store ``items``; returns the (n,) mask of the ones not seen before (first occurrences)."""
@@ -146,23 +152,173 @@ class UniqueCounter:
         return mask
 
     def values(self) -> np.ndarray:
-        """The value stored with each distinct input, in the order first seen."""
-        if self._dict is None:
-            keys, values = self._distinct()
-            return values if values is not None else np.full(len(keys), np.nan)
-        return np.array(list(self._dict.values()), dtype=float)
+        """The value stored with each distinct input, in the order first seen (NaN where none was given)."""
+        if self._values is None:
+            return np.full(len(self), np.nan)
+        self._values = [np.concatenate(self._values)] if len(self._values) > 1 else self._values
+        return self._values[0] if self._values else np.zeros(0)
+
+    def _ordered(self) -> np.ndarray:
+        if len(self._order) > 1:
+            self._order = [np.concatenate(self._order)]
+        return self._order[0] if self._order else self._codes.array([])
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held by the counter's arrays: its codes, twice (sorted, and in the order first seen), and their
+        values."""
+        return 2 * self._runs.nbytes + (8 * len(self) if self._values is not None else 0)
 
     def copy(self) -> "UniqueCounter":
+        """A counter that holds the same keys and changes apart from this one (the arrays are shared: neither
+        changes them in place)."""
         out = UniqueCounter.__new__(UniqueCounter)
-        out.domain, out.convention = self.domain, self.convention
-        out._lazy, out._known_len, out._row = self._lazy, self._known_len, self._row
-        out._dict = None if self._dict is None else dict(self._dict)
+        out.domain, out.convention, out._codes = self.domain, self.convention, self._codes.copy()
+        out._runs, out._order = self._runs.copy(), list(self._order)
+        out._values = None if self._values is None else list(self._values)
         return out
 
-    def __contains__(self, key) -> bool:
-        return key in self._first
+    def __len__(self) -> int:
+        return len(self._runs)
+
+
+class KeyCodes:
+    """One exact, orderable code per key of a domain. A bounded domain's (``lower``, ``upper``: a tabular one)
+    integer key rows: a mixed-radix int64 over the bounds where that fits, else the bytes of the row in the
+    narrowest integer dtype of the bounds (a byte a feature of up to 128 values); other integer key rows (token
+    ids, image digests): the row's bytes; other keys: the key itself (an object array).
+
+    >>> from fairnb.domains import Feature, TabularDomain
+    >>> dom = TabularDomain([Feature("sex", 0, 1), Feature("x", 0, 9)], protected=["sex"])
+    >>> codes = KeyCodes(dom, "eidig")
+    >>> codes.encode(dom.key([[1, 3], [0, 9]], "eidig")).tolist(), codes.decode(np.array([13])).tolist()
+    ([13, 9], [[1, 3]])
+    """
+
+    def __init__(self, domain, convention: str):
+        self.low = self.high = self.place = None
+        self.row = None      # (dtype, width) of key rows held as bytes
+        if all(hasattr(domain, m) for m in ("clip", "lower", "upper")):
+            low, high = (domain.key(np.asarray(b, dtype=float)[None], convention)[0]
+                         for b in (domain.lower, domain.upper))
+            self.low, self.high, self.place = low, high, mixed_radix(low, high)
+            if self.place is None:
+                self.row = (_narrowest(low.min(), high.max()), len(low))
+
+    def copy(self) -> "KeyCodes":
+        out = KeyCodes.__new__(KeyCodes)
+        out.__dict__.update(self.__dict__)
+        return out
+
+    def encode(self, keys) -> np.ndarray | None:
+        """The codes of ``keys`` (``domain.key``'s), or None when a key lies outside the bounds that the codes
+        assume (``widened`` codes hold any key row)."""
+        if not (isinstance(keys, np.ndarray) and keys.ndim == 2 and keys.dtype.kind in "iu"):
+            return self.array(keys if isinstance(keys, list) else list(keys))
+        if self.low is not None:
+            if len(keys) and ((keys < self.low).any() or (keys > self.high).any()):
+                return None
+            if self.place is not None:
+                return (keys - self.low) @ self.place
+        self.row = self.row or (keys.dtype, keys.shape[1])
+        rows = np.ascontiguousarray(keys, dtype=self.row[0])
+        return rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))).ravel()
+
+    def widened(self, keys: np.ndarray) -> "KeyCodes":
+        """Codes for the keys held and ``keys``, which lie beyond the bounds: the bytes of each key row in the
+        narrowest integer dtype that holds them all, for any key in that dtype's range."""
+        dtype = _narrowest(min(self.low.min(), keys.min()), max(self.high.max(), keys.max()))
+        out = KeyCodes.__new__(KeyCodes)
+        out.low, out.high = (np.full(keys.shape[1], v, np.int64) for v in (np.iinfo(dtype).min, np.iinfo(dtype).max))
+        out.place, out.row = None, (dtype, keys.shape[1])
+        return out
+
+    def decode(self, codes: np.ndarray):
+        """The key rows (a matrix in the narrowest integer dtype that holds them) or keys (a list) that ``codes``
+        encode."""
+        if codes.dtype == object:
+            return codes.tolist()
+        if codes.dtype.kind == "V":
+            return np.ascontiguousarray(codes).view(self.row[0]).reshape(len(codes), self.row[1]).copy()
+        rows = np.empty((len(codes), len(self.place)), _narrowest(self.low.min(), self.high.max()))
+        for j, (place, low, high) in enumerate(zip(self.place, self.low, self.high)):   # no (n, d) int64 temporary
+            rows[:, j] = codes // place % (high - low + 1) + low
+        return rows
+
+    def array(self, codes: list) -> np.ndarray:
+        """Codes given one by one (``fresh``'s dict keys) as an array of this encoding's dtype."""
+        if self.place is not None:
+            return np.array(codes, dtype=np.int64)
+        if self.row is not None:
+            size = np.dtype(self.row[0]).itemsize * self.row[1]
+            return np.frombuffer(b"".join(codes), dtype=np.dtype((np.void, size)))
+        return np.fromiter(codes, dtype=object, count=len(codes))
+
+
+class SortedRuns:
+    """A set of codes as a few sorted arrays whose sizes at least halve from one to the next: adding a batch
+    appends it as a run and merges runs of similar size (each code is copied about log2(n) times in all),
+    a look-up searches each run.
+
+    >>> runs = SortedRuns(); runs.add(np.array([5, 1])); runs.add(np.array([3]))
+    >>> runs.contains(np.array([1, 2, 3])).tolist(), len(runs)
+    ([True, False, True], 3)
+    """
+
+    def __init__(self):
+        self.runs: list[np.ndarray] = []
+
+    def add(self, codes: np.ndarray) -> None:
+        """Add ``codes``, distinct and none held already."""
+        self.runs.append(np.sort(codes, kind="stable"))
+        while len(self.runs) > 1 and len(self.runs[-2]) <= 2 * len(self.runs[-1]):
+            last = self.runs.pop()
+            self.runs[-1] = np.sort(np.concatenate([self.runs[-1], last]), kind="stable")
+
+    def contains(self, codes: np.ndarray) -> np.ndarray:
+        """The (n,) mask of ``codes`` held."""
+        held = np.zeros(len(codes), bool)
+        for run in self.runs:
+            at = np.minimum(np.searchsorted(run, codes), len(run) - 1)
+            held |= run[at] == codes
+        return held
+
+    def recode(self, recode) -> None:
+        """Replace every code by ``recode(codes)`` (another encoding of the same keys)."""
+        self.runs = [np.sort(recode(run), kind="stable") for run in self.runs]
+
+    def copy(self) -> "SortedRuns":
+        out = SortedRuns()
+        out.runs = list(self.runs)
+        return out
+
+    @property
+    def nbytes(self) -> int:
+        return sum(run.nbytes for run in self.runs)
 
     def __len__(self) -> int:
-        if self._dict is not None:
-            return len(self._dict)
-        return self._known_len if self._known_len is not None else len(self._distinct()[0])
+        return sum(len(run) for run in self.runs)
+
+
+def _narrowest(low, high) -> np.dtype:
+    """The narrowest integer dtype that holds ``low`` to ``high``.
+
+    >>> _narrowest(0, 99), _narrowest(-1, 200)
+    (dtype('uint8'), dtype('int16'))
+    """
+    return np.result_type(np.min_scalar_type(low), np.min_scalar_type(high))
+
+
+def mixed_radix(lower: np.ndarray, upper: np.ndarray) -> np.ndarray | None:
+    """Place values of a mixed-radix code over the bounds, or None if the code would overflow int64.
+
+    >>> mixed_radix(np.array([0, 0]), np.array([1, 9])).tolist()
+    [10, 1]
+    """
+    sizes = np.asarray(upper, float) - np.asarray(lower, float) + 1     # in floats: no int64 overflow
+    if np.log2(sizes).sum() >= _MAX_BITS:
+        return None
+    return np.concatenate([np.cumprod(sizes[::-1])[::-1][1:], [1.0]]).astype(np.int64)
+
+
+_MAX_BITS = 62

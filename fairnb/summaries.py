@@ -215,6 +215,7 @@ _BUDGETS = {
     "max_time": lambda v: f"time budget of {fmt_seconds(v)} reached",
     "max_tried": lambda v: f"{fmt_count(v)}-candidate cap reached",
     "max_found": lambda v: f"{fmt_count(v)}-pair cap reached",
+    "result_memory": lambda v: f"memory cap of {fmt_bytes(v)} reached (fairnb.config.result_memory)",
 }
 _STATUS = {
     "completed": "completed (the method ran to its end)",
@@ -229,6 +230,17 @@ _STATUS = {
 def fmt_count(n) -> str:
     """An integer count with thousands separators."""
     return f"{int(n):,}"
+
+
+def fmt_bytes(n) -> str:
+    """A number of bytes in kB, MB or GB.
+
+    >>> fmt_bytes(2.5e9), fmt_bytes(3e8), fmt_bytes(20_000)
+    ('2.5 GB', '300 MB', '20 kB')
+    """
+    if n >= 1e9:
+        return f"{n / 1e9:.1f} GB"
+    return f"{n / 1e6:.0f} MB" if n >= 1e6 else f"{n / 1e3:.0f} kB"
 
 
 def fmt_share(x) -> str:

@@ -50,7 +50,7 @@ def test_inspect_uses_the_inspector_registered_for_the_kind(monkeypatch):
 # import its own floor and the floors below, never a floor above, and the rooms never import each other in
 # a circle (nor do the modules of one package). Imports inside functions count: they are imports all the same.
 FLOORS = [
-    ("fairnb.store", "fairnb.heap", "fairnb.interrupts", "fairnb.views", "fairnb.pair_table", "fairnb.plot_text", "fairnb.params",
+    ("fairnb.store", "fairnb.config", "fairnb.heap", "fairnb.interrupts", "fairnb.views", "fairnb.pair_table", "fairnb.plot_text", "fairnb.params",
      "fairnb.stats"),
     ("fairnb.models",),
     ("fairnb.oracle", "fairnb.text"),

@@ -38,3 +38,131 @@ def test_reading_the_pairs_does_not_keep_a_second_copy_of_them():
     finally:
         tracemalloc.stop()
     assert grown < 0.1 * 2 * r.inputs.nbytes, f"reading the pairs kept {grown / 2**20:.1f} MiB more than recorded"
+
+
+def _traced_growth(work):
+    """``work()``'s result and the bytes it left allocated (numpy arrays and Python objects both traced)."""
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        out = work()
+        gc.collect()
+        return out, tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+
+
+def _census_like(n_features=12):
+    return TabularDomain([Feature("sex", 0, 1)] + [Feature(f"x{i}", 0, 99) for i in range(n_features - 1)],
+                         protected="sex")
+
+
+def test_a_result_of_many_tabular_pairs_holds_each_in_under_160_bytes():
+    """Issue #26: GRFT on a decision tree keeps millions of pairs; at ~1.1 KB a pair (float64 rows and a Python
+    bytes object per input in each unique counter) 14 M pairs took 15 GB. Twelve small integer features are
+    stored as bytes and counted by 8-byte codes."""
+    dom, rng = _census_like(), np.random.default_rng(0)
+    n, batch = 100_000, 2_000
+
+    def record():
+        r = fairnb.Result(dom, "grft")
+        for step in range(n // batch):
+            X = np.column_stack([np.zeros(batch), rng.integers(0, 100, (batch, 11))]).astype(float)
+            C = X.copy()
+            C[:, 0] = 1
+            _record(r, X, C, float(step))
+        return r
+
+    r, held = _traced_growth(record)
+    assert r.count() > 0.99 * n and r.count("adf") == r.count()
+    assert held / r.count() < 160, f"{held / r.count():.0f} bytes a pair"
+    assert r.nbytes / r.count() < 140
+    X = r.inputs                                   # read back exactly, as floats
+    assert X.dtype == np.float64 and X.shape == (r.count(), 12) and X.max() == 99 and (r.counterparts[:, 0] == 1).all()
+
+
+def test_a_unique_counter_holds_a_code_per_input_not_a_python_object():
+    from fairnb.counting import UniqueCounter
+
+    dom, rng = _census_like(), np.random.default_rng(1)
+    X = np.column_stack([rng.integers(0, 2, 200_000), rng.integers(0, 100, (200_000, 11))]).astype(float)
+
+    def count():
+        c = UniqueCounter(dom, "adf")
+        for part in np.array_split(X, 50):
+            c.add(part, value=1.0)
+        return c
+
+    counter, held = _traced_growth(count)
+    assert len(counter) == len(np.unique(X[:, 1:], axis=0))
+    assert held / len(counter) < 40, f"{held / len(counter):.0f} bytes a key"
+
+
+def test_a_unique_counter_counts_keys_beyond_the_domains_bounds_exactly():
+    from fairnb.counting import UniqueCounter
+
+    dom = TabularDomain([Feature("sex", 0, 1), Feature("x", 0, 9)], protected="sex")
+    c = UniqueCounter(dom, "eidig")
+    assert c.add([[0, 3], [1, 3]], value=1.0).tolist() == [True, True]
+    assert c.add([[0, 3], [0, 12], [0, 12], [1, -4]], value=2.0).tolist() == [False, True, False, True]
+    assert c.key_rows().tolist() == [[0, 3], [1, 3], [0, 12], [1, -4]] and c.values().tolist() == [1, 1, 2, 2]
+    assert c.held([[1, 3], [1, 12]]).tolist() == [True, False]
+
+
+def test_a_search_stops_at_the_memory_cap_keeping_what_it_found(synthetic, biased_model, monkeypatch):
+    """A long search on a fast model ends with the pairs it found, and says so, before the Result outgrows the
+    process's memory (the out-of-memory killer would lose them all)."""
+    import pytest
+
+    from fairnb import config
+    from fairnb.search.random import RandomSearch
+
+    monkeypatch.setattr(config, "result_memory", 20_000)
+    with pytest.warns(RuntimeWarning, match=r"result_memory.*keeps [\d,]+ unique IDIs.*max_found"):
+        r = RandomSearch(n_samples=200_000, random_state=0, progress=False).run(biased_model, synthetic.domain)
+    assert r.status == "budget" and r.ended_by == ("result_memory", 20_000.0)
+    assert "memory cap of" in r.ending and r.tried < 200_000
+    assert 20_000 <= r.nbytes < 200_000 and len(r.inputs) == r.count() > 0
+    monkeypatch.setattr(config, "result_memory", float("inf"))
+    assert RandomSearch(n_samples=2_000, random_state=0, progress=False).run(biased_model, synthetic.domain).status \
+        == "completed"
+
+
+def test_the_memory_cap_is_checked(monkeypatch):
+    import pytest
+
+    from fairnb import config
+
+    monkeypatch.setattr(config, "result_memory", None)
+    monkeypatch.setenv("FAIRNB_RESULT_MEMORY", "4e9")
+    assert config.result_memory_cap() == 4e9
+    monkeypatch.setenv("FAIRNB_RESULT_MEMORY", "lots")
+    with pytest.raises(ValueError, match=r"\$FAIRNB_RESULT_MEMORY = 'lots'.*positive number"):
+        config.result_memory_cap()
+    monkeypatch.setattr(config, "result_memory", -1)
+    with pytest.raises(ValueError, match="fairnb.config.result_memory = -1"):
+        config.result_memory_cap()
+
+
+def test_reading_the_inputs_of_many_pairs_costs_only_the_array_returned():
+    """The pairs stay in blocks: reading ``inputs`` allocates the float array it returns and no join of every
+    stored pair beside it (which doubled the process's peak at the end of a long search)."""
+    dom, rng = _census_like(), np.random.default_rng(2)
+    r = fairnb.Result(dom, "grft")
+    for step in range(100):
+        X = np.column_stack([np.zeros(2_000), rng.integers(0, 100, (2_000, 11))]).astype(float)
+        C = X.copy()
+        C[:, 0] = 1
+        _record(r, X, C, float(step))
+    del X, C
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        X = r.inputs
+        peak = tracemalloc.get_traced_memory()[1] - before
+    finally:
+        tracemalloc.stop()
+    assert X.shape == (r.count(), 12) and r.count() > 190_000
+    assert peak < 1.2 * X.nbytes, f"reading {X.nbytes / 1e6:.0f} MB of inputs peaked at {peak / 1e6:.0f} MB"

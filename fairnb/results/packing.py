@@ -1,4 +1,6 @@
-"""A Result's pairs in compact form, for a shard's Result travelling to the client (``Result.__getstate__``).
+"""A Result's pairs in compact form: as a Result stores them (``stored_form``: inputs and counterparts in the
+smallest dtype that holds them exactly, read back as floats through ``PairFields``) and as a shard's Result
+travels to the client (``pack_pairs``, ``Result.__getstate__``).
 
 Example
 -------
@@ -8,6 +10,8 @@ Example
 ['g']
 """
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
@@ -56,8 +60,51 @@ def pack_pairs(a: dict) -> dict:
 
 def unpack_pairs(p: dict) -> dict:
     """The pair arrays that ``pack_pairs`` packed, in their usual dtypes."""
-    out = {k: v.astype(float if k in _FLOAT_FIELDS else np.int64) for k, v in p.items() if k not in ("phase", "info")}
+    out = {k: v.astype(_usual_dtype(k)) for k, v in p.items() if k not in ("phase", "info")}
     codes, labels = p["phase"]
     out["phase"] = np.array(labels, dtype=object)[codes]
     out["info"] = p["info"] if p["info"] is not None else np.empty(len(codes), dtype=object)
     return out
+
+
+def stored_form(a: dict) -> dict:
+    """The pair arrays ``a`` as a Result keeps them: inputs, counterparts and seed ids by ``compact`` (a tabular
+    domain's codes: one byte each where they were eight), the rest as they are; ``PairFields`` reads them back.
+
+    >>> s = stored_form({"X": np.array([[3.0, 40.0]]), "C": np.array([[2.0, 40.0]]), "seed": np.array([7])})
+    >>> s["X"].dtype, PairFields([s])["X"].dtype, PairFields([s])["X"].tolist()
+    (dtype('int8'), dtype('float64'), [[3.0, 40.0]])
+    """
+    return {k: compact(v) if k in ("X", "C", "seed") else v for k, v in a.items()}
+
+
+class PairFields(Mapping):
+    """The fields of pairs stored in chunks (``stored_form``), each joined over the chunks when read: in its
+    usual dtype (inputs, counterparts, probabilities and times as floats, seed ids as int64), or as stored
+    (``usual=False``). Nothing read is kept, so the pairs are held once, compactly, however often they are read.
+
+    >>> chunks = [stored_form({"X": np.array([[1.0]]), "seed": np.array([3])})] * 2
+    >>> PairFields(chunks)["X"].tolist(), PairFields(chunks, usual=False)["X"].dtype
+    ([[1.0], [1.0]], dtype('int8'))
+    """
+
+    def __init__(self, chunks: list, usual: bool = True):
+        self.chunks, self.usual = chunks, usual
+
+    def __getitem__(self, key):
+        parts = [c[key] for c in self.chunks]
+        dtype = _usual_dtype(key) if self.usual else None
+        if len(parts) == 1:
+            return parts[0] if dtype is None else parts[0].astype(dtype, copy=False)
+        return np.concatenate(parts, dtype=dtype)
+
+    def __iter__(self):
+        return iter(self.chunks[0])
+
+    def __len__(self):
+        return len(self.chunks[0])
+
+
+def _usual_dtype(key: str):
+    """The usual dtype of a pair field (None: as stored)."""
+    return float if key in _FLOAT_FIELDS else np.int64 if key == "seed" else None

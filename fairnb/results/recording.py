@@ -28,10 +28,10 @@ from ..stats import wilson_interval
 from . import metrics
 from .details import _info_column
 from .display import ResultDisplay
-from .packing import pack_pairs, unpack_pairs
+from .packing import PairFields, pack_pairs, stored_form, unpack_pairs
 from .storage import SavedResult
 from .tables import PairTables, material, near_threshold
-from .tallies import Count, Extras, Tally
+from .tallies import Count, Distinct, Extras, Tally
 
 def _pair_field(key: str, doc: str) -> property:
     """A read-only ``Result`` property: the per-pair array ``key`` of its stored pairs."""
@@ -71,8 +71,9 @@ class Result(PairTables, SavedResult, ResultDisplay):
         self.extras = Extras()
         self.tallies: dict[str, Tally] = {}
         self._lock = threading.Lock()
-        self._chunks: list[dict] = []
-        self._cache: dict | None = None
+        self._chunks: list[dict] = []   # the pairs in stored_form: blocks of about _BLOCK pairs, then recent batches
+        self._blocks = 0                # how many of the chunks are blocks
+        self._pair_bytes = 0            # the nbytes of the chunks' arrays
         self._seen = UniqueCounter(domain, "eidig") if domain is not None else None
         self._seen_adf = UniqueCounter(domain, "adf") if domain is not None else None
         self._timeline: list[tuple[float, int, int]] = []
@@ -101,59 +102,63 @@ class Result(PairTables, SavedResult, ResultDisplay):
         chunk = None
         if new:
             idx = np.array(new)
-            chunk = {
+            chunk = stored_form({
                 "X": X[idx], "C": np.asarray(counterparts, float)[idx],
                 "P": np.asarray(proba, float)[idx], "PC": np.asarray(counterpart_proba, float)[idx],
                 "phase": _per_input(phase, len(X), object)[idx],
                 "seed": _per_input(seed_ids, len(X), np.int64)[idx],
                 "time": _per_input(elapsed, len(X), float)[idx],
                 "info": _info_column(info, len(X))[idx],
-            }
+            })
+            chunks, blocks = self._chunks + [chunk], self._blocks    # copy on write: a reader's list never changes
+            if sum(len(c["X"]) for c in chunks[blocks:]) >= _BLOCK:
+                chunks, blocks = chunks[:blocks] + [_joined(chunks[blocks:])], blocks + 1
         with deferred_interrupts(), self._lock:
             self.hits += len(X)
             if chunk is not None:
-                self._chunks = self._chunks + [chunk]     # copy on write: a reader's list never changes
-                self._cache = None
+                self._chunks, self._blocks = chunks, blocks
+                self._pair_bytes += _nbytes(chunk)
                 self._seen.commit(fresh)
-                if np.ndim(elapsed):   # each ADF-unique input keeps the time of its first full instance
-                    for key, i in adf_new.items():
-                        self._seen_adf.commit((key,), float(chunk["time"][i]))
-                else:
-                    self._seen_adf.commit(adf_new, elapsed)
+                # each ADF-unique input keeps the time of its first full instance
+                self._seen_adf.commit(adf_new, chunk["time"][list(adf_new.values())])
         return len(new)
 
     def __getstate__(self):
         """Pickled compactly (a Result travels from a Dask worker to the client): its pairs as one
         contiguous array per field, each in the smallest dtype that holds it exactly (``compact``), no
-        Python object per pair, no lock; the unique counters are rebuilt from the pairs, lazily."""
+        Python object per pair, no lock; the unique counters are rebuilt from the pairs when it arrives on its
+        domain (``with_domain``)."""
         state = self.__dict__.copy()
-        for name in ("_lock", "_seen", "_seen_adf", "_chunks", "_cache"):
+        for name in ("_lock", "_seen", "_seen_adf", "_chunks"):
             del state[name]
-        state["_packed"] = pack_pairs(self._arrays()) if self._chunks else None
-        state["_n_adf"] = len(self._seen_adf)
+        state["_packed"] = pack_pairs(PairFields(self._chunks, usual=False)) if self._chunks else None
         return state
 
     def __setstate__(self, state):
-        packed, n_adf = state.pop("_packed"), state.pop("_n_adf")
+        packed = state.pop("_packed")
+        state.pop("_n_adf", None)       # written by earlier releases
         self.__dict__.update(state)
-        self._lock, self._cache = threading.Lock(), None
-        self._chunks = [] if packed is None else [unpack_pairs(packed)]
-        if packed is None:
-            self._seen, self._seen_adf = UniqueCounter(self.domain, "eidig"), UniqueCounter(self.domain, "adf")
-        else:
-            self._counters_from_pairs(n_adf)
+        self._lock = threading.Lock()
+        self._keep([] if packed is None else [stored_form(unpack_pairs(packed))])
+        self._seen = self._seen_adf = None      # the domain comes with with_domain (a shard's travels without)
+        if self.domain is not None:
+            self._counters_from_pairs()
 
-    def _counters_from_pairs(self, n_adf: int | None = None) -> None:
+    def _counters_from_pairs(self) -> None:
         """The unique counters of the pairs stored (each ADF-unique input with the time of its first full
-        instance; ``n_adf`` of them, when known), built lazily (``UniqueCounter.of_items``)."""
+        instance)."""
         a = self._arrays()
-        self._seen = UniqueCounter.of_items(self.domain, "eidig", a["X"], n_distinct=len(a["X"]))
-        self._seen_adf = UniqueCounter.of_items(self.domain, "adf", a["X"], a["time"], n_distinct=n_adf)
+        self._seen = UniqueCounter.of_items(self.domain, "eidig", a["X"])
+        self._seen_adf = UniqueCounter.of_items(self.domain, "adf", a["X"], a["time"])
 
     def with_domain(self, domain) -> "Result":
         """This Result, on ``domain`` (a shard's Result travels to the client without its domain, which may
         hold Keras models that do not pickle; the client has the run's)."""
-        self.domain = self._seen.domain = self._seen_adf.domain = domain
+        self.domain = domain
+        if self._seen is None and domain is not None:
+            self._counters_from_pairs()
+        elif self._seen is not None:
+            self._seen.domain = self._seen_adf.domain = domain
         return self
 
     @classmethod
@@ -162,7 +167,7 @@ class Result(PairTables, SavedResult, ResultDisplay):
         recording them one batch at a time."""
         r = cls(domain, method, params)
         if len(arrays["X"]):
-            r._chunks = [arrays]
+            r._keep([stored_form(arrays)])
             r._counters_from_pairs()
         return r
 
@@ -222,20 +227,27 @@ class Result(PairTables, SavedResult, ResultDisplay):
         return self
 
     # ------------------------------------------------------------------ arrays
-    def _arrays(self) -> dict:
-        with self._lock:
-            if self._cache is None:
-                if len(self._chunks) == 1:          # a Result unpickled or merged: no copy
-                    self._cache = dict(self._chunks[0])
-                elif self._chunks:
-                    self._cache = {k: np.concatenate([c[k] for c in self._chunks]) for k in self._chunks[0]}
-                    self._chunks = [dict(self._cache)]   # the pairs kept once, not also in the chunks they came in
-                else:
-                    shape = (0, *self.domain.item_shape)
-                    self._cache = {"X": np.zeros(shape), "C": np.zeros(shape), "P": np.zeros((0, 2)),
-                                   "PC": np.zeros((0, 2)), "phase": np.zeros(0, object),
-                                   "seed": np.zeros(0, np.int64), "time": np.zeros(0), "info": np.zeros(0, object)}
-            return self._cache
+    def _keep(self, chunks: list) -> None:
+        """Hold the pairs ``chunks`` (in ``stored_form``) instead of those recorded."""
+        self._chunks, self._blocks, self._pair_bytes = chunks, len(chunks), sum(map(_nbytes, chunks))
+
+    def _arrays(self) -> PairFields:
+        """The pairs' fields in their documented dtypes (inputs as floats, ...), joined over the stored chunks
+        when read."""
+        return PairFields(self._chunks or [stored_form(_no_pairs(self.domain))])
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held by the stored pairs (``stored_form``), the unique counters and the distinct-input tallies:
+        about 140 a pair on Adult's twelve integer codes (``benchmarks/results/result_memory.md``), where the
+        inputs and counterparts as floats alone took 192. ``fairnb.config.result_memory`` caps it while a search runs.
+
+        >>> Result(None).nbytes
+        0
+        """
+        counters = sum(c.nbytes for c in (self._seen, self._seen_adf) if c is not None)
+        tallies = sum(getattr(t.keys, "nbytes", 0) for t in self.tallies.values() if isinstance(t, Distinct))
+        return self._pair_bytes + counters + tallies
 
     inputs = _pair_field("X", "``(n, *domain.item_shape)`` the discriminatory inputs, one per unique full instance.")
     counterparts = _pair_field("C", "``(n, *domain.item_shape)`` for each input, a protected variant that gets another "
@@ -273,7 +285,7 @@ class Result(PairTables, SavedResult, ResultDisplay):
         if first == len(chunks):
             return np.zeros((0, *getattr(self.domain, "item_shape", ())))
         start = n - (ends[first - 1] if first else 0)
-        return np.concatenate([chunks[first]["X"][start:], *(c["X"] for c in chunks[first + 1:])])
+        return np.concatenate([chunks[first]["X"][start:], *(c["X"] for c in chunks[first + 1:])]).astype(float)
 
     def details(self, i: int) -> dict:
         """The details the search recorded with pair ``i`` (``Batch(info=...)``); ``{}`` when none."""
@@ -377,6 +389,27 @@ def _per_input(values, n: int, dtype) -> np.ndarray:
     (['global', 'global'], [1.0, 2.0])
     """
     return np.broadcast_to(np.asarray(values, dtype=dtype), (n,)).copy()
+
+
+#: pairs in a block of a Result's stored pairs: recent batches are joined into one when they hold as many, so
+#: that a Result holds a few hundred arrays per million pairs, and no join ever copies more than a block
+_BLOCK = 1 << 16
+
+
+def _joined(chunks: list) -> dict:
+    return {k: np.concatenate([c[k] for c in chunks]) for k in chunks[0]}
+
+
+def _nbytes(chunk: dict) -> int:
+    return sum(a.nbytes for a in chunk.values())
+
+
+def _no_pairs(domain) -> dict:
+    """The pair fields of a Result without pairs."""
+    shape = (0, *domain.item_shape)
+    return {"X": np.zeros(shape), "C": np.zeros(shape), "P": np.zeros((0, 2)), "PC": np.zeros((0, 2)),
+            "phase": np.zeros(0, object), "seed": np.zeros(0, np.int64), "time": np.zeros(0),
+            "info": np.zeros(0, object)}
 
 
 def _round(x):

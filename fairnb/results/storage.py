@@ -29,10 +29,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..counting import UniqueCounter
 from ..domains import domain_from_config
 from ..interrupts import deferred_interrupts
 from ..store import sha256
 from .details import _info_column, jsonable
+from .packing import stored_form
 from .tallies import Extras
 
 
@@ -130,17 +132,16 @@ class SavedResult:
                 dom.validate(chunk[what], what=f"the saved {label}")
         except (ValueError, TypeError) as e:
             raise ValueError(f"{path} does not hold valid pairs for its domain: {e}") from None
-        r._chunks = [chunk] if len(frame) else []
-        order = np.argsort(chunk["time"], kind="stable")   # the adf counter keeps each key's first time
-        r._seen.add(chunk["X"])
+        r._keep([stored_form(chunk)] if len(frame) else [])
+        r._seen = UniqueCounter.of_items(dom, "eidig", chunk["X"])
         if len(r._seen) != len(frame):
             raise ValueError(f"{path} holds {len(frame)} rows but {len(r._seen)} distinct inputs: its "
                              "columns do not match its description")
         _verify_table(path, meta_path, meta)     # after the checks that say more precisely what is wrong
         if "table_sha256" not in meta:            # a verified table holds the details as saved: JSON
             _check_details(info, path, columns.get("info"))
-        for key, i in r._seen_adf.fresh(chunk["X"][order]).items():
-            r._seen_adf.commit([key], chunk["time"][order[i]])
+        order = np.argsort(chunk["time"], kind="stable")   # the adf counter keeps each key's first time
+        r._seen_adf = UniqueCounter.of_items(dom, "adf", chunk["X"][order], chunk["time"][order])
         return r
 
 

@@ -40,6 +40,7 @@ from typing import Callable
 import numpy as np
 
 from ..counting import first_occurrences, hashable_keys
+from .packing import compact
 
 
 class Tally:
@@ -121,7 +122,7 @@ class Distinct(Tally):
     def merge(cls, tallies):
         keys = [t.rows() for t in tallies]
         if all(isinstance(k, np.ndarray) and k.ndim == 2 for k in keys) and len({k.shape[1] for k in keys}) == 1:
-            return cls(np.concatenate(keys))
+            return cls(np.concatenate([compact(k) for k in keys]))   # a tabular key: a byte a feature
         return cls([key for k in keys for key in hashable_keys(k)])
 
 

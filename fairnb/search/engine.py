@@ -33,13 +33,14 @@ from __future__ import annotations
 
 import threading
 import time
+import warnings
 from dataclasses import dataclass, field, replace
 from numbers import Real
 from typing import Callable, Generator
 
 import numpy as np
 
-from .. import heap
+from .. import config, heap, summaries
 from ..interrupts import deferred_interrupts, noted_interrupts
 from ..domains.base import check_convention, require_capabilities
 from ..oracle import Oracle, Verdict, make_oracle
@@ -201,6 +202,7 @@ class Engine:
         self._pressed = None            # the flag of the Ctrl-C block the run is in (its loop's, then its wind-down's)
         self.interrupted = False        # Ctrl-C (or a KeyboardInterrupt) ended the run
         self.seed_offset = 0    # the run's id of the strategy's seed 0 (a later round's: fairnb.search.seed_rounds)
+        self.memory_cap = config.result_memory_cap()    # the bytes the Result may hold
 
     @property
     def elapsed(self) -> float:
@@ -229,6 +231,8 @@ class Engine:
             return "stopped"
         reached = Budget(self.max_time, self.max_tried, self.max_found).reached(
             self.elapsed, self.result.tried, self.result.count(self.convention))
+        if reached is None and self.result.nbytes >= self.memory_cap:
+            reached = ("result_memory", self.memory_cap)
         if reached is not None:
             self.result.ended_by = reached    # which budget ended it, for the summaries
             return "budget"
@@ -550,6 +554,12 @@ class Search(Estimator):
             self._busy.release()
         if result.elapsed >= heap.RELEASE_AFTER_S:    # its temporary arrays are freed: give their pages back
             heap.release()
+        if result.status == "budget" and result.ended_by[0] == "result_memory":
+            warnings.warn(f"{result.method} stopped at fairnb.config.result_memory "
+                          f"({summaries.fmt_bytes(result.ended_by[1])}): its Result keeps {result.count():,} unique "
+                          f"IDIs in {summaries.fmt_bytes(result.nbytes)}, all it found; pass max_found to stop at a "
+                          "number of pairs, or raise fairnb.config.result_memory ($FAIRNB_RESULT_MEMORY) where the "
+                          "machine has the memory", RuntimeWarning, stacklevel=3)
         if result.status == "failed":
             error = result.error
             error.result = result

@@ -27,18 +27,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..counting import mixed_radix
 from ..domains.base import CONVENTIONS, check_convention
-
-_MAX_CODE = 2 ** 62
-
-
-def _radix(lower: np.ndarray, upper: np.ndarray) -> np.ndarray | None:
-    """Place values of a mixed-radix code over the bounds, or None if the code would overflow int64."""
-    sizes = (upper - lower + 1).astype(float)
-    if np.prod(sizes) >= _MAX_CODE:
-        return None
-    return np.concatenate([np.cumprod(sizes[::-1])[::-1][1:], [1.0]]).astype(np.int64)
-
 
 class GeneratedInputs:
     """Accumulates the rows a search checked and counts the distinct ones under each convention."""
@@ -48,7 +38,7 @@ class GeneratedInputs:
     def __init__(self, domain):
         self.domain = domain
         self._low = {c: domain.key(domain.lower[None], c)[0] for c in CONVENTIONS}
-        self._radix = {c: _radix(self._low[c], domain.key(domain.upper[None], c)[0]) for c in CONVENTIONS}
+        self._radix = {c: mixed_radix(self._low[c], domain.key(domain.upper[None], c)[0]) for c in CONVENTIONS}
         self._distinct = {c: np.zeros(0, np.int64) for c in CONVENTIONS}   # sorted distinct codes
         self._pending: dict[str, list[np.ndarray]] = {c: [] for c in CONVENTIONS}
         self._n_pending = {c: 0 for c in CONVENTIONS}

@@ -76,7 +76,6 @@ class FreshSeeds:
         if self.data is not None:
             first = first_occurrences(domain.key(self.data, "eidig"))      # each distinct row once
             self.data = self.data[first]
-            self._keys = self.used.keys(self.data)
 
     def use(self, X) -> None:
         """Count ``X`` as used seeds."""
@@ -87,7 +86,7 @@ class FreshSeeds:
         none) when the data and the domain are spent."""
         parts = []
         if self.data is not None:
-            unused = np.flatnonzero([k not in self.used for k in self._keys])
+            unused = np.flatnonzero(~self.used.held(self.data))
             if len(unused):
                 parts.append(self.data[self.rng.choice(unused, min(n, len(unused)), replace=False)])
                 self.use(parts[-1])
