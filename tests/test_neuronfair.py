@@ -7,10 +7,38 @@ import numpy as np
 import pytest
 
 from fairnb.models import NumpyMLP
-from fairnb.search.biased_neurons import as_curve, crossing_threshold, interpret, layer_auc
+import fairnb.oracle
+from fairnb.search.biased_neurons import (as_curve, crossing_threshold, interpret, layer_auc,
+                                     pair_activation_differences)
 from fairnb.search.neuronfair import NeuronFair
 from two_phase_checks import assert_exact_global_phase, record_batches
 
+
+def test_activation_differences_of_many_wide_pairs_are_computed_a_budget_at_a_time(monkeypatch):
+    """A wide hidden layer (flattened convolutions) is measured on as many pairs per call as keep their float64
+    activations within half of MEMORY_BUDGET, with the same ActDiffs as one call; before, every call took 256
+    pairs whatever their width (512 images of a 32x32 detector: ~200 MB, ~300 MB with copies)."""
+    rng = np.random.default_rng(0)
+    width = 4000
+    net = NumpyMLP([rng.normal(size=(6, width)), rng.normal(size=(width, 1))], [np.zeros(width), np.zeros(1)])
+    rows = []
+
+    class Recording:
+        layer_sizes = net.layer_sizes
+
+        def layer_outputs(self, X):
+            rows.append(len(X))
+            return net.layer_outputs(X)
+
+        def predict_proba(self, X):
+            return net.predict_proba(X)
+
+    X, X_other = rng.random((300, 6)), rng.random((300, 6))
+    whole = pair_activation_differences(net, X, X_other, batch_size=300)
+    monkeypatch.setattr(fairnb.oracle, "MEMORY_BUDGET", 2 ** 20)
+    diffs, changed = pair_activation_differences(Recording(), X, X_other)
+    assert max(rows) * width * 8 <= 2 ** 20 / 2 and sum(rows) == 600
+    assert changed == whole[1] and np.allclose(diffs[0], whole[0][0])
 
 
 @pytest.mark.parametrize("z", [np.array([0.0, 0.0123, 0.5, 0.9]), np.random.default_rng(0).uniform(0, 0.99, 64),

@@ -43,11 +43,12 @@ class AttributeEffect:
         return self.layer_auc[self.layer]
 
 
-def attribute_effect(model, X, X_flipped, step: float = STEP, batch_size: int = 256) -> AttributeEffect:
+def attribute_effect(model, X, X_flipped, step: float = STEP, batch_size: int | None = None) -> AttributeEffect:
     """NeuronFair's AUC measure of how much flipping the attribute moves ``model``'s hidden neurons.
 
     ``model`` needs ``layer_outputs`` (a ``KerasModel``, ``NumpyMLP``); ``X_flipped[i]`` is ``X[i]`` flipped.
-    Pairs are processed ``batch_size`` at a time (flattened conv activations are large).
+    Pairs are processed ``batch_size`` at a time (default: as many as fit ``fairnb.oracle.MEMORY_BUDGET``; see
+    ``pair_activation_differences``).
     """
     if not callable(getattr(model, "layer_outputs", None)):
         raise TypeError(f"{model!r} gives no hidden-layer activations (layer_outputs); use a Keras or NumpyMLP model")

@@ -34,10 +34,13 @@ MODES = ("finetune", "scratch")
 
 def retrain_model(model, X, y, *, mode: str = "finetune", epochs: int = 10, learning_rate: float = 1e-3,
                   random_state: int | None = None, retrain=None):
-    """A new model trained on ``X, y`` (see the module docstring for what each kind of model gets)."""
+    """A new model trained on ``X, y`` (see the module docstring for what each kind of model gets). ``X`` keeps
+    its float type (float32 images stay float32); other numbers become float64."""
     if mode not in MODES:
         raise ValueError(f"mode must be 'finetune' or 'scratch', got {mode!r}")
-    X, y = np.asarray(X, dtype=float), np.asarray(y).astype(np.int64)
+    X, y = np.asarray(X), np.asarray(y).astype(np.int64)
+    if not np.issubdtype(X.dtype, np.floating):
+        X = X.astype(float)                   # float32 images stay float32: a float64 copy doubles their memory
     if retrain is not None:
         return retrain(model, X, y)
     keras_model = _keras_model(model)

@@ -29,6 +29,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .. import oracle
+
 STEP = 0.005
 
 
@@ -75,10 +77,14 @@ def activation_differences(model, domain, X) -> list[np.ndarray]:
     return out
 
 
-def pair_activation_differences(model, X, X_other, batch_size: int = 256) -> tuple[list[np.ndarray], int]:
+def pair_activation_differences(model, X, X_other, batch_size: int | None = None) -> tuple[list[np.ndarray], int]:
     """Per hidden layer, each neuron's ActDiff over the pairs ``<X[i], X_other[i]>`` (e.g. images and their
-    attribute flips), ``batch_size`` pairs per ``layer_outputs`` call (flattened convolution outputs are
-    large); also how many pairs' decisions differ.
+    attribute flips), ``batch_size`` pairs per ``layer_outputs`` call; also how many pairs' decisions differ.
+
+    By default a call takes as many pairs as keep their float64 activations within half of
+    ``fairnb.oracle.MEMORY_BUDGET`` (the model's pieces and their concatenation exist at once): flattened
+    convolution outputs are large (a 32 x 32 image through two convolutions: 190 KB), and 512 images at once
+    left a ~300 MB transient in an image search (tutorial 05).
 
     >>> from fairnb.models import NumpyMLP
     >>> net = NumpyMLP([np.eye(2), np.array([[1.0], [-1.0]])], [np.zeros(2), np.zeros(1)])
@@ -89,6 +95,8 @@ def pair_activation_differences(model, X, X_other, batch_size: int = 256) -> tup
     X, X_other = np.asarray(X, dtype=np.float32), np.asarray(X_other, dtype=np.float32)
     if X.shape != X_other.shape or not len(X):
         raise ValueError(f"X and X_other must be non-empty batches of the same shape; got {X.shape}, {X_other.shape}")
+    if batch_size is None:
+        batch_size = oracle.rows_per_call(2 * 8 * hidden_width(model, X[:1]), oracle.MEMORY_BUDGET // 2)
     sums, changed = None, 0
     for start in range(0, len(X), int(batch_size)):
         a, b = X[start:start + int(batch_size)], X_other[start:start + int(batch_size)]
@@ -97,10 +105,25 @@ def pair_activation_differences(model, X, X_other, batch_size: int = 256) -> tup
         if not layers:
             raise ValueError("the model has no hidden layer to measure")
         diffs = [np.abs(A[:len(a)] - A[len(a):]).reshape(len(a), -1).sum(axis=0) for A in layers]
+        del layers              # before the next pairs' activations are computed
         sums = diffs if sums is None else [s + d for s, d in zip(sums, diffs)]
         decisions = model.predict_proba(both).argmax(axis=1)
         changed += int((decisions[:len(a)] != decisions[len(a):]).sum())
     return [total / len(X) for total in sums], changed
+
+
+def hidden_width(model, x) -> int:
+    """The hidden neurons of ``model`` (all hidden layers, flattened): from its ``layer_sizes`` (the output
+    layer last) or, for a model without them, from its ``layer_outputs`` on the input ``x``.
+
+    >>> from fairnb.models import NumpyMLP
+    >>> hidden_width(NumpyMLP([np.ones((2, 3)), np.ones((3, 1))], [np.zeros(3), np.zeros(1)]), np.ones((1, 2)))
+    3
+    """
+    sizes = getattr(model, "layer_sizes", None)
+    if sizes is not None:
+        return int(sum(sizes[:-1]))
+    return int(sum(np.asarray(A).reshape(len(x), -1).shape[1] for A in model.layer_outputs(x)))
 
 
 @dataclass
