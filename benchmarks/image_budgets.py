@@ -15,7 +15,6 @@ whole budget). Usage::
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from fractions import Fraction
 from pathlib import Path
@@ -101,10 +100,7 @@ def main(argv=None) -> int:
     budgets = [float(Fraction(b)) for b in args.budgets.split(",")]
     report = {"command": "python benchmarks/image_budgets.py " + " ".join(argv or sys.argv[1:]), "machine": machine(),
               "rows": run([int(s) for s in args.seeds.split(",")], budgets, [float(s) for s in args.steps.split(",")])}
-    out = Path(args.out)
-    out.with_suffix(".json").write_text(json.dumps(report, indent=1, default=int))
-    out.with_suffix(".md").write_text(markdown(report))
-    print(markdown(report))
+    twins.write_report(args.out, report, markdown)
     return 0
 
 

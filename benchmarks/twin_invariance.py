@@ -12,7 +12,6 @@ changes by at least 0.1 (material); the share of those comments the model scores
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -83,10 +82,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     report = {"command": "python benchmarks/twin_invariance.py " + " ".join(argv or sys.argv[1:]),
               "machine": machine(), "rows": [r for s in args.seeds.split(",") for r in measure(int(s))]}
-    out = Path(args.out)
-    out.with_suffix(".json").write_text(json.dumps(report, indent=1))
-    out.with_suffix(".md").write_text(markdown(report))
-    print(markdown(report))
+    twins.write_report(args.out, report, markdown)
     return 0
 
 

@@ -4,8 +4,10 @@ something", item 4).
 For every input kind, a model trained with a planted bias and its twin trained on the same data without it,
 each over several training seeds; every method of the kind runs on both under its default constraints, and
 the table reports, per model: the **natural rate** (the share of the seeds discriminatory as they are, with
-its 95 % Wilson interval), the **valid IDIs** (the default count: pairs that keep the constraints), **all
-IDIs** (valid plus the distinct inputs the constraints refused), the refusals per constraint, and the time.
+its 95 % Wilson interval), the **headline IDIs** (what a summary leads with after the natural rate:
+``material_idis``, the pairs that keep the constraints and move the output by at least 0.1), the **valid
+IDIs** (every pair that keeps the constraints), **all IDIs** (valid plus the distinct inputs the constraints
+refused), the refusals per constraint, which values or terms the pairs swap to, and the time.
 
 Kinds (``--kinds``):
 
@@ -31,7 +33,7 @@ Usage::
     python benchmarks/twins.py --merge /tmp/r0.json /tmp/r1.json /tmp/r2.json
 
 Targets (read against the table): on every twin pair the natural-rate intervals of the biased and unbiased
-models do not overlap, and each method's valid IDI count on the biased model is at least 3x its twin's.
+models do not overlap, and each method's headline IDI count on the biased model is at least 3x its twin's.
 """
 from __future__ import annotations
 
@@ -210,7 +212,9 @@ def row(kind, seed, twin, method, model, dom, seeds) -> dict:
             "valid_idis": r.count(), "material_idis": s["material_idis"],
             "all_idis": r.count() + int(r.extras.get("rejected_idis", 0)),
             "immaterial": s["immaterial_pairs"], "refused": refused, "constraints": r.extras.get("constraints"),
-            "breaking_pairs": breaking, "words_changed_median": words_changed(r),
+            "breaking_pairs": breaking, "words_changed_median": words_changed(r), "terms": swapped_to(r),
+            "median_change": round(float(np.median(np.abs(r.proba - r.counterpart_proba).sum(axis=1) / 2)), 4)
+            if len(r) else None,
             "local_idis": r.extras.get("local_idis"), "seconds": round(time.perf_counter() - t0, 2),
             **(paper_local(method, model, dom, seeds) if kind in LOCAL_CHECKED and twin == "biased" else {})}
 
@@ -236,6 +240,26 @@ def broken_pairs(result) -> int:
     for constraint in resolve("default", result.domain):
         ok &= constraint.allowed(result.domain, X, seeds, C)
     return int((~ok).sum())
+
+
+def swapped_to(result) -> dict:
+    """Per protected value or term a pair's counterpart swaps *to* (``Result.directions``): its ``pairs``,
+    ``material`` pairs (the headline's) and ``to_class_1``, the share of them whose decision becomes class 1.
+    An exact image flip has no attribute classifier to name the two sides; the seed's own value (from the data
+    set the seeds are rows of) tells them."""
+    from fairnb.results.tables import directions
+
+    if not len(result):
+        return {}
+    pairs, dom = result.pairs, result.domain
+    column = dom.protected_names[0]
+    if dom.kind == "image" and not pairs[column].astype(bool).any() and getattr(dom, "data", None) is not None:
+        own = dom.data.attribute[dom.data_rows(result.extras["seeds"][result.seed_ids])]
+        names = np.asarray(dom.attribute_names)
+        pairs[column], pairs[f"{column}'"] = names[own], names[1 - own]
+    table = directions(pairs, [column])
+    return {r["to"]: {"pairs": r["pairs"], "material": r["material"], "to_class_1": r["to_class_1"]}
+            for r in table.to_dict("records")}
 
 
 def words_changed(result) -> float | None:
@@ -274,15 +298,18 @@ def summarise(rows) -> list[dict]:
             u = [r for r in mine if r["twin"] == "unbiased"]
             if not b or not u:      # a part written by one twin's run (``--twins``): its rows, no summary
                 continue
-            valid_b, valid_u = np.mean([material(r) for r in b]), np.mean([material(r) for r in u])
+            head_b, head_u = np.mean([material(r) for r in b]), np.mean([material(r) for r in u])
+            valid_b, valid_u = np.mean([r["valid_idis"] for r in b]), np.mean([r["valid_idis"] for r in u])
             apart = all(rb["natural_low"] > ru["natural_high"] for rb, ru in zip(b, u)
                         if rb["natural_low"] is not None and ru["natural_high"] is not None)
             out.append({"kind": kind, "method": method, "seeds": len(b),
                         "natural_biased": _mean(r["natural_rate"] for r in b),
                         "natural_unbiased": _mean(r["natural_rate"] for r in u),
                         "intervals_apart_every_seed": bool(apart),
+                        "headline_biased": round(float(head_b), 1), "headline_unbiased": round(float(head_u), 1),
+                        "headline_ratio": _ratio(head_b, head_u),
                         "valid_biased": round(float(valid_b), 1), "valid_unbiased": round(float(valid_u), 1),
-                        "valid_ratio": round(float(valid_b / valid_u), 2) if valid_u else float("inf"),
+                        "valid_ratio": _ratio(valid_b, valid_u),
                         "all_biased": _mean(r["all_idis"] for r in b), "all_unbiased": _mean(r["all_idis"] for r in u),
                         "breaking_pairs": sum(r["breaking_pairs"] for r in mine),
                         "words_changed_median": _mean(r["words_changed_median"] for r in b),
@@ -294,6 +321,10 @@ def material(row) -> int:
     """A row's valid IDIs whose two probabilities differ by at least 0.1 (``Result.summary()["material_idis"]``;
     rows written before that key existed give it as valid IDIs minus the immaterial pairs)."""
     return row.get("material_idis", row["valid_idis"] - row["immaterial"])
+
+
+def _ratio(biased, unbiased) -> float:
+    return round(float(biased / unbiased), 2) if unbiased else float("inf")
 
 
 def _mean(values) -> float | None:
@@ -308,30 +339,40 @@ def markdown(report) -> str:
         lines.append(f"* {kind}: `{info['command']}`, seeds {info['seeds']}; machine {info['machine']}")
     lines += ["",
              "Natural rate: the share of the seeds discriminatory as they are (mean over training seeds); "
-             "*apart*: the 95 % intervals of biased and unbiased do not overlap for any seed. Valid IDIs: the "
-             "headline count, the pairs that keep the constraints and whose two probabilities differ by at least "
-             "0.1 (`material_idis`: boundary noise counted apart); all IDIs: every pair found plus the distinct "
-             "inputs the constraints refused. Ratio: valid IDIs biased / unbiased (target >= 3).\n",
+             "*apart*: the 95 % intervals of biased and unbiased do not overlap for any seed. Headline IDIs: the "
+             "count a summary leads with after the natural rate (`summary()['material_idis']`): the pairs that keep "
+             "the default constraints and whose two probabilities differ by at least 0.1. Valid IDIs: every pair that "
+             "keeps the constraints (`len(result)`), the immaterial ones (both sides at the decision threshold) "
+             "included. All IDIs: valid plus the distinct inputs the constraints refused. The target (biased >= 3x "
+             "its twin) is judged on the headline count.\n",
              "Breaking: reported pairs that break a default constraint when re-checked from the strings and pixels "
              "(target 0). Words: the median words changed from the seed, biased model (text; the cap is 4).\n",
-             "| kind | method | natural biased | natural unbiased | apart | valid biased | valid unbiased | ratio "
-             "| all biased | all unbiased | breaking | words | s per search |", "|" + "---|" * 13]
+             "| kind | method | natural biased | natural unbiased | apart | headline biased | headline unbiased "
+             "| ratio | valid biased | valid unbiased | valid ratio | all biased | all unbiased | breaking | words "
+             "| s per search |", "|" + "---|" * 16]
     for s in report["summary"]:
         lines.append(f"| {s['kind']} | {s['method']} | {_pct(s['natural_biased'])} | {_pct(s['natural_unbiased'])} | "
-                     f"{'yes' if s['intervals_apart_every_seed'] else '**no**'} | {s['valid_biased']:,} | "
+                     f"{'yes' if s['intervals_apart_every_seed'] else '**no**'} | {s['headline_biased']:,} | "
+                     f"{s['headline_unbiased']:,} | {s['headline_ratio']} | {s['valid_biased']:,} | "
                      f"{s['valid_unbiased']:,} | {s['valid_ratio']} | {s['all_biased']:,} | {s['all_unbiased']:,} | "
                      f"{s['breaking_pairs']} | {'' if s['words_changed_median'] is None else s['words_changed_median']} | "
                      f"{s['seconds']} |")
     summary = report["summary"]
     apart = [s for s in summary if s["intervals_apart_every_seed"]]
-    ratio = [s for s in summary if s["valid_ratio"] >= 3]
-    misses = ", ".join(f"{s['kind']} {s['method']} ({s['valid_ratio']}x)" for s in summary if s["valid_ratio"] < 3)
+    ratio = [s for s in summary if s["headline_ratio"] >= 3]
+    misses = ", ".join(f"{s['kind']} {s['method']} ({s['headline_ratio']}x)" for s in summary
+                       if s["headline_ratio"] < 3)
     lines += ["", "## Targets\n", f"* Natural-rate intervals apart on every seed: {len(apart)} of {len(summary)} rows.",
-              f"* Valid IDIs of the biased model >= 3x its twin's: {len(ratio)} of {len(summary)} rows"
+              f"* Headline (material) IDIs of the biased model >= 3x its twin's: {len(ratio)} of {len(summary)} rows"
               + (f"; not on {misses}." if misses else "."),
+              f"* Valid IDIs (immaterial pairs included) >= 3x: {sum(s['valid_ratio'] >= 3 for s in summary)} of "
+              f"{len(summary)} rows.",
+              f"* The headline's first number, the natural rate, of the biased model >= 3x its twin's: "
+              f"{sum(_ratio(s['natural_biased'], s['natural_unbiased']) >= 3 for s in summary)} of {len(summary)} "
+              f"rows (lowest {min(_ratio(s['natural_biased'], s['natural_unbiased']) for s in summary)}x).",
               f"* Reported pairs that break a constraint when re-checked: {sum(s['breaking_pairs'] for s in summary)}.",
               ""]
-    lines += image_ceiling(summary) + annotated_twin(summary)
+    lines += image_ceiling(summary) + annotated_twin(summary) + swapped_values(report["rows"], summary)
     lines += local_phase(report["rows"])
     lines += ["", "## Refused by each constraint (sum over seeds, biased / unbiased)\n",
               "| kind | method | constraint | biased | unbiased |", "|---|---|---|---|---|"]
@@ -343,6 +384,39 @@ def markdown(report) -> str:
             u = sum(r["refused"].get(name, 0) for r in mine if r["twin"] == "unbiased")
             lines.append(f"| {kind} | {method} | {name} | {b:,} | {u:,} |")
     return "\n".join(lines) + "\n"
+
+
+def swapped_values(rows, summary) -> list[str]:
+    """For the rows that miss the ratio: which protected values or terms the pairs swap *to*, per twin (sums
+    over the seeds whose rows hold them): the material pairs, their share of the twin's material pairs, and
+    the share whose decision becomes class 1 (toxic, face)."""
+    missed = {(s["kind"], s["method"]) for s in summary if s["headline_ratio"] < 3}
+    held = [r for r in rows if (r["kind"], r["method"]) in missed and r.get("terms")]
+    if not held:
+        return []
+    lines = ["", "### Which values the pairs swap to (rows that miss the ratio)\n",
+             "Per twin, summed over the seeds listed: the material pairs whose counterpart swaps *to* each value "
+             "(`Result.directions()`), their share of the twin's material pairs, and, of all the pairs swapped to it, the share whose "
+             "decision becomes class 1 (toxic; face); the three values with most material pairs.\n",
+             "| kind | method | seeds | twin | material pairs per seed | to: material pairs (share, to class 1) |",
+             "|---|---|---|---|---|---|"]
+    for kind, method in dict.fromkeys((r["kind"], r["method"]) for r in held):
+        for twin in TWINS:
+            mine = [r for r in held if (r["kind"], r["method"], r["twin"]) == (kind, method, twin)]
+            total, up = {}, {}
+            for r in mine:
+                for value, t in r["terms"].items():
+                    total[value] = total.get(value, 0) + t["material"]
+                    up[value] = up.get(value, 0.0) + t["to_class_1"] * t["pairs"]
+            pairs = {v: sum(r["terms"].get(v, {}).get("pairs", 0) for r in mine) for v in total}
+            n = sum(total.values()) or 1
+            top = sorted(total, key=lambda v: -total[v])[:3]
+            cells = "; ".join(f"{v}: {total[v]:,} ({100 * total[v] / n:.0f} %, {_pct(up[v] / pairs[v])})"
+                              for v in top if pairs[v])
+            mine.sort(key=lambda r: r["seed"])
+            lines.append(f"| {kind} | {method} | {[r['seed'] for r in mine]} | {twin} | "
+                         f"{', '.join(f'{material(r):,}' for r in mine)} | {cells} |")
+    return lines
 
 
 def local_phase(rows) -> list[str]:
@@ -368,7 +442,7 @@ def local_phase(rows) -> list[str]:
 
 def annotated_twin(summary) -> list[str]:
     """Why RedditBias misses the ratio (when it does), from ``twin_invariance.md``'s measurement."""
-    missed = [s for s in summary if s["kind"].startswith("redditbias") and s["valid_ratio"] < 3]
+    missed = [s for s in summary if s["kind"].startswith("redditbias") and s["headline_ratio"] < 3]
     if not missed:
         return []
     return ["", f"### Why RedditBias falls short ({', '.join(m['kind'] + ' ' + m['method'] for m in missed)})\n",
@@ -395,7 +469,7 @@ REDDITBIAS_NOTE = (
 def image_ceiling(summary) -> list[str]:
     """Why an image kind misses the ratio, computed from its rows: an image search reports at most one pair per
     seed, so the biased count is capped at the seeds, and the ratio at seeds / the twin's count."""
-    missed = [s for s in summary if s["method"] in IMAGES and s["valid_ratio"] < 3]
+    missed = [s for s in summary if s["method"] in IMAGES and s["headline_ratio"] < 3]
     if not missed:
         return []
     lines = ["### Why the image ratios fall short\n",
@@ -406,8 +480,8 @@ def image_ceiling(summary) -> list[str]:
              "|---|---|---|---|---|"]
     for s in missed:
         n = BUDGETS[s["method"]]["n_seeds"]
-        lines.append(f"| {s['kind']} | {s['method']} | {_pct(s['valid_unbiased'] / n)} | "
-                     f"{n / s['valid_unbiased']:.2f}x | {_pct(s['valid_biased'] / n)} |")
+        lines.append(f"| {s['kind']} | {s['method']} | {_pct(s['headline_unbiased'] / n)} | "
+                     f"{n / s['headline_unbiased']:.2f}x | {_pct(s['headline_biased'] / n)} |")
     return lines + ["", FACES_NOTE]
 
 
@@ -449,6 +523,16 @@ def runs_per_kind(report) -> dict:
         info = {k: report.pop(k) for k in ("machine", "command", "seeds")}
         report["runs"] = {kind: info for kind in dict.fromkeys(r["kind"] for r in report["rows"])}
     return report
+
+
+def write_report(out, report: dict, markdown) -> None:
+    """``report`` to ``out``.json and ``markdown(report)`` to ``out``.md, and the markdown printed (the twins'
+    side benchmarks: ``image_budgets.py``, ``twin_invariance.py``, ``face_twin_pairs.py``)."""
+    out = Path(out)
+    out.with_suffix(".json").write_text(json.dumps(report, indent=1, default=int))
+    text = markdown(report)
+    out.with_suffix(".md").write_text(text)
+    print(text)
 
 
 def render(path) -> str:
