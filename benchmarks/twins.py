@@ -243,21 +243,22 @@ def broken_pairs(result) -> int:
 
 
 def swapped_to(result) -> dict:
-    """Per protected value or term a pair's counterpart swaps *to* (``Result.directions``): its ``pairs``,
+    """Per protected value or term a pair's counterpart swaps *to* (``Result.directions()``): its ``pairs``,
     ``material`` pairs (the headline's) and ``to_class_1``, the share of them whose decision becomes class 1.
     An exact image flip has no attribute classifier to name the two sides; the seed's own value (from the data
     set the seeds are rows of) tells them."""
+    from fairnb.domains.base import protected_columns
     from fairnb.results.tables import directions
 
     if not len(result):
         return {}
-    pairs, dom = result.pairs, result.domain
-    column = dom.protected_names[0]
-    if dom.kind == "image" and not pairs[column].astype(bool).any() and getattr(dom, "data", None) is not None:
+    table, dom = result.directions(), result.domain
+    if dom.kind == "image" and not table["to"].astype(bool).any() and getattr(dom, "data", None) is not None:
+        pairs, (column,) = result.pairs, protected_columns(dom)
         own = dom.data.attribute[dom.data_rows(result.extras["seeds"][result.seed_ids])]
         names = np.asarray(dom.attribute_names)
         pairs[column], pairs[f"{column}'"] = names[own], names[1 - own]
-    table = directions(pairs, [column])
+        table = directions(pairs, [column])
     return {r["to"]: {"pairs": r["pairs"], "material": r["material"], "to_class_1": r["to_class_1"]}
             for r in table.to_dict("records")}
 
@@ -360,6 +361,8 @@ def markdown(report) -> str:
     summary = report["summary"]
     apart = [s for s in summary if s["intervals_apart_every_seed"]]
     ratio = [s for s in summary if s["headline_ratio"] >= 3]
+    natural = [_ratio(s["natural_biased"], s["natural_unbiased"]) for s in summary
+               if s["natural_biased"] is not None and s["natural_unbiased"] is not None]
     misses = ", ".join(f"{s['kind']} {s['method']} ({s['headline_ratio']}x)" for s in summary
                        if s["headline_ratio"] < 3)
     lines += ["", "## Targets\n", f"* Natural-rate intervals apart on every seed: {len(apart)} of {len(summary)} rows.",
@@ -368,8 +371,8 @@ def markdown(report) -> str:
               f"* Valid IDIs (immaterial pairs included) >= 3x: {sum(s['valid_ratio'] >= 3 for s in summary)} of "
               f"{len(summary)} rows.",
               f"* The headline's first number, the natural rate, of the biased model >= 3x its twin's: "
-              f"{sum(_ratio(s['natural_biased'], s['natural_unbiased']) >= 3 for s in summary)} of {len(summary)} "
-              f"rows (lowest {min(_ratio(s['natural_biased'], s['natural_unbiased']) for s in summary)}x).",
+              f"{sum(r >= 3 for r in natural)} of {len(summary)} rows"
+              + (f" (lowest {min(natural)}x)." if natural else "."),
               f"* Reported pairs that break a constraint when re-checked: {sum(s['breaking_pairs'] for s in summary)}.",
               ""]
     lines += image_ceiling(summary) + annotated_twin(summary) + swapped_values(report["rows"], summary)
@@ -463,7 +466,21 @@ REDDITBIAS_NOTE = (
     "confidently (7 % of its comments within 0.1 of 0.5, the annotation twin's 27 %), so a swap that moves it moves "
     "it further. Its natural rate in the searches is lower (11.0 % vs 16.7 %) but its valid IDIs are about the same "
     "(ratios 2.61-5.14x against 2.69-4.97x): the twin's recipe is not what holds the ratio under 3x, and the "
-    "annotation twin stays the table's control. The natural-rate intervals are apart on every seed for both.")
+    "annotation twin stays the table's control. The natural-rate intervals are apart on every seed for both.\n\n"
+    "Which terms (hf, the table above; hf's rows are from a later run than the other methods', on code whose "
+    "default count moved: 13,689 valid IDIs on seed 0's planted model against 14,251 before, the paper option's "
+    "local count unchanged): 88-90 % of the planted model's material pairs take \"black\" out of the comment and "
+    "the decision turns non-toxic, the planted rule. The twin's swap *into* terms RedditBias's comments never "
+    "hold: ADF's race list, the domain's group, has amerindian, bushmen, hottentots and australoid, in none of the "
+    "comments (black is in 1,478 training comments, white in 364, asian in 24). On seed 0, 97 % of the twin's "
+    "material pairs swap to one of them; on seed 1, 99 % (bushmen alone 87 %), the decision turning toxic; on seed "
+    "2, 96 % swap to \"asian\". The twin learnt nothing about those four terms from its labels: the embedding is "
+    "GloVe's, frozen, and the decision on them is GloVe's association of archaic, pejorative words. Its pairs are "
+    "real (a comment that holds such a term is scored toxic), but not the planted bias, and the per-term table "
+    "(`Result.directions()`, which now counts each term's material pairs) is where a reader tells the two apart. "
+    "Per seed, the headline ratio is 19.8x, 1.7x and 2.1x: seed 0's twin moves little on the unseen terms. "
+    "Dropping the terms the corpus lacks from the domain would be a choice made for the ratio, and a deployed model "
+    "meets them too, so the benchmark keeps ADF's list.")
 
 
 def image_ceiling(summary) -> list[str]:
@@ -488,28 +505,25 @@ def image_ceiling(summary) -> list[str]:
 FACES_NOTE = (
     "Synthetic faces: the twin is trained to ignore the tone (true labels, every training face also re-rendered in "
     "the other tone), and the FGSM flipper's f_sa sits on a third detector (plain data, true labels) so that the "
-    "flip attacks neither twin. Its natural rate is 0.0 / 9.5 / 2.0 % per seed with the FGSM flip and 0.0 % on every "
-    "seed with the exact re-rendering (`faces_exact`), against 17-49 % and 68-93 % for the biased detector. The "
-    "twin's pairs are real pairs: the two faces of a pair share the search's change Δ_bias (the counterpart is "
-    "x + Δ_senatt with the seed's flip fixed), so they differ only in the flip, up to clipping at 0 and 1. But none "
-    "of the twin's pairs is a seed face as it is, and under the default budget every one was found on a face the "
-    "search had moved by the whole budget (seed 0, both flips; 64-100 % under 0.1: "
-    "`benchmarks/results/image_budgets.md`), on the edge of this small detector's "
-    "decision, where changing the skin pixels moves its probability by 0.1; 68-93 % of the biased detector's "
-    "exact-flip pairs are seed faces as they are. So the twin's count is set by the budget: at L∞ 0.1 (the default "
-    "before) the exact flip gave a pair for 28-88 % of its seeds, at 8/255 (the default now) for 40-50 %, at 0.02 "
-    "for about 22 % (seed 0). Read as what a pair claims, \"this face, changed only in skin tone, gets another "
-    "decision\", a face moved by 25 levels in every pixel is no longer the seed face a reader sees: hence the "
-    "tighter default (8/255, the L∞ radius of \"the same image\" for photographs this size, and no more than the "
-    "renderer's own pixel noise, sd 0.03). It was not chosen for the ratio, which it raises from 1.3-2.2x to 2.1-2.6x "
-    "but not to 3x. With the exact flip the biased detector finds a pair for nearly every seed, so no ratio above "
-    "*highest reachable ratio* is possible; with the FGSM flip that ceiling does not bind (3.2-6.3x): the FGSM "
-    "flip needs a move too, and the tighter budget also costs the biased detector pairs (41-68 % of its seeds give "
-    "one, 60-85 % under 0.1). The global step (0.15, the paper's) is no lever either: under 8/255, steps 0.05 and "
-    "0.015 leave the twin 91-99 and 68-101 exact-flip pairs (seed 0, `benchmarks/results/image_budgets_steps.md`; "
-    "ratios 1.9-2.9x). LFW reaches the ratio because there the search finds a pair for at most "
-    "1 % of the twin's seeds. What tells the synthetic twins apart is the natural rate: its intervals are apart on "
-    "every seed.")
+    "flip attacks neither twin. The headline's first number separates them on every seed (natural rate 78.5 % vs "
+    "0.0 % with the exact re-rendering, `faces_exact`; 31.3 % vs 3.8 % with the FGSM flip); its count does not "
+    "reach 3x, and the twin's pairs are not boundary artefacts (`benchmarks/results/face_twin_pairs.md`, three "
+    "training seeds): the two faces of a pair differ by a median |p - p'| of 0.47-0.55 (the biased detector's: "
+    "0.29-0.66), not 0.1 as written here before; 83-97 % of them score the dark face lower, the planted bias's "
+    "direction (the table above: the twin's pairs swapping *to* dark turn non-face); and 72-91 % keep their two "
+    "decisions apart under noise within the budget added to both faces. They show a bias the twin has, small on "
+    "the faces as they are: the dark re-rendering of a seed face scores lower on 92-99 % of them (mean 0.94-0.98 "
+    "against 0.99-1.00), never across the threshold, and a move by the whole budget (83-100 % of the twin's "
+    "pairs sit at its edge) takes the face to where that gap decides. The one check that removes most of them, "
+    "re-rendering the face with another draw of the renderer's own pixel noise (the search's change kept: 20-48 % "
+    "of the twin's exact-flip pairs keep, 92-95 % of the biased detector's), judges other images than the pair's "
+    "and exists only for rendered faces, so it is not adopted as a constraint. With the exact flip the biased "
+    "detector finds a pair on nearly every seed and a search reports one pair per seed, so no ratio above "
+    "*highest reachable ratio* is possible. The budget was set from what a pair claims (8/255, the L∞ radius of "
+    "\"the same image\"), not for the ratio: a tighter one raises it by cutting the twin's moves (L∞ 0.02, seed 0: "
+    "3.9-9.0x, `benchmarks/results/image_budgets.md`); the global step is no lever with the exact flip (1.9-2.9x "
+    "at 8/255, `image_budgets_steps.md`). LFW reaches the ratio because there the search finds a pair for at most 1 % of "
+    "the twin's seeds.")
 
 
 def _pct(x) -> str:
