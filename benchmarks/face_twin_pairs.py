@@ -35,6 +35,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 import twins  # noqa: E402
 from fairnb.bench import machine  # noqa: E402
 from fairnb.constraints.images import DEFAULT_LINF  # noqa: E402
+from fairnb.results.tables import material  # noqa: E402
 from fairnb.search import get_method  # noqa: E402
 
 DRAWS = 8
@@ -54,13 +55,10 @@ def seed_gap(data, rows, seeds, model) -> dict:
             "seed_p_light": float(p_light.mean()), "seed_p_dark": float(p_dark.mean())}
 
 
-def keeps(model, X, C, draws) -> np.ndarray:
-    """Per pair, the share of ``draws`` (pairs of image batches) under which its two sides still get different
-    decisions."""
-    kept = np.zeros(len(X))
-    for A, B in draws:
-        kept += (face_proba(model, A) >= 0.5) != (face_proba(model, B) >= 0.5)
-    return kept / len(draws)
+def keeps(model, draws) -> np.ndarray:
+    """Per pair, the share of ``draws`` (a list of the pairs' two sides, changed) under which its two sides still
+    get different decisions."""
+    return np.mean([(face_proba(model, A) >= 0.5) != (face_proba(model, B) >= 0.5) for A, B in draws], axis=0)
 
 
 def noise_draws(X, C, rng):
@@ -82,7 +80,7 @@ def rerendered_draws(data, rows, delta, rng):
 def measure(kind, seed, method, twin, model, dom, data, seed_faces) -> dict:
     r = get_method(method)(random_state=0, progress=False, **twins.BUDGETS[method]).run(model, dom, seeds=seed_faces)
     row = {"kind": kind, "seed": seed, "method": method, "twin": twin, "material": r.summary()["material_idis"]}
-    keep = np.abs(r.proba - r.counterpart_proba).sum(axis=1) / 2 >= 0.1
+    keep = material(r.proba, r.counterpart_proba)
     if not keep.any():
         return row
     X, C = r.inputs[keep], r.counterparts[keep]
@@ -94,9 +92,10 @@ def measure(kind, seed, method, twin, model, dom, data, seed_faces) -> dict:
     row.update(gap_median=float(np.median(np.abs(P - PC))),
                dark_lower=float(np.mean(np.where(dark, P, PC) < np.where(dark, PC, P))),
                at_edge=float(np.mean(np.abs(X - seeds).reshape(len(X), -1).max(axis=1) >= DEFAULT_LINF - 1e-6)),
-               keeps_noise=float(np.mean(keeps(model, X, C, list(noise_draws(X, C, rng))) >= 0.5)))
+               keeps_noise=float(np.mean(keeps(model, list(noise_draws(X, C, rng))) >= 0.5)))
     if kind == "faces_exact":
-        row["keeps_rerendered"] = float(np.mean(keeps(model, X, C, list(rerendered_draws(data, rows, X - seeds, rng))) >= 0.5))
+        rendered = list(rerendered_draws(data, rows, X - seeds, rng))
+        row["keeps_rerendered"] = float(np.mean(keeps(model, rendered) >= 0.5))
     return row
 
 

@@ -213,8 +213,6 @@ def row(kind, seed, twin, method, model, dom, seeds) -> dict:
             "all_idis": r.count() + int(r.extras.get("rejected_idis", 0)),
             "immaterial": s["immaterial_pairs"], "refused": refused, "constraints": r.extras.get("constraints"),
             "breaking_pairs": breaking, "words_changed_median": words_changed(r), "terms": swapped_to(r),
-            "median_change": round(float(np.median(np.abs(r.proba - r.counterpart_proba).sum(axis=1) / 2)), 4)
-            if len(r) else None,
             "local_idis": r.extras.get("local_idis"), "seconds": round(time.perf_counter() - t0, 2),
             **(paper_local(method, model, dom, seeds) if kind in LOCAL_CHECKED and twin == "biased" else {})}
 
@@ -399,8 +397,8 @@ def swapped_values(rows, summary) -> list[str]:
         return []
     lines = ["", "### Which values the pairs swap to (rows that miss the ratio)\n",
              "Per twin, summed over the seeds listed: the material pairs whose counterpart swaps *to* each value "
-             "(`Result.directions()`), their share of the twin's material pairs, and, of all the pairs swapped to it, the share whose "
-             "decision becomes class 1 (toxic; face); the three values with most material pairs.\n",
+             "(`Result.directions()`), their share of the twin's material pairs, and, of all the pairs swapped to "
+             "it, the share whose decision becomes class 1 (toxic; face); the three values with most material pairs.\n",
              "| kind | method | seeds | twin | material pairs per seed | to: material pairs (share, to class 1) |",
              "|---|---|---|---|---|---|"]
     for kind, method in dict.fromkeys((r["kind"], r["method"]) for r in held):
@@ -472,8 +470,9 @@ REDDITBIAS_NOTE = (
     "Which terms (hf, the table above; hf's rows are from a later run than the other methods', on code whose "
     "default count moved: 13,689 valid IDIs on seed 0's planted model against 14,251 before, the paper option's "
     "local count unchanged, and same_identity_terms refused 702 candidates against 572: it has known man, woman, "
-    "boy and girl since those rows were run, so the other methods' RedditBias and template rows are due a re-run): 88-90 % of the planted model's material pairs take \"black\" out of the comment and "
-    "the decision turns non-toxic, the planted rule. The twin's swap *into* terms RedditBias's comments never "
+    "boy and girl since those rows were run, so the other methods' RedditBias and template rows are due a "
+    "re-run): 88-90 % of the planted model's material pairs take \"black\" out of the comment and the decision "
+    "turns non-toxic, the planted rule. The twin's swap *into* terms RedditBias's comments never "
     "hold: ADF's race list, the domain's group, has amerindian, bushmen, hottentots and australoid, in none of the "
     "comments (black is in 1,478 training comments, white in 364, asian in 24). On seed 0, 97 % of the twin's "
     "material pairs swap to one of them; on seed 1, 99 % (bushmen alone 87 %), the decision turning toxic; on seed "

@@ -81,8 +81,9 @@ def directions(pairs: pd.DataFrame, columns, class_names=None) -> pd.DataFrame:
 
     >>> pairs = pd.DataFrame({"sex": ["f", "m", "m"], "sex'": ["m", "f", "f"], "label": [0, 1, 1],
     ...                       "label'": [1, 0, 0], "difference": [0.4, 0.05, 0.5]})
-    >>> directions(pairs, ["sex"]).to_dict("records")[0]
-    {'attribute': 'sex', 'to': 'f', 'pairs': 2, 'to_class_1': 0.0, 'to_class_0': 1.0, 'mean_change': 0.275, 'material': 1}
+    >>> directions(pairs, ["sex"]).to_dict("records")[0]        # doctest: +NORMALIZE_WHITESPACE
+    {'attribute': 'sex', 'to': 'f', 'pairs': 2, 'to_class_1': 0.0, 'to_class_0': 1.0, 'mean_change': 0.275,
+     'material': 1}
     """
     rows = []
     for col in columns:
@@ -97,7 +98,8 @@ def directions(pairs: pd.DataFrame, columns, class_names=None) -> pd.DataFrame:
         for value in sorted(set(to), key=lambda v: (-int(kept[to == v].sum()), -int((to == v).sum()), v)):
             mine = to == value
             rows.append({"attribute": str(col), "to": value, "pairs": int(mine.sum()),
-                         "to_class_1": round(float(up[mine].mean()), 4), "to_class_0": round(float(down[mine].mean()), 4),
+                         "to_class_1": round(float(up[mine].mean()), 4),
+                         "to_class_0": round(float(down[mine].mean()), 4),
                          "mean_change": round(float(change[mine].mean()), 4), "material": int(kept[mine].sum())})
     out = pd.DataFrame(rows, columns=["attribute", "to", "pairs", "to_class_1", "to_class_0", "mean_change", "material"])
     if class_names is not None and len(class_names) == 2:
