@@ -4,8 +4,10 @@ something", item 4).
 For every input kind, a model trained with a planted bias and its twin trained on the same data without it,
 each over several training seeds; every method of the kind runs on both under its default constraints, and
 the table reports, per model: the **natural rate** (the share of the seeds discriminatory as they are, with
-its 95 % Wilson interval), the **valid IDIs** (the default count: pairs that keep the constraints), **all
-IDIs** (valid plus the distinct inputs the constraints refused), the refusals per constraint, and the time.
+its 95 % Wilson interval), the **headline IDIs** (what a summary leads with after the natural rate:
+``material_idis``, the pairs that keep the constraints and move the output by at least 0.1), the **valid
+IDIs** (every pair that keeps the constraints), **all IDIs** (valid plus the distinct inputs the constraints
+refused), the refusals per constraint, which values or terms the pairs swap to, and the time.
 
 Kinds (``--kinds``):
 
@@ -31,7 +33,7 @@ Usage::
     python benchmarks/twins.py --merge /tmp/r0.json /tmp/r1.json /tmp/r2.json
 
 Targets (read against the table): on every twin pair the natural-rate intervals of the biased and unbiased
-models do not overlap, and each method's valid IDI count on the biased model is at least 3x its twin's.
+models do not overlap, and each method's headline IDI count on the biased model is at least 3x its twin's.
 """
 from __future__ import annotations
 
@@ -210,7 +212,7 @@ def row(kind, seed, twin, method, model, dom, seeds) -> dict:
             "valid_idis": r.count(), "material_idis": s["material_idis"],
             "all_idis": r.count() + int(r.extras.get("rejected_idis", 0)),
             "immaterial": s["immaterial_pairs"], "refused": refused, "constraints": r.extras.get("constraints"),
-            "breaking_pairs": breaking, "words_changed_median": words_changed(r),
+            "breaking_pairs": breaking, "words_changed_median": words_changed(r), "terms": swapped_to(r),
             "local_idis": r.extras.get("local_idis"), "seconds": round(time.perf_counter() - t0, 2),
             **(paper_local(method, model, dom, seeds) if kind in LOCAL_CHECKED and twin == "biased" else {})}
 
@@ -236,6 +238,27 @@ def broken_pairs(result) -> int:
     for constraint in resolve("default", result.domain):
         ok &= constraint.allowed(result.domain, X, seeds, C)
     return int((~ok).sum())
+
+
+def swapped_to(result) -> dict:
+    """Per protected value or term a pair's counterpart swaps *to* (``Result.directions()``): its ``pairs``,
+    ``material`` pairs (the headline's) and ``to_class_1``, the share of them whose decision becomes class 1.
+    An exact image flip has no attribute classifier to name the two sides; the seed's own value (from the data
+    set the seeds are rows of) tells them."""
+    from fairnb.domains.base import protected_columns
+    from fairnb.results.tables import directions
+
+    if not len(result):
+        return {}
+    table, dom = result.directions(), result.domain
+    if dom.kind == "image" and not table["to"].astype(bool).any() and getattr(dom, "data", None) is not None:
+        pairs, (column,) = result.pairs, protected_columns(dom)
+        own = dom.data.attribute[dom.data_rows(result.extras["seeds"][result.seed_ids])]
+        names = np.asarray(dom.attribute_names)
+        pairs[column], pairs[f"{column}'"] = names[own], names[1 - own]
+        table = directions(pairs, [column])
+    return {r["to"]: {"pairs": r["pairs"], "material": r["material"], "to_class_1": r["to_class_1"]}
+            for r in table.to_dict("records")}
 
 
 def words_changed(result) -> float | None:
@@ -274,15 +297,18 @@ def summarise(rows) -> list[dict]:
             u = [r for r in mine if r["twin"] == "unbiased"]
             if not b or not u:      # a part written by one twin's run (``--twins``): its rows, no summary
                 continue
-            valid_b, valid_u = np.mean([material(r) for r in b]), np.mean([material(r) for r in u])
+            head_b, head_u = np.mean([material(r) for r in b]), np.mean([material(r) for r in u])
+            valid_b, valid_u = np.mean([r["valid_idis"] for r in b]), np.mean([r["valid_idis"] for r in u])
             apart = all(rb["natural_low"] > ru["natural_high"] for rb, ru in zip(b, u)
                         if rb["natural_low"] is not None and ru["natural_high"] is not None)
             out.append({"kind": kind, "method": method, "seeds": len(b),
                         "natural_biased": _mean(r["natural_rate"] for r in b),
                         "natural_unbiased": _mean(r["natural_rate"] for r in u),
                         "intervals_apart_every_seed": bool(apart),
+                        "headline_biased": round(float(head_b), 1), "headline_unbiased": round(float(head_u), 1),
+                        "headline_ratio": _ratio(head_b, head_u),
                         "valid_biased": round(float(valid_b), 1), "valid_unbiased": round(float(valid_u), 1),
-                        "valid_ratio": round(float(valid_b / valid_u), 2) if valid_u else float("inf"),
+                        "valid_ratio": _ratio(valid_b, valid_u),
                         "all_biased": _mean(r["all_idis"] for r in b), "all_unbiased": _mean(r["all_idis"] for r in u),
                         "breaking_pairs": sum(r["breaking_pairs"] for r in mine),
                         "words_changed_median": _mean(r["words_changed_median"] for r in b),
@@ -294,6 +320,10 @@ def material(row) -> int:
     """A row's valid IDIs whose two probabilities differ by at least 0.1 (``Result.summary()["material_idis"]``;
     rows written before that key existed give it as valid IDIs minus the immaterial pairs)."""
     return row.get("material_idis", row["valid_idis"] - row["immaterial"])
+
+
+def _ratio(biased, unbiased) -> float:
+    return round(float(biased / unbiased), 2) if unbiased else float("inf")
 
 
 def _mean(values) -> float | None:
@@ -308,30 +338,42 @@ def markdown(report) -> str:
         lines.append(f"* {kind}: `{info['command']}`, seeds {info['seeds']}; machine {info['machine']}")
     lines += ["",
              "Natural rate: the share of the seeds discriminatory as they are (mean over training seeds); "
-             "*apart*: the 95 % intervals of biased and unbiased do not overlap for any seed. Valid IDIs: the "
-             "headline count, the pairs that keep the constraints and whose two probabilities differ by at least "
-             "0.1 (`material_idis`: boundary noise counted apart); all IDIs: every pair found plus the distinct "
-             "inputs the constraints refused. Ratio: valid IDIs biased / unbiased (target >= 3).\n",
+             "*apart*: the 95 % intervals of biased and unbiased do not overlap for any seed. Headline IDIs: the "
+             "count a summary leads with after the natural rate (`summary()['material_idis']`): the pairs that keep "
+             "the default constraints and whose two probabilities differ by at least 0.1. Valid IDIs: every pair that "
+             "keeps the constraints (`len(result)`), the immaterial ones (both sides at the decision threshold) "
+             "included. All IDIs: valid plus the distinct inputs the constraints refused. The target (biased >= 3x "
+             "its twin) is judged on the headline count.\n",
              "Breaking: reported pairs that break a default constraint when re-checked from the strings and pixels "
              "(target 0). Words: the median words changed from the seed, biased model (text; the cap is 4).\n",
-             "| kind | method | natural biased | natural unbiased | apart | valid biased | valid unbiased | ratio "
-             "| all biased | all unbiased | breaking | words | s per search |", "|" + "---|" * 13]
+             "| kind | method | natural biased | natural unbiased | apart | headline biased | headline unbiased "
+             "| ratio | valid biased | valid unbiased | valid ratio | all biased | all unbiased | breaking | words "
+             "| s per search |", "|" + "---|" * 16]
     for s in report["summary"]:
         lines.append(f"| {s['kind']} | {s['method']} | {_pct(s['natural_biased'])} | {_pct(s['natural_unbiased'])} | "
-                     f"{'yes' if s['intervals_apart_every_seed'] else '**no**'} | {s['valid_biased']:,} | "
+                     f"{'yes' if s['intervals_apart_every_seed'] else '**no**'} | {s['headline_biased']:,} | "
+                     f"{s['headline_unbiased']:,} | {s['headline_ratio']} | {s['valid_biased']:,} | "
                      f"{s['valid_unbiased']:,} | {s['valid_ratio']} | {s['all_biased']:,} | {s['all_unbiased']:,} | "
                      f"{s['breaking_pairs']} | {'' if s['words_changed_median'] is None else s['words_changed_median']} | "
                      f"{s['seconds']} |")
     summary = report["summary"]
     apart = [s for s in summary if s["intervals_apart_every_seed"]]
-    ratio = [s for s in summary if s["valid_ratio"] >= 3]
-    misses = ", ".join(f"{s['kind']} {s['method']} ({s['valid_ratio']}x)" for s in summary if s["valid_ratio"] < 3)
+    ratio = [s for s in summary if s["headline_ratio"] >= 3]
+    natural = [_ratio(s["natural_biased"], s["natural_unbiased"]) for s in summary
+               if s["natural_biased"] is not None and s["natural_unbiased"] is not None]
+    misses = ", ".join(f"{s['kind']} {s['method']} ({s['headline_ratio']}x)" for s in summary
+                       if s["headline_ratio"] < 3)
     lines += ["", "## Targets\n", f"* Natural-rate intervals apart on every seed: {len(apart)} of {len(summary)} rows.",
-              f"* Valid IDIs of the biased model >= 3x its twin's: {len(ratio)} of {len(summary)} rows"
+              f"* Headline (material) IDIs of the biased model >= 3x its twin's: {len(ratio)} of {len(summary)} rows"
               + (f"; not on {misses}." if misses else "."),
+              f"* Valid IDIs (immaterial pairs included) >= 3x: {sum(s['valid_ratio'] >= 3 for s in summary)} of "
+              f"{len(summary)} rows.",
+              f"* The headline's first number, the natural rate, of the biased model >= 3x its twin's: "
+              f"{sum(r >= 3 for r in natural)} of {len(summary)} rows"
+              + (f" (lowest {min(natural)}x)." if natural else "."),
               f"* Reported pairs that break a constraint when re-checked: {sum(s['breaking_pairs'] for s in summary)}.",
               ""]
-    lines += image_ceiling(summary) + annotated_twin(summary)
+    lines += image_ceiling(summary) + annotated_twin(summary) + swapped_values(report["rows"], summary)
     lines += local_phase(report["rows"])
     lines += ["", "## Refused by each constraint (sum over seeds, biased / unbiased)\n",
               "| kind | method | constraint | biased | unbiased |", "|---|---|---|---|---|"]
@@ -343,6 +385,41 @@ def markdown(report) -> str:
             u = sum(r["refused"].get(name, 0) for r in mine if r["twin"] == "unbiased")
             lines.append(f"| {kind} | {method} | {name} | {b:,} | {u:,} |")
     return "\n".join(lines) + "\n"
+
+
+def swapped_values(rows, summary) -> list[str]:
+    """For the rows that miss the ratio: which protected values or terms the pairs swap *to*, per twin (sums
+    over the seeds whose rows hold them): the material pairs, their share of the twin's material pairs, and
+    the share whose decision becomes class 1 (toxic, face)."""
+    missed = {(s["kind"], s["method"]) for s in summary if s["headline_ratio"] < 3}
+    held = [r for r in rows if (r["kind"], r["method"]) in missed and r.get("terms")]
+    if not held:
+        return []
+    lines = ["", "### Which values the pairs swap to (rows that miss the ratio)\n",
+             "Per twin, summed over the seeds listed: the material pairs whose counterpart swaps *to* each value "
+             "(`Result.directions()`), their share of the twin's material pairs, and, of all the pairs swapped to "
+             "it, the share whose decision becomes class 1 (toxic; face); the three values with most material pairs.\n",
+             "| kind | method | seeds | twin | material pairs per seed | to: material pairs (share, to class 1) |",
+             "|---|---|---|---|---|---|"]
+    for kind, method in dict.fromkeys((r["kind"], r["method"]) for r in held):
+        for twin in TWINS:
+            mine = [r for r in held if (r["kind"], r["method"], r["twin"]) == (kind, method, twin)]
+            if not mine:
+                continue
+            total, up = {}, {}
+            for r in mine:
+                for value, t in r["terms"].items():
+                    total[value] = total.get(value, 0) + t["material"]
+                    up[value] = up.get(value, 0.0) + t["to_class_1"] * t["pairs"]
+            pairs = {v: sum(r["terms"].get(v, {}).get("pairs", 0) for r in mine) for v in total}
+            n = sum(total.values()) or 1
+            top = sorted(total, key=lambda v: -total[v])[:3]
+            cells = "; ".join(f"{v}: {total[v]:,} ({100 * total[v] / n:.0f} %, {_pct(up[v] / pairs[v])})"
+                              for v in top if pairs[v])
+            mine.sort(key=lambda r: r["seed"])
+            lines.append(f"| {kind} | {method} | {[r['seed'] for r in mine]} | {twin} | "
+                         f"{', '.join(f'{material(r):,}' for r in mine)} | {cells} |")
+    return lines
 
 
 def local_phase(rows) -> list[str]:
@@ -368,7 +445,7 @@ def local_phase(rows) -> list[str]:
 
 def annotated_twin(summary) -> list[str]:
     """Why RedditBias misses the ratio (when it does), from ``twin_invariance.md``'s measurement."""
-    missed = [s for s in summary if s["kind"].startswith("redditbias") and s["valid_ratio"] < 3]
+    missed = [s for s in summary if s["kind"].startswith("redditbias") and s["headline_ratio"] < 3]
     if not missed:
         return []
     return ["", f"### Why RedditBias falls short ({', '.join(m['kind'] + ' ' + m['method'] for m in missed)})\n",
@@ -387,15 +464,35 @@ REDDITBIAS_NOTE = (
     "race term swapped for every other, the label kept: `redditbias_counterfactual`, the same biased rows) is no "
     "blinder: 0.025 to \"black\", a material natural rate of 11.3 %; trained on 2.4x the rows it decides more "
     "confidently (7 % of its comments within 0.1 of 0.5, the annotation twin's 27 %), so a swap that moves it moves "
-    "it further. Its natural rate in the searches is lower (11.0 % vs 16.7 %) but its valid IDIs are about the same "
-    "(ratios 2.61-5.14x against 2.69-4.97x): the twin's recipe is not what holds the ratio under 3x, and the "
-    "annotation twin stays the table's control. The natural-rate intervals are apart on every seed for both.")
+    "it further. Its natural rate in the searches is lower (11.0 % vs 16.7 %) but its headline IDIs are about the same "
+    "(ratios 2.48-5.08x against 2.66-5.04x): the twin's recipe is not what holds the ratio under 3x, and the "
+    "annotation twin stays the table's control. The natural-rate intervals are apart on every seed for both.\n\n"
+    "Which terms (the table above). The planted and annotation-twin RedditBias rows were re-run on today's code, "
+    "whose default count moved (hf: 13,689 valid IDIs on seed 0's planted model against 14,251 before, the paper "
+    "option's local count unchanged; same_identity_terms refused 702 candidates against 572: it has known man, "
+    "woman, boy and girl since the old rows were run); the template rows, run before that change too, are due a "
+    "re-run (hf on seed 0 finds 21,334 and 1,730 valid IDIs today against 22,990 and 2,575). Of hf's pairs: "
+    "88-90 % of the planted model's material pairs take \"black\" out of the comment and the decision turns "
+    "non-toxic, the planted rule. The twin's swap *into* terms RedditBias's comments never hold: ADF's race list, "
+    "the domain's group, has amerindian, bushmen, hottentots and australoid, in none of the comments (black is in "
+    "1,478 training comments, white in 364, asian in 24). On seed 0, 97 % of the twin's material pairs swap to one "
+    "of them; on seed 1, 99 % (bushmen alone 87 %), the decision turning toxic; on seed 2, 96 % swap to "
+    "\"asian\". The twin learnt nothing about those four terms from its labels: the embedding is GloVe's, frozen, "
+    "and the decision on them is GloVe's association of archaic, pejorative words. Its pairs are real (a comment "
+    "that holds such a term is scored toxic), but not the planted bias, and the per-term table "
+    "(`Result.directions()`, which now counts each term's material pairs) is where a reader tells the two apart. "
+    "adf_hf's and adf_asc's twins are the same (97 % and 95 %, 99 % and 99 %; 95 % to \"asian\"). Per seed, the "
+    "headline ratio is 19.8x, 1.7x and 2.1x (hf; adf_hf: 13.2x, 1.8x, 2.0x; adf_asc: 13.5x, 2.1x, 2.1x): seed 0's "
+    "twin moves little on the unseen terms. The counterfactual twin, which met those four terms only in its "
+    "augmented copies, takes 78-93 % of its material pairs (hf) from swaps into them too, most of them turning the "
+    "decision non-toxic. Dropping the terms the corpus lacks from the domain would be a choice made for the ratio, "
+    "and a deployed model meets them too, so the benchmark keeps ADF's list.")
 
 
 def image_ceiling(summary) -> list[str]:
     """Why an image kind misses the ratio, computed from its rows: an image search reports at most one pair per
     seed, so the biased count is capped at the seeds, and the ratio at seeds / the twin's count."""
-    missed = [s for s in summary if s["method"] in IMAGES and s["valid_ratio"] < 3]
+    missed = [s for s in summary if s["method"] in IMAGES and s["headline_ratio"] < 3]
     if not missed:
         return []
     lines = ["### Why the image ratios fall short\n",
@@ -406,36 +503,33 @@ def image_ceiling(summary) -> list[str]:
              "|---|---|---|---|---|"]
     for s in missed:
         n = BUDGETS[s["method"]]["n_seeds"]
-        lines.append(f"| {s['kind']} | {s['method']} | {_pct(s['valid_unbiased'] / n)} | "
-                     f"{n / s['valid_unbiased']:.2f}x | {_pct(s['valid_biased'] / n)} |")
+        lines.append(f"| {s['kind']} | {s['method']} | {_pct(s['headline_unbiased'] / n)} | "
+                     f"{n / s['headline_unbiased']:.2f}x | {_pct(s['headline_biased'] / n)} |")
     return lines + ["", FACES_NOTE]
 
 
 FACES_NOTE = (
     "Synthetic faces: the twin is trained to ignore the tone (true labels, every training face also re-rendered in "
     "the other tone), and the FGSM flipper's f_sa sits on a third detector (plain data, true labels) so that the "
-    "flip attacks neither twin. Its natural rate is 0.0 / 9.5 / 2.0 % per seed with the FGSM flip and 0.0 % on every "
-    "seed with the exact re-rendering (`faces_exact`), against 17-49 % and 68-93 % for the biased detector. The "
-    "twin's pairs are real pairs: the two faces of a pair share the search's change Δ_bias (the counterpart is "
-    "x + Δ_senatt with the seed's flip fixed), so they differ only in the flip, up to clipping at 0 and 1. But none "
-    "of the twin's pairs is a seed face as it is, and under the default budget every one was found on a face the "
-    "search had moved by the whole budget (seed 0, both flips; 64-100 % under 0.1: "
-    "`benchmarks/results/image_budgets.md`), on the edge of this small detector's "
-    "decision, where changing the skin pixels moves its probability by 0.1; 68-93 % of the biased detector's "
-    "exact-flip pairs are seed faces as they are. So the twin's count is set by the budget: at L∞ 0.1 (the default "
-    "before) the exact flip gave a pair for 28-88 % of its seeds, at 8/255 (the default now) for 40-50 %, at 0.02 "
-    "for about 22 % (seed 0). Read as what a pair claims, \"this face, changed only in skin tone, gets another "
-    "decision\", a face moved by 25 levels in every pixel is no longer the seed face a reader sees: hence the "
-    "tighter default (8/255, the L∞ radius of \"the same image\" for photographs this size, and no more than the "
-    "renderer's own pixel noise, sd 0.03). It was not chosen for the ratio, which it raises from 1.3-2.2x to 2.1-2.6x "
-    "but not to 3x. With the exact flip the biased detector finds a pair for nearly every seed, so no ratio above "
-    "*highest reachable ratio* is possible; with the FGSM flip that ceiling does not bind (3.2-6.3x): the FGSM "
-    "flip needs a move too, and the tighter budget also costs the biased detector pairs (41-68 % of its seeds give "
-    "one, 60-85 % under 0.1). The global step (0.15, the paper's) is no lever either: under 8/255, steps 0.05 and "
-    "0.015 leave the twin 91-99 and 68-101 exact-flip pairs (seed 0, `benchmarks/results/image_budgets_steps.md`; "
-    "ratios 1.9-2.9x). LFW reaches the ratio because there the search finds a pair for at most "
-    "1 % of the twin's seeds. What tells the synthetic twins apart is the natural rate: its intervals are apart on "
-    "every seed.")
+    "flip attacks neither twin. The headline's first number separates them on every seed (natural rate 78.5 % vs "
+    "0.0 % with the exact re-rendering, `faces_exact`; 31.3 % vs 3.8 % with the FGSM flip); its count does not "
+    "reach 3x, and the twin's pairs are not boundary artefacts (`benchmarks/results/face_twin_pairs.md`, three "
+    "training seeds): the two faces of a pair differ by a median |p - p'| of 0.47-0.55 (the biased detector's: "
+    "0.29-0.66), not 0.1 as written here before; 83-97 % of them score the dark face lower, the planted bias's "
+    "direction (the table above: the twin's pairs swapping *to* dark turn non-face); and 72-91 % keep their two "
+    "decisions apart under noise within the budget added to both faces. They show a bias the twin has, small on "
+    "the faces as they are: the dark re-rendering of a seed face scores lower on 92-99 % of them (mean 0.94-0.98 "
+    "against 0.99-1.00), never across the threshold, and a move by the whole budget (83-100 % of the twin's "
+    "pairs sit at its edge) takes the face to where that gap decides. The one check that removes most of them, "
+    "re-rendering the face with another draw of the renderer's own pixel noise (the search's change kept: 20-48 % "
+    "of the twin's exact-flip pairs keep, 92-95 % of the biased detector's), judges other images than the pair's "
+    "and exists only for rendered faces, so it is not adopted as a constraint. With the exact flip the biased "
+    "detector finds a pair on nearly every seed and a search reports one pair per seed, so no ratio above "
+    "*highest reachable ratio* is possible. The budget was set from what a pair claims (8/255, the L∞ radius of "
+    "\"the same image\"), not for the ratio: a tighter one raises it by cutting the twin's moves (L∞ 0.02, seed 0: "
+    "3.9-9.0x, `benchmarks/results/image_budgets.md`); the global step is no lever with the exact flip (1.9-2.9x "
+    "at 8/255, `image_budgets_steps.md`). LFW reaches the ratio because there the search finds a pair for at most 1 % of "
+    "the twin's seeds.")
 
 
 def _pct(x) -> str:

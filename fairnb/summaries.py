@@ -468,9 +468,10 @@ def directions_html(table, class_names=None, rows: int = 12) -> str:
     one = class_names[1] if class_names and len(class_names) == 2 else "class 1"
     zero = class_names[0] if class_names and len(class_names) == 2 else "class 0"
     head = "".join(f"<th>{html.escape(c)}</th>" for c in (
-        "swapped to", "pairs", f"decision becomes {one}", f"decision becomes {zero}", "mean |p - p'|"))
+        "swapped to", "pairs", "of them moving it by at least 0.1", f"decision becomes {one}",
+        f"decision becomes {zero}", "mean |p - p'|"))
     body = "".join(f"<tr><td>{html.escape(f'{r.attribute} = {r.to}')}</td><td>{fmt_count(r.pairs)}</td>"
-                   f"<td>{fmt_share(r.to_class_1)}</td><td>{fmt_share(r.to_class_0)}</td><td>{r.mean_change:.3f}</td></tr>"
-                   for r in table.head(rows).itertuples())
+                   f"<td>{fmt_count(r.material)}</td><td>{fmt_share(r.to_class_1)}</td><td>{fmt_share(r.to_class_0)}</td>"
+                   f"<td>{r.mean_change:.3f}</td></tr>" for r in table.head(rows).itertuples())
     return (f"<p>Which way decisions move when the protected value is swapped to each value:</p>"
             f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")

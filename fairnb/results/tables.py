@@ -73,14 +73,17 @@ def directions(pairs: pd.DataFrame, columns, class_names=None) -> pd.DataFrame:
     """Which way decisions move, per protected value or term swapped *to*: from ``pairs`` (``result.pairs``),
     for each protected column ``c`` of ``columns`` (its counterpart ``c'``), one row per value of ``c'``:
     ``pairs``, ``to_class_1`` (the share of them where swapping to this value turns the decision into class
-    1, named in ``decision`` when ``class_names`` are known), ``to_class_0`` and ``mean_change`` (mean
-    ``|p - p'|``). A value most pairs move *towards* class 1 is favoured or disfavoured by the model,
-    depending on what class 1 means.
+    1, named in ``decision`` when ``class_names`` are known), ``to_class_0``, ``mean_change`` (mean
+    ``|p - p'|``) and ``material`` (how many of them move the output by at least ``MATERIAL_MARGIN``, the
+    pairs the headline counts). A value most pairs move *towards* class 1 is favoured or disfavoured by the
+    model, depending on what class 1 means. Rows come most material first: a value with many pairs at the
+    decision threshold is boundary noise, not what the headline found.
 
     >>> pairs = pd.DataFrame({"sex": ["f", "m", "m"], "sex'": ["m", "f", "f"], "label": [0, 1, 1],
-    ...                       "label'": [1, 0, 0], "difference": [0.4, 0.3, 0.5]})
-    >>> directions(pairs, ["sex"]).to_dict("records")[0]
-    {'attribute': 'sex', 'to': 'f', 'pairs': 2, 'to_class_1': 0.0, 'to_class_0': 1.0, 'mean_change': 0.4}
+    ...                       "label'": [1, 0, 0], "difference": [0.4, 0.05, 0.5]})
+    >>> directions(pairs, ["sex"]).to_dict("records")[0]        # doctest: +NORMALIZE_WHITESPACE
+    {'attribute': 'sex', 'to': 'f', 'pairs': 2, 'to_class_1': 0.0, 'to_class_0': 1.0, 'mean_change': 0.275,
+     'material': 1}
     """
     rows = []
     for col in columns:
@@ -89,13 +92,16 @@ def directions(pairs: pd.DataFrame, columns, class_names=None) -> pd.DataFrame:
             continue
         up = (pairs["label'"] > pairs["label"]).to_numpy()
         down = (pairs["label'"] < pairs["label"]).to_numpy()
+        change = pairs["difference"].to_numpy()
+        kept = change >= MATERIAL_MARGIN       # as ``material``: the difference is half the L1 distance
         to = pairs[other].astype(str).to_numpy()
-        for value in sorted(set(to), key=lambda v: (-int((to == v).sum()), v)):
+        for value in sorted(set(to), key=lambda v: (-int(kept[to == v].sum()), -int((to == v).sum()), v)):
             mine = to == value
             rows.append({"attribute": str(col), "to": value, "pairs": int(mine.sum()),
-                         "to_class_1": round(float(up[mine].mean()), 4), "to_class_0": round(float(down[mine].mean()), 4),
-                         "mean_change": round(float(pairs["difference"].to_numpy()[mine].mean()), 4)})
-    out = pd.DataFrame(rows, columns=["attribute", "to", "pairs", "to_class_1", "to_class_0", "mean_change"])
+                         "to_class_1": round(float(up[mine].mean()), 4),
+                         "to_class_0": round(float(down[mine].mean()), 4),
+                         "mean_change": round(float(change[mine].mean()), 4), "material": int(kept[mine].sum())})
+    out = pd.DataFrame(rows, columns=["attribute", "to", "pairs", "to_class_1", "to_class_0", "mean_change", "material"])
     if class_names is not None and len(class_names) == 2:
         out.attrs["decision"] = tuple(str(c) for c in class_names)
     return out
