@@ -61,10 +61,13 @@ test-cpus: $(VENV)/.all fairnb/static/.built
 	    $(PY) -m pytest -p no:cacheprovider -n 2 --timeout 900 -q -m "not browser and not slow and not not_numeric" || exit 1; \
 	done
 
-# every notebook (tutorials and solutions) in smoke mode; never downloading (FAIRNB_DOWNLOAD=0)
+# every notebook (tutorials and solutions) in smoke mode, never downloading (FAIRNB_DOWNLOAD=0), run in a copy in
+# build/notebooks that keeps their outputs (nbmake --overwrite): the docs site shows those outputs
+EXECUTED := build/notebooks
 test-notebooks: $(VENV)/.all fairnb/static/.built
+	rm -rf $(EXECUTED) && mkdir -p $(EXECUTED) && cp -r notebooks/. $(EXECUTED)/
 	FAIRNB_SMOKE=1 FAIRNB_DOWNLOAD=0 FAIRNB_DATA=$${FAIRNB_DATA:-$(SHARED)/data} FAIRNB_MODELS=$${FAIRNB_MODELS:-$(SHARED)/models} \
-	  $(PY) -m pytest -p no:cacheprovider -n 2 --nbmake --nbmake-timeout=300 -q notebooks/
+	  $(PY) -m pytest -p no:cacheprovider -n 2 --nbmake --nbmake-timeout=300 --overwrite -q $(EXECUTED)/
 
 # Binder: a fresh venv from binder/ alone (requirements installed from the repository root, as repo2docker does, plus
 # the Jupyter packages of repo2docker's base environment; postBuild), no ../shared, no data folder, no downloads;
@@ -81,20 +84,20 @@ binder-check:
 	  FAIRNB_CACHE=$$cache TF_CPP_MIN_LOG_LEVEL=2 $(abspath $(BINDER_VENV))/bin/python $(CURDIR)/benchmarks/notebook_memory.py \
 	  --limit-mb 1536 --runs 2 $(wildcard $(CURDIR)/notebooks/0*.ipynb); status=$$?; rm -rf $$cache; exit $$status
 
-# the documentation site: README + docs/*.md + the tutorials and their solutions (executed in smoke mode) + the API reference, into
-# build/docs-html; warnings are errors; no network (data from ../shared when present, else synthetic)
+# the documentation site: README + docs/*.md + the tutorials and their solutions + the API reference, into
+# build/docs-html; warnings are errors. The notebooks are shown with the outputs of `test-notebooks` (smoke mode, no
+# network, data from ../shared when present, else synthetic), which runs first: one execution serves both checks
 $(VENV)/.docs: pyproject.toml $(VENV)/.all
 	$(PIP) install -e ".[tf,test,docs]"
 	touch $@
 
-docs: $(VENV)/.docs fairnb/static/.built
+docs: $(VENV)/.docs fairnb/static/.built test-notebooks
 	rm -rf build/docs-src build/docs-html build/jupyter_execute
 	mkdir -p build/docs-src/tutorials/solutions
 	cp -r docs/*.py docs/*.md docs/images docs/methods README.md build/docs-src/    # images: the README's screenshots; methods: the digests of the methods fairnb adds
-	cp notebooks/0*.ipynb build/docs-src/tutorials/
-	cp notebooks/solutions/0*.ipynb build/docs-src/tutorials/solutions/
-	cd build/docs-src && FAIRNB_SMOKE=1 FAIRNB_DOWNLOAD=0 FAIRNB_DATA=$${FAIRNB_DATA:-$(SHARED)/data} \
-	  FAIRNB_MODELS=$${FAIRNB_MODELS:-$(SHARED)/models} TF_CPP_MIN_LOG_LEVEL=2 \
+	cp $(EXECUTED)/0*.ipynb build/docs-src/tutorials/
+	cp $(EXECUTED)/solutions/0*.ipynb build/docs-src/tutorials/solutions/
+	cd build/docs-src && FAIRNB_DOCS_EXECUTE=off TF_CPP_MIN_LOG_LEVEL=2 \
 	  $(abspath $(PY)) -m sphinx -W --keep-going -q -b html . ../docs-html
 	@echo "docs: build/docs-html/index.html"
 
