@@ -72,7 +72,7 @@ test-notebooks: $(VENV)/.all fairnb/static/.built
 # Binder: a fresh venv from binder/ alone (requirements installed from the repository root, as repo2docker does, plus
 # the Jupyter packages of repo2docker's base environment; postBuild), no ../shared, no data folder, no downloads;
 # every tutorial in smoke mode, Run All twice in one kernel (a second run of its searches), its kernel's peak memory
-# under 1.5 GB (1536 MiB: headroom below the 2 GB limit)
+# under 1.5 GB (1536 MiB: headroom below the 2 GB limit); two tutorials at a time, each in its own kernel
 BINDER_VENV ?= build/binder-venv
 binder-check:
 	rm -rf $(BINDER_VENV)
@@ -82,7 +82,7 @@ binder-check:
 	PATH=$(abspath $(BINDER_VENV))/bin:$$PATH bash binder/postBuild
 	cache=$$(mktemp -d) && cd $$cache && env -u FAIRNB_DATA -u FAIRNB_MODELS -u PYTHONPATH FAIRNB_SMOKE=1 FAIRNB_DOWNLOAD=0 \
 	  FAIRNB_CACHE=$$cache TF_CPP_MIN_LOG_LEVEL=2 $(abspath $(BINDER_VENV))/bin/python $(CURDIR)/benchmarks/notebook_memory.py \
-	  --limit-mb 1536 --runs 2 $(wildcard $(CURDIR)/notebooks/0*.ipynb); status=$$?; rm -rf $$cache; exit $$status
+	  --limit-mb 1536 --runs 2 --jobs 2 $(wildcard $(CURDIR)/notebooks/0*.ipynb); status=$$?; rm -rf $$cache; exit $$status
 
 # the documentation site: README + docs/*.md + the tutorials and their solutions + the API reference, into
 # build/docs-html; warnings are errors. The notebooks are shown with the outputs of `test-notebooks` (smoke mode, no
