@@ -1,4 +1,14 @@
 # The two commands: `make demo` and `make test`. Both create .venv on first use.
+#
+# CI (.ci/run, a clean clone with ../shared beside it, 2 cores, under 20 minutes) runs, in order:
+#   make test docs    install; test-js (the widgets' front ends); test-python (the whole suite but the browser tests,
+#                     slow ones included); test-browser (the widgets in JupyterLab in chromium); test-notebooks (every
+#                     tutorial and solution runs in smoke mode); docs (the site, warnings as errors, showing the
+#                     outputs test-notebooks gave: one make, so the notebooks run once for both checks)
+#   make test-cpus    the suite's numeric modules again under two other OpenBLAS kernels: no result may depend on
+#                     float rounding (the modules that assert no computed number are left out: tests/conftest.py)
+#   make binder-check the Binder environment from binder/ alone, without ../shared: every tutorial runs there and
+#                     each kernel's peak memory stays under Binder's limit
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip -q --disable-pip-version-check
@@ -49,7 +59,7 @@ screenshots: $(VENV)/.all fairnb/static/.built
 
 test-python: $(VENV)/.all fairnb/static/.built
 	FAIRNB_DATA=$${FAIRNB_DATA:-$(SHARED)/data} FAIRNB_MODELS=$${FAIRNB_MODELS:-$(SHARED)/models} \
-	  $(PY) -m pytest -n 2 --timeout 900 -q -m "not browser"
+	  $(PY) -m pytest -n 2 --timeout 900 -q -m "not browser" --durations=15    # the slowest: where CI time goes
 
 # the Python suite (its slow tests aside: model training, which `make test` runs) again under two OpenBLAS
 # kernels (float rounding differs between CPUs: no test may depend on it), less the modules whose assertions pass
