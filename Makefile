@@ -63,7 +63,7 @@ test-python: $(VENV)/.all fairnb/static/.built
 
 # the Python suite (its slow tests aside: model training, which `make test` runs) again under two OpenBLAS
 # kernels (float rounding differs between CPUs: no test may depend on it), less the modules whose assertions pass
-# through no BLAS kernel (tests/conftest.py's NOT_NUMERIC: files, widgets, error messages, the CLI's wiring)
+# through no BLAS kernel (tests/conftest.py's NOT_NUMERIC: files, widgets, displays, error messages, checksums)
 test-cpus: $(VENV)/.all fairnb/static/.built
 	for core in Haswell Prescott; do \
 	  echo "== OPENBLAS_CORETYPE=$$core"; \
