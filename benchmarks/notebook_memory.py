@@ -5,6 +5,8 @@ so the files it writes stay out of the checkout. The peak resident set size is t
 ``VmHWM`` (Linux), read after the last cell: what Binder's 2 GB limit applies to. With ``--runs 2`` every cell
 runs a second time in the same kernel (a student's second Run All: searches re-run while the first run's results
 are still referenced), and the peak covers both runs. Smoke or full mode is whatever ``FAIRNB_SMOKE`` says.
+``--jobs 2`` runs two notebooks at a time, each in its own kernel: a kernel's peak is its own process's, whatever
+runs beside it (the seconds then include the wait for a shared core).
 
     python benchmarks/notebook_memory.py notebooks --limit-mb 1536 --runs 2 --json benchmarks/results/notebook_memory.json
 
@@ -13,6 +15,7 @@ Exit status 1 when a notebook fails or goes over ``--limit-mb``.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import platform
@@ -20,6 +23,7 @@ import shutil
 import sys
 import tempfile
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 
@@ -73,23 +77,28 @@ def main(argv=None) -> int:
     parser.add_argument("--runs", type=int, default=1, help="Run All this many times in the same kernel")
     parser.add_argument("--json", help="also write the rows (with RSS and peak RSS after every cell) to this file")
     parser.add_argument("--executed", type=Path, help="write each notebook, with its last run's outputs, to this folder")
+    parser.add_argument("--jobs", type=int, default=1, help="notebooks run at a time, each in its own kernel")
     args = parser.parse_args(argv)
     notebooks = sorted(p for arg in args.paths
                        for p in ([Path(arg)] if arg.endswith(".ipynb") else Path(arg).rglob("*.ipynb"))
                        if ".ipynb_checkpoints" not in p.parts)
     if not notebooks:
         parser.error(f"no notebooks found in {args.paths}")
+    if args.jobs < 1:
+        parser.error(f"--jobs must be at least 1, got {args.jobs}")
     mode = "smoke" if os.environ.get("FAIRNB_SMOKE") == "1" else "full"
-    print(f"# kernel peak memory, {mode} mode, {args.runs} run(s) per kernel, {platform.node()} ({os.cpu_count()} cores), python {sys.executable}")
+    print(f"# kernel peak memory, {mode} mode, {args.runs} run(s) per kernel, {args.jobs} kernel(s) at a time, "
+          f"{platform.node()} ({os.cpu_count()} cores), python {sys.executable}")
     print("| notebook | seconds | peak RSS (MiB) | result |\n|---|---:|---:|---|", flush=True)
     rows, failed = [], False
-    for path in notebooks:
-        row = run_notebook(path, args.timeout, args.runs, args.executed)
-        over = row["peak_rss_mb"] > args.limit_mb
-        failed |= bool(row["error"]) or over
-        verdict = row["error"] or (f"OVER {args.limit_mb:.0f} MiB" if over else "ok")
-        print(f"| {path} | {row['seconds']} | {row['peak_rss_mb']} | {verdict} |", flush=True)
-        rows.append({**row, "mode": mode})
+    run = functools.partial(run_notebook, timeout=args.timeout, runs=args.runs, executed=args.executed)
+    with ProcessPoolExecutor(args.jobs) as pool:
+        for path, row in zip(notebooks, pool.map(run, notebooks)):    # in order, each as soon as it and those before end
+            over = row["peak_rss_mb"] > args.limit_mb
+            failed |= bool(row["error"]) or over
+            verdict = row["error"] or (f"OVER {args.limit_mb:.0f} MiB" if over else "ok")
+            print(f"| {path} | {row['seconds']} | {row['peak_rss_mb']} | {verdict} |", flush=True)
+            rows.append({**row, "mode": mode})
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1) + "\n")
     print(f"{sum(not r['error'] for r in rows)} passed, {sum(bool(r['error']) for r in rows)} failed")

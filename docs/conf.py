@@ -18,7 +18,8 @@ myst_enable_extensions = ["colon_fence"]
 myst_heading_anchors = 3
 exclude_patterns = ["_build", "**.ipynb_checkpoints", "README.md"]   # README.md: included by index.md
 
-# the tutorials run in smoke mode (FAIRNB_SMOKE=1, set by `make docs`); a failing cell fails the build
+# `make docs` stages the tutorials as `make test-notebooks` executed them (smoke mode) and sets FAIRNB_DOCS_EXECUTE=off
+# to show those outputs; run directly, Sphinx executes them itself and a failing cell fails the build
 nb_execution_mode = os.environ.get("FAIRNB_DOCS_EXECUTE", "force")
 nb_execution_timeout = 300
 nb_execution_raise_on_error = True

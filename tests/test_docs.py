@@ -84,6 +84,7 @@ def test_every_tutorial_links_its_solutions_and_the_site_executes_them(path):
     markdown = "".join("".join(c["source"]) for c in json.loads(path.read_text())["cells"] if c["cell_type"] == "markdown")
     assert f"]({solutions})" in markdown and (path.parent / solutions).is_file()
     staged = re.search(r"^docs:.*?(?=^\S)", (ROOT / "Makefile").read_text(), re.M | re.S).group(0)
-    assert "cp notebooks/solutions/0*.ipynb build/docs-src/tutorials/solutions/" in staged
+    assert "test-notebooks" in staged.splitlines()[0].split(":", 1)[1]    # which executes them into $(EXECUTED)
+    assert "cp $(EXECUTED)/solutions/0*.ipynb build/docs-src/tutorials/solutions/" in staged
     toctrees = re.findall(r"```\{toctree\}\n(.*?)```", (DOCS / "tutorials.md").read_text(), re.S)
     assert any("tutorials/solutions/0*" in t and ":glob:" in t for t in toctrees)
