@@ -185,18 +185,27 @@ def expga_rows(artifact: Path) -> np.ndarray:
     return np.loadtxt(artifact / "datasets" / "census", delimiter=",", skiprows=1)[:, :-1]
 
 
-def reference(method: str, args, seed: int) -> dict:
-    """Run the artifact in a child process (``--child``); its saved output and times."""
+def reference(method: str, args, seed: int) -> tuple[dict, dict]:
+    """Run the artifact in a child process (``--child``); its saved output, times and the machine's load
+    meanwhile. With ``--reuse``, an earlier run's output in ``--work`` is read instead (its load, when it was
+    recorded)."""
     out = args.work / f"{method}_{seed}.npz"
+    if args.reuse and out.exists():
+        saved = dict(np.load(out, allow_pickle=False))
+        return saved, {key: float(saved.get(key, np.nan)) for key in ("load_mean", "load_max")}
     command = [sys.executable, "-W", "ignore", __file__, "--child", method, "--seed", str(seed),
                "--expga-artifact", str(args.expga_artifact), "--grft-artifact", str(args.grft_artifact),
                "--data", str(args.data), "--expga-candidates", str(args.expga_candidates),
                "--expga-local", str(args.expga_local), "--grft-seeds", str(args.grft_seeds),
                "--grft-local", str(args.grft_local), "--child-out", str(out)]
-    done = subprocess.run(command, capture_output=True, text=True, env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
+    with LoadSampler() as load:
+        done = subprocess.run(command, capture_output=True, text=True,
+                              env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
     if done.returncode:
         raise RuntimeError(f"the {method} artifact failed:\n{done.stderr[-3000:]}")
-    return dict(np.load(out, allow_pickle=False))
+    saved = {**np.load(out, allow_pickle=False), **load.summary()}
+    np.savez(out, **saved)
+    return saved, load.summary()
 
 
 def fairnb_run(method: str, model, lower, upper, names, protected: str, seed: int, seeds=None, **params) -> dict:
@@ -223,14 +232,15 @@ def compare_expga(args, seed: int) -> list[dict]:
     lower, upper = bounds[:, 0], bounds[:, 1]
     names = [f"x{i}" for i in range(13)]
     names[EXPGA_SEX] = "sex"
-    ref, load = timed(lambda: reference("expga", args, seed))
+    ref, load = reference("expga", args, seed)
     rows = []
     for counted in ("local", "reported"):
         X = ref[counted]
         rows.append({"method": "expga", "harness": f"artifact ({counted})", "seed": seed, "tests": int(ref["tests"]),
                      "wall_s": float(ref["wall_s"]), "cpu_s": float(ref["cpu_s"]), **load,
                      **check_pairs(model, X, counterparts(X, EXPGA_SEX, lower, upper), lower, upper, EXPGA_SEX)})
-    for candidates, seeds in (("random candidates", None), ("data rows", expga_rows(args.expga_artifact))):
+    rows_inside = np.clip(expga_rows(args.expga_artifact), lower, upper)    # 4,295 of its values lie past its bounds
+    for candidates, seeds in (("random candidates", None), ("data rows", rows_inside)):
         own, load = timed(lambda: fairnb_run("expga", model, lower, upper, names, "sex", seed, seeds=seeds,
                                              n_candidates=args.expga_candidates, n_local=args.expga_local))
         rows.append({"method": "expga", "harness": f"fairnb ({candidates})", "seed": seed, "tests": own["tests"],
@@ -247,7 +257,7 @@ def compare_grft(args, seed: int) -> list[dict]:
     _, X_test, y_test, constraint = grft_data(args.data)
     lower, upper = constraint[:, 0].astype(float), constraint[:, 1].astype(float)
     names = list(pd.read_csv(args.data / "census_eidig" / "census_eidig.csv", nrows=0).columns[:-1])
-    ref, load = timed(lambda: reference("grft", args, seed))
+    ref, load = reference("grft", args, seed)
     about = {"method": "grft", "seed": seed, "test_accuracy": float(np.mean(model.predict(X_test) == y_test))}
     X = ref["reported"]
     rows = [{**about, "harness": "artifact", "tests": int(ref["tests"]), "wall_s": float(ref["wall_s"]),
@@ -281,7 +291,7 @@ def render(table: pd.DataFrame, command: str) -> str:
     for r in table.itertuples():
         lines.append(f"| {r.method} | {r.harness} | {r.seed} | {r.unique_unordered:,} | {r.reported:,} | "
                      f"{r.tests:,} | {r.wall_s:.1f} | {r.cpu_s:.1f} | {r.idis_per_wall_s:,.1f} | "
-                     f"{r.idis_per_cpu_s:,.1f} | {r.load_mean:.1f} / {r.load_max:.1f} |")
+                     f"{r.idis_per_cpu_s:,.1f} | {r.load_mean:.1f} / {r.load_max:.1f} |".replace("nan", "-"))
     lines += ["", "fairnb over the artifact (its own count), per seed:", "",
               "| method | seed | fairnb | IDIs ratio | per wall s ratio | per CPU s ratio |", "|---|---|---|---|---|---|"]
     for (method, seed), group in table.groupby(["method", "seed"], sort=False):
@@ -306,6 +316,8 @@ def main(argv=None):
     p.add_argument("--grft-seeds", type=int, default=1000, help="the artifact's num_seeds")
     p.add_argument("--grft-local", type=int, default=1000, help="the artifact's l_num")
     p.add_argument("--work", type=Path, default=Path("/tmp/expga_grft_reference"))
+    p.add_argument("--reuse", action="store_true",
+                   help="read the artifacts' outputs of an earlier run with the same settings from --work")
     p.add_argument("--out", type=Path, default=None)
     p.add_argument("--seed", type=int, default=0, help=argparse.SUPPRESS)
     p.add_argument("--child", choices=("expga", "grft"), help=argparse.SUPPRESS)
