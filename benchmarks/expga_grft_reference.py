@@ -293,7 +293,8 @@ def render(table: pd.DataFrame, command: str) -> str:
                      f"{r.tests:,} | {r.wall_s:.1f} | {r.cpu_s:.1f} | {r.idis_per_wall_s:,.1f} | "
                      f"{r.idis_per_cpu_s:,.1f} | {r.load_mean:.1f} / {r.load_max:.1f} |".replace("nan", "-"))
     lines += ["", "fairnb over the artifact (its own count), per seed:", "",
-              "| method | seed | fairnb | IDIs ratio | per wall s ratio | per CPU s ratio |", "|---|---|---|---|---|---|"]
+              "| method | seed | fairnb | IDIs ratio | per wall s ratio | per CPU s ratio |",
+              "|---|---|---|---|---|---|"]
     for (method, seed), group in table.groupby(["method", "seed"], sort=False):
         ref = group[group.harness.isin(["artifact", "artifact (local)"])].iloc[0]
         for own in group[group.harness.str.startswith("fairnb")].itertuples():
