@@ -156,21 +156,22 @@ def read_reference(artifact: Path, model: str, method: str, budget: float, repea
     return rows[0::2], rows[1::2], int(tests), {"seconds": float(cpu), "search_wall_s": float(wall)}
 
 
-def check_pairs(model, X1, X2, lower, upper) -> dict:
-    """Valid, re-checked, unordered unique pairs."""
+def check_pairs(model, X1, X2, lower, upper, protected: int = SEX) -> dict:
+    """Valid, re-checked, unordered unique pairs: a pair is valid when its inputs lie inside ``[lower, upper]``
+    and differ only in column ``protected``, re-checked when ``model.predict`` labels them differently."""
     if not len(X1):
         return {"reported": 0, "valid": 0, "rechecked": 0, "unique_unordered": 0}
     inside = ((X1 >= lower) & (X1 <= upper) & (X2 >= lower) & (X2 <= upper)).all(axis=1)
-    others = np.delete(np.arange(X1.shape[1]), SEX)
-    valid = inside & (X1[:, others] == X2[:, others]).all(axis=1) & (X1[:, SEX] != X2[:, SEX])
+    others = np.delete(np.arange(X1.shape[1]), protected)
+    valid = inside & (X1[:, others] == X2[:, others]).all(axis=1) & (X1[:, protected] != X2[:, protected])
     flips = np.zeros(len(X1), bool)
     flips[valid] = model.predict(X1[valid]) != model.predict(X2[valid])
     ok = valid & flips
     a, b = X1[ok], X2[ok]
-    swap = a[:, SEX] > b[:, SEX]
+    swap = a[:, protected] > b[:, protected]
     first, second = np.where(swap[:, None], b, a), np.where(swap[:, None], a, b)
     if not (np.array_equal(first, np.round(first)) and np.array_equal(second, np.round(second))):
-        raise ValueError("the pairs hold values that are not whole numbers; Adult's ranges are integer codes")
+        raise ValueError("the pairs hold values that are not whole numbers; the ranges are integer codes")
     rows = np.ascontiguousarray(np.hstack([first, second]).astype(np.int32))    # 4 bytes a value, not 8
     unique = len(np.unique(rows.view(np.dtype((np.void, rows.itemsize * rows.shape[1]))))) if ok.any() else 0
     return {"reported": len(X1), "valid": int(valid.sum()), "rechecked": int(ok.sum()), "unique_unordered": unique}
