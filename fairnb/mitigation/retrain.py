@@ -3,7 +3,9 @@
 ``retrain_model(model, X, y, mode=...)`` returns a *new* model; the given one is never changed.
 
 * **Keras** (TensorFlow imported only then): ``mode="finetune"`` continues from the current weights,
-  ``"scratch"`` starts from fresh weights with the same architecture; Adam, ``epochs``, batch 128.
+  ``"scratch"`` starts from fresh weights with the same architecture; Adam, ``epochs``, batch 128. One compiled
+  copy of the last architecture retrained is kept and trained each time from the new start weights with a reset
+  Adam, so retraining it again (``mitigate``'s repeats) traces no new TensorFlow train function.
 * **NumpyMLP** with one sigmoid output (what ``fairnb.train_demo_model`` gives): trained through
   scikit-learn's ``MLPClassifier`` with the same layers, from the current weights or from scratch.
 * **scikit-learn** classifiers: ``clone`` and ``fit`` (``"finetune"`` keeps the fitted state where the
