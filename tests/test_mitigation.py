@@ -184,6 +184,50 @@ def test_keras_finetune_and_scratch(synthetic, found):
     assert all(np.array_equal(a, b) for a, b in zip(weights, net.get_weights()))     # the given model is untouched
 
 
+
+def _fresh_keras_retraining(net, X, y, mode, seed):
+    """What ``retrain_model`` did before it kept a trainer: a fresh clone, a fresh Adam, one fit."""
+    import keras
+
+    keras.utils.set_random_seed(seed)
+    new = keras.models.clone_model(net)
+    if mode == "finetune":
+        new.set_weights(net.get_weights())
+    new.compile(optimizer=keras.optimizers.Adam(1e-3), loss="binary_crossentropy")
+    new.fit(X.astype("float32"), y.astype("float32"), epochs=2, batch_size=128, verbose=0, shuffle=True)
+    return new.get_weights()
+
+
+@pytest.mark.tf
+@pytest.mark.slow
+def test_keras_retrainings_in_a_row_trace_one_train_function_and_match_fresh_ones(synthetic, monkeypatch):
+    import keras
+
+    built = []
+    make = keras.Model.make_train_function
+
+    def counting(self, force=False):
+        had = self.train_function is not None
+        out = make(self, force)
+        if not had:
+            built.append(self)
+        return out
+
+    monkeypatch.setattr(keras.Model, "make_train_function", counting)
+    keras.utils.set_random_seed(0)
+    X, _, y, _ = synthetic.split()
+    net = keras.Sequential([keras.Input((7,)), keras.layers.Dense(8, activation="relu"),
+                            keras.layers.Dense(1, activation="sigmoid")])
+    runs = [("finetune", 1, X[:300], y[:300]), ("finetune", 2, X[300:800], y[300:800]), ("scratch", 3, X, y)]
+    models = [retrain_model(net, Xi, yi, mode=mode, epochs=2, random_state=seed) for mode, seed, Xi, yi in runs]
+    assert len(built) == 1                                      # one traced train function for the three fits
+    assert len({id(m) for m in models} | {id(net)}) == 4        # each retraining its own model
+    monkeypatch.setattr(keras.Model, "make_train_function", make)
+    for model, (mode, seed, Xi, yi) in zip(models, runs):
+        for got, want in zip(model.get_weights(), _fresh_keras_retraining(net, Xi, yi, mode, seed)):
+            np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+
+
 # ---------------------------------------------------------------------------------------------- group, compare
 
 

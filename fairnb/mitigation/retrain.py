@@ -3,7 +3,9 @@
 ``retrain_model(model, X, y, mode=...)`` returns a *new* model; the given one is never changed.
 
 * **Keras** (TensorFlow imported only then): ``mode="finetune"`` continues from the current weights,
-  ``"scratch"`` starts from fresh weights with the same architecture; Adam, ``epochs``, batch 128.
+  ``"scratch"`` starts from fresh weights with the same architecture; Adam, ``epochs``, batch 128. One compiled
+  copy of the last architecture retrained is kept and trained each time from the new start weights with a reset
+  Adam, so retraining it again (``mitigate``'s repeats) traces no new TensorFlow train function.
 * **NumpyMLP** with one sigmoid output (what ``fairnb.train_demo_model`` gives): trained through
   scikit-learn's ``MLPClassifier`` with the same layers, from the current weights or from scratch.
 * **scikit-learn** classifiers: ``clone`` and ``fit`` (``"finetune"`` keeps the fitted state where the
@@ -66,16 +68,41 @@ def _keras_model(model):
 def _retrain_keras(model, X, y, mode, epochs, learning_rate, random_state):
     import keras
 
+    units = model.outputs[0].shape[-1]
+    loss = "binary_crossentropy" if units == 1 else "sparse_categorical_crossentropy"
+    trainer = _keras_trainer(model, loss, learning_rate)
     keras.utils.set_random_seed(0 if random_state is None else random_state)
     new = keras.models.clone_model(model)
     if mode == "finetune":
         new.set_weights(model.get_weights())
-    units = new.outputs[0].shape[-1]
-    loss = "binary_crossentropy" if units == 1 else "sparse_categorical_crossentropy"
+    trainer.set_weights(new.get_weights())
+    trainer.fit(np.asarray(X, "float32"), y.astype("float32" if units == 1 else "int64"), epochs=epochs,
+                batch_size=128, verbose=0, shuffle=True)
+    new.set_weights(trainer.get_weights())
     new.compile(optimizer=keras.optimizers.Adam(learning_rate), loss=loss)
-    new.fit(np.asarray(X, "float32"), y.astype("float32" if units == 1 else "int64"), epochs=epochs,
-            batch_size=128, verbose=0, shuffle=True)
     return new
+
+
+_TRAINER: dict = {}
+
+
+def _keras_trainer(model, loss: str, learning_rate: float):
+    """A compiled copy of ``model``'s architecture whose Adam starts afresh: kept between calls, so that
+    retraining the same architecture again and again (``mitigate``'s repeats and found sets) traces one train
+    function instead of one per retraining, each of which TensorFlow keeps (~15-40 MiB a retraining)."""
+    import keras
+
+    key = (model.to_json(), loss, float(learning_rate))
+    trainer = _TRAINER.get(key)
+    if trainer is None:
+        _TRAINER.clear()                      # one architecture at a time: the last one retrained
+        trainer = _TRAINER[key] = keras.models.clone_model(model)
+        trainer.compile(optimizer=keras.optimizers.Adam(learning_rate), loss=loss)
+    optimizer = trainer.optimizer
+    for v in optimizer.variables:            # Adam's step count and moments all start at zero
+        if v is not optimizer._learning_rate:
+            v.assign(np.zeros(v.shape, v.dtype))
+    return trainer
 
 
 def _retrain_numpy_mlp(model: NumpyMLP, X, y, mode, epochs, learning_rate, random_state):
