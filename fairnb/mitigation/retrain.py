@@ -25,6 +25,7 @@ Example
 from __future__ import annotations
 
 import copy
+import threading
 import warnings
 
 import numpy as np
@@ -70,20 +71,22 @@ def _retrain_keras(model, X, y, mode, epochs, learning_rate, random_state):
 
     units = model.outputs[0].shape[-1]
     loss = "binary_crossentropy" if units == 1 else "sparse_categorical_crossentropy"
-    trainer = _keras_trainer(model, loss, learning_rate)
-    keras.utils.set_random_seed(0 if random_state is None else random_state)
-    new = keras.models.clone_model(model)
-    if mode == "finetune":
-        new.set_weights(model.get_weights())
-    trainer.set_weights(new.get_weights())
-    trainer.fit(np.asarray(X, "float32"), y.astype("float32" if units == 1 else "int64"), epochs=epochs,
-                batch_size=128, verbose=0, shuffle=True)
-    new.set_weights(trainer.get_weights())
+    with _TRAINER_LOCK:                        # the kept trainer serves one retraining at a time (threads too)
+        trainer = _keras_trainer(model, loss, learning_rate)
+        keras.utils.set_random_seed(0 if random_state is None else random_state)
+        new = keras.models.clone_model(model)
+        if mode == "finetune":
+            new.set_weights(model.get_weights())
+        trainer.set_weights(new.get_weights())
+        trainer.fit(np.asarray(X, "float32"), y.astype("float32" if units == 1 else "int64"), epochs=epochs,
+                    batch_size=128, verbose=0, shuffle=True)
+        new.set_weights(trainer.get_weights())
     new.compile(optimizer=keras.optimizers.Adam(learning_rate), loss=loss)
     return new
 
 
 _TRAINER: dict = {}
+_TRAINER_LOCK = threading.Lock()
 
 
 def _keras_trainer(model, loss: str, learning_rate: float):
