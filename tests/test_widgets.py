@@ -273,3 +273,18 @@ def test_a_finished_panel_lets_go_of_its_search_and_result(synthetic, biased_mod
     gc.collect()
     assert result() is None and search() is None
     assert panel.status == "completed" and panel.found > 0          # the numbers it shows stay
+
+
+def test_a_closed_widget_is_freed(synthetic, biased_model):
+    # anywidget connects every widget of a class whose front end is a file to that file's change signal, with a
+    # strong reference, for hot reloading; without it a closed inspector (and its Result, images, domain) stayed
+    # in memory for the kernel's life (issue #22: tutorial 05's second Run All kept the first run's searches)
+    import gc
+    import weakref
+
+    result = fairnb.run_search(biased_model, synthetic.domain, max_tried=500, random_state=0, progress=False)
+    inspector = result.inspect()
+    inspector.close()
+    inspector = weakref.ref(inspector)
+    gc.collect()
+    assert inspector() is None

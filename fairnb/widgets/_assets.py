@@ -1,7 +1,7 @@
 """The bundled front ends (``fairnb/static``, built from ``js/``) and the widget base class.
 
-A widget names its front end as a path, ``_esm = STATIC / "pair_inspector.js"``; anywidget reads it
-when the class is defined (and reloads it on change with ``ANYWIDGET_HMR=1`` while you edit ``js/``).
+A widget names its front end as a path, ``_esm = STATIC / "pair_inspector.js"``; its text is read when the
+class is defined (with ``ANYWIDGET_HMR=1``, while you edit ``js/``, anywidget reloads it on change instead).
 When the bundle is not built, the class is still defined and creating a widget says how to build it.
 
 >>> STATIC.name
@@ -10,6 +10,7 @@ When the bundle is not built, the class is still defined and creating a widget s
 from __future__ import annotations
 
 import html
+import os
 from pathlib import Path
 
 import anywidget
@@ -52,7 +53,16 @@ class FairnbWidget(anywidget.AnyWidget):
                     del cls._css
             else:
                 cls._css = css
-        super().__init_subclass__(**kwargs)
+        super().__init_subclass__(**kwargs)      # anywidget: a path becomes a FileContents
+        if os.environ.get("ANYWIDGET_HMR") != "1":
+            # anywidget connects every widget of a FileContents class to the file's change signal, strongly and
+            # for ever: a closed inspector kept its Result, images and models for the kernel's life. As text,
+            # nothing is connected.
+            # (ipywidgets' add_traits defines a subclass whose _esm and _css are traits: those stay)
+            for key in ("_esm", "_css"):
+                value = cls.__dict__.get(key)
+                if value is not None and not isinstance(value, (str, traitlets.TraitType)):
+                    setattr(cls, key, str(value))
 
     def __init__(self, **traits):
         if self._missing:
