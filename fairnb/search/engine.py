@@ -524,7 +524,7 @@ class Search(Estimator):
         from ..models import wrap
 
         params = self.get_params(deep=False)
-        if params["control"] is not None:
+        if params.get("control") is not None:      # a subclass may leave control out of its signature
             params["control"] = repr(wrap(params["control"]))
         return params
 
