@@ -475,7 +475,8 @@ class Search(Estimator):
     A candidate a constraint refuses is never reported; ``result.extras`` counts them per constraint.
     ``control``: a model without the bias (e.g. the same classifier trained without the protected column), to
     read the natural rate against: every input checked as it is for the natural rate is also checked on it, by
-    the same oracle, and ``summary()`` gives its share beside the model's (``control_natural_rate``, ...).
+    the same oracle, and ``summary()`` gives its share beside the model's (``control_natural_rate``, ...). Its
+    checks take time like the natural rate's: under ``max_time``, a little less of it is left to search.
 
     Subclasses implement ``_generate(ctx)``, a generator of ``Batch``es (see the module docstring),
     and may set ``domain_needs`` (the domain capabilities they use: ``"sample"``, ``"bounded"``; see
