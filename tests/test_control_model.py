@@ -181,3 +181,11 @@ def test_an_image_search_shows_its_control():
     inspector = r.inspect()
     assert f"{fmt_share(s['control_natural_rate'])} of the same inputs are" in inspector.headline
     assert "control model" in inspector.static_html()
+
+
+def test_a_fresh_run_from_a_controlled_results_params_finds_the_same(controlled, synthetic, biased_model):
+    """``idi_count`` re-runs a Result's search from its params: the control's description is no model, and the
+    control never changes what the search finds."""
+    from fairnb.mitigation import idi_count
+
+    assert idi_count(biased_model, controlled, synthetic.X) == controlled.count() > 0
