@@ -207,7 +207,7 @@ def unknown_parameters(cls, names) -> str:
 
     >>> from fairnb.search import RandomSearch
     >>> unknown_parameters(RandomSearch, ["n_sample"])
-    "RandomSearch ('random') has no parameter 'n_sample' (did you mean 'n_samples'?); valid parameters: n_samples, batch_size, max_time, max_tried, max_found, random_state, progress, constraints"
+    "RandomSearch ('random') has no parameter 'n_sample' (did you mean 'n_samples'?); valid parameters: n_samples, batch_size, max_time, max_tried, max_found, random_state, progress, constraints, control"
     """
     valid = [p for p in inspect.signature(cls.__init__).parameters if p != "self"]    # in the signature's order
     parts = []

@@ -45,11 +45,15 @@ def _plot_timeline(results, path: Path) -> None:
 
 
 def summary_table(results) -> pd.DataFrame:
-    """One row per search, human labels and formatted numbers (the report's summary)."""
+    """One row per search, human labels and formatted numbers (the report's summary); the control model's natural
+    rate beside the natural rate when a search had one (``control=``)."""
+    found = [r.summary() for r in results]
+    columns = list(SUMMARY_COLUMNS)
+    if any("control_natural_rate" in s for s in found):
+        columns.insert(columns.index("natural_rate") + 1, "control_natural_rate")
     rows = {}
-    for r in results:
-        s = r.summary()
-        rows[r.method] = {summaries.LABELS[k]: summaries.formatted(k, s.get(k), r.ended_by) for k in SUMMARY_COLUMNS}
+    for r, s in zip(results, found):
+        rows[r.method] = {summaries.LABELS[k]: summaries.formatted(k, s.get(k), r.ended_by) for k in columns}
     return pd.DataFrame.from_dict(rows, orient="index").rename_axis("method")
 
 

@@ -29,6 +29,10 @@ LABELS = {
     "natural_low": "  95 % interval, low",
     "natural_high": "  95 % interval, high",
     "natural_n": "  seeds checked as they are",
+    "control_natural_rate": "the same seeds on the control model (a model without the bias), discriminatory",
+    "control_natural_low": "  95 % interval, low",
+    "control_natural_high": "  95 % interval, high",
+    "control_natural_n": "  seeds checked on the control model",
     "material_idis": "discriminatory inputs whose decision moves by at least 0.1 (material)",
     "unique_idis_eidig": "discriminatory inputs (unique full inputs)",
     "unique_idis_adf": "discriminatory inputs (unique without protected attributes)",
@@ -51,6 +55,7 @@ LABELS = {
     "rejected_realistic": "refused as not realistic (unlike every row of the training data)",
     # the methods' own numbers (extras), in the words of the glossary
     "natural_idis": "seeds discriminatory as they are",
+    "control_natural_idis": "seeds discriminatory as they are on the control model",
     "seeds_used": "seeds the search started from",
     "skipped_seeds": "seeds skipped (no protected term, or unusable)",
     "generated": "distinct inputs generated",
@@ -87,6 +92,7 @@ LABELS = {
     "layer_auc": "attribute AUC per hidden layer (NeuronFair)",
     "natural_severity_bits": "severity of the seeds as they are: bits of protected information in the decision, mean "
                              "(DICE; compare with a control's)",
+    "control_natural_severity_bits": "  the same on the control model (DICE)",
     "severity_bits_mean": "severity of the IDIs found: bits of protected information in the decision, mean (DICE)",
     "severity_bits_max": "severity of the IDIs found: bits of protected information in the decision, largest (DICE)",
     "severity_inputs": "  IDIs it was measured on (DICE; at most 10,000, drawn at random)",
@@ -94,12 +100,13 @@ LABELS = {
     "causal_neurons": "  its causal neurons (DICE)",
     "causal_effects": "  share of the discrimination each removes (DICE)",
 }
-NETWORK_KEYS = ("biased_layer", "biased_neurons", "natural_severity_bits", "severity_bits_mean", "severity_bits_max",
-                "causal_layer", "causal_neurons")   # the findings the pair inspector shows in words
+NETWORK_KEYS = ("biased_layer", "biased_neurons", "natural_severity_bits", "control_natural_severity_bits",
+                "severity_bits_mean", "severity_bits_max", "causal_layer", "causal_neurons")   # the findings the pair inspector shows in words
 # where the docs site's glossary lives (docs/glossary.md; its headings are anchors on GitHub and on the site)
 GLOSSARY_URL = "https://github.com/fairnb/fairnb/blob/main/docs/glossary.md"
 _SPEED, _UNIQUE, _PHASES = "Candidates, hits and speed", "Unique-IDI counting conventions", "Global phase / local phase"
 _NATURAL, _TEXT, _FLIP = "Natural rate", "raw_idis, global_idis, local_idis", "Attribute flip, f_sa"
+_CONTROL = "Control model"
 _FIELD = "The field's metrics: pairs, precision, coverage, diversity"
 _NEURONS, _SEVERITY = "Biased layer and biased neurons (NeuronFair)", "Severity in bits (DICE)"
 _CAUSAL = "Causal layer and causal neurons (DICE)"
@@ -113,6 +120,11 @@ TERMS = {
     "natural_low": (_NATURAL, "The low end of the natural rate's 95 % interval."),
     "natural_high": (_NATURAL, "The high end of the natural rate's 95 % interval."),
     "natural_n": (_NATURAL, "How many seeds were checked as they are."),
+    "control_natural_rate": (_CONTROL, "The natural rate of the same seeds on the control model, a model without "
+                                       "the bias: what the model's would be without it."),
+    "control_natural_low": (_CONTROL, "The low end of the control model's natural rate's 95 % interval."),
+    "control_natural_high": (_CONTROL, "The high end of the control model's natural rate's 95 % interval."),
+    "control_natural_n": (_CONTROL, "How many seeds were checked as they are on the control model."),
     "material_idis": ("Immaterial pair", "Discriminatory inputs whose probability moves by at least 0.1 between "
                                          "the two sides of the pair."),
     "unique_idis_eidig": (_UNIQUE, "Discriminatory inputs counted once per distinct full input (EIDIG's count)."),
@@ -135,6 +147,7 @@ TERMS = {
     "constraints": ("Constraint", "The rules every reported pair keeps (same identity terms, few changed words, "
                                   "a small pixel change)."),
     "natural_idis": (_NATURAL, "Seeds that are discriminatory as they are, before any change."),
+    "control_natural_idis": (_CONTROL, "Seeds that are discriminatory as they are on the control model."),
     "seeds_used": ("Seed", "The starting inputs the search began from."),
     "skipped_seeds": ("Seed", "Seeds not searched: no protected term, an attribute flip that failed, or no time left."),
     "generated": ("GSR (generation success rate)", "Distinct inputs the search generated."),
@@ -179,6 +192,8 @@ TERMS = {
     "layer_auc": ("Attribute AUC", "Per hidden layer, how strongly its neurons react to the protected attribute."),
     "natural_severity_bits": (_SEVERITY, "Mean bits about the protected attribute the decision reveals on the seeds "
                               "as they are: compare with a control's (0 only if it ignores the attribute)."),
+    "control_natural_severity_bits": (_CONTROL, "The same mean bits on the same seeds, on the control model (a model "
+                                                "without the bias)."),
     "severity_bits_mean": (_SEVERITY, "Mean bits about the protected attribute the decision reveals on the IDIs found: "
                            "how severe they are, not how common (at least 1 on any model)."),
     "severity_bits_max": (_SEVERITY, "The most bits about the protected attribute the decision reveals for one of the "
@@ -209,7 +224,8 @@ TERMS = {
     "flip_ok": (_FLIP, "Whether the attribute flip made f_sa see the other value."),
     "iteration": (_PHASES, "The global-phase step at which the search reached this discriminatory input."),
 }
-SHARES = ("success_rate", "precision", "natural_rate", "natural_low", "natural_high", "local_success_rate", "gsr",
+SHARES = ("success_rate", "precision", "natural_rate", "natural_low", "natural_high", "control_natural_rate",
+          "control_natural_low", "control_natural_high", "local_success_rate", "gsr",
           "flip_success_rate", "f_sa_accuracy", "discriminatory_share", "share_ci_low", "share_ci_high")   # as %
 _BUDGETS = {
     "max_time": lambda v: f"time budget of {fmt_seconds(v)} reached",
@@ -384,13 +400,22 @@ def term_html(key: str, text: str) -> str:
 
 def headline(summary: dict) -> str:
     """What an inspector's summary band says first, in words a student understands: the natural rate with its
-    95 % interval (what tells a biased model from a fair one), then the material discriminatory inputs found.
+    95 % interval (what tells a biased model from a fair one) and, when the search had a control model (a model
+    without the bias), the same share on it; then the material discriminatory inputs found.
 
     >>> headline({"natural_rate": 0.313, "natural_low": 0.263, "natural_high": 0.367, "natural_n": 300,
     ...           "material_idis": 1234})     # doctest: +NORMALIZE_WHITESPACE
     '31.3 % of the 300 inputs checked as they are (before the search changed them) are discriminatory
-     (95 % interval: 26.3 % to 36.7 %); a model without the bias has a much lower share: compare with one.
-     The search found 1,234 discriminatory inputs whose decision moves by at least 0.1.'
+     (95 % interval: 26.3 % to 36.7 %); a model without the bias has a much lower share: compare with one
+     (give it to the search as control=...). The search found 1,234 discriminatory inputs whose decision moves by
+     at least 0.1.'
+    >>> headline({"natural_rate": 0.313, "natural_low": 0.263, "natural_high": 0.367, "natural_n": 300,
+    ...           "control_natural_rate": 0.04, "control_natural_low": 0.02, "control_natural_high": 0.07,
+    ...           "material_idis": 1234})     # doctest: +NORMALIZE_WHITESPACE
+    '31.3 % of the 300 inputs checked as they are (before the search changed them) are discriminatory
+     (95 % interval: 26.3 % to 36.7 %); on the control model, a model without the bias given to compare with,
+     4.00 % of the same inputs are (2.00 % to 7.00 %). The search found 1,234 discriminatory inputs whose decision
+     moves by at least 0.1.'
     >>> headline({"material_idis": 0})[:60]
     'The search checked no inputs as they are, so there is no nat'
     """
@@ -399,10 +424,16 @@ def headline(summary: dict) -> str:
     if summary.get("natural_rate") is None:
         return ("The search checked no inputs as they are, so there is no natural rate to compare with a fair "
                 f"model's. {then}")
+    if summary.get("control_natural_rate") is None:
+        beside = ("a model without the bias has a much lower share: compare with one (give it to the search as "
+                  "control=...)")
+    else:
+        beside = (f"on the control model, a model without the bias given to compare with, "
+                  f"{fmt_share(summary['control_natural_rate'])} of the same inputs are "
+                  f"({fmt_share(summary['control_natural_low'])} to {fmt_share(summary['control_natural_high'])})")
     return (f"{fmt_share(summary['natural_rate'])} of the {fmt_count(summary['natural_n'])} inputs checked as they "
             f"are (before the search changed them) are discriminatory (95 % interval: "
-            f"{fmt_share(summary['natural_low'])} to {fmt_share(summary['natural_high'])}); a model without the bias "
-            f"has a much lower share: compare with one. {then}")
+            f"{fmt_share(summary['natural_low'])} to {fmt_share(summary['natural_high'])}); {beside}. {then}")
 
 
 def network_findings(summary: dict) -> list[dict]:
@@ -433,6 +464,7 @@ def network_findings(summary: dict) -> list[dict]:
                                             f"reveals on average {bits(v)} about the protected attribute: how much the "
                                             "model uses it on the data; compare with a model trained without the bias "
                                             "(it reveals less, 0 bits only if it ignores the attribute)"),
+        "control_natural_severity_bits": lambda v: f"on the same seeds, the control model's decision reveals on average {bits(v)}",
         "severity_bits_mean": lambda v: (f"on the discriminatory inputs found{measured}, the decision reveals on average {bits(v)} "
                                          "about the protected attribute (1: it splits the protected values into two "
                                          "groups; more: finer splits); how severe the found cases are, not how common "

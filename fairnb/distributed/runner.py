@@ -150,7 +150,7 @@ class ClusterRun:
 
     def _merge(self, limit=None, into=None) -> "Result":  # noqa: F821 - fairnb.results.Result
         s = self.search
-        return merge_results(self.parts, self.domain, s.name, s.get_params(), offsets=self.offsets,
+        return merge_results(self.parts, self.domain, s.name, s.result_params(), offsets=self.offsets,
                              first_ids=self._first_ids(), seeds=self.all_seeds, limit=limit, convention=s.dedup,
                              into=into)
 

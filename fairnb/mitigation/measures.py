@@ -110,7 +110,7 @@ def idi_count(model, result, seeds=None, *, convention: str = "eidig") -> int:
 
     if not getattr(result, "method", None):
         raise ValueError("the result names no search method; run the search with fairnb.run_search(...)")
-    params = {k: v for k, v in result.params.items() if k != "progress"}
+    params = {k: v for k, v in result.params.items() if k not in ("progress", "control")}   # control: its description
     fresh = get_method(result.method)(**params, progress=False).run(model, result.domain, seeds)
     return fresh.count(convention)
 

@@ -365,17 +365,25 @@ class Result(PairTables, SavedResult, ResultDisplay):
         """The headline that tells a biased model from a fair one: the share of the search's seeds that are
         discriminatory as they are (``natural_rate``), its 95 % Wilson interval (``natural_low``,
         ``natural_high``) and how many seeds could be (``natural_n``); empty when the search checked none.
+        With a control model (``Search(control=...)``), the same four of the same seeds on it follow
+        (``control_natural_rate``, ``control_natural_low``, ``control_natural_high``, ``control_natural_n``).
 
         >>> r = Result(None); r.tally(natural_n=Count(200), natural_idis=Count(50)); r.natural()["natural_rate"]
         0.25
+        >>> r.tally(control_natural_n=Count(200), control_natural_idis=Count(0)); r.natural()["control_natural_high"]
+        0.018845
         """
-        n = self.extras.get("natural_n")
+        return {**self._share("natural"), **self._share("control_natural")}
+
+    def _share(self, prefix: str) -> dict:
+        """``{prefix}_rate``, ``_low``, ``_high`` and ``_n`` from the tallies ``{prefix}_idis`` of ``{prefix}_n``."""
+        n = self.extras.get(f"{prefix}_n")
         if not n:
             return {}
-        found = self.extras.get("natural_idis", 0)
+        found = self.extras.get(f"{prefix}_idis", 0)
         low, high = wilson_interval(found, n)
-        return {"natural_rate": round(found / n, 6), "natural_low": round(low, 6), "natural_high": round(high, 6),
-                "natural_n": int(n)}
+        return {f"{prefix}_rate": round(found / n, 6), f"{prefix}_low": round(low, 6),
+                f"{prefix}_high": round(high, 6), f"{prefix}_n": int(n)}
 
     @property
     def timeline(self) -> pd.DataFrame:

@@ -32,6 +32,8 @@ def __getattr__(name):
 def run_search(model, domain, method: str = "random", seeds=None, *, listeners=(), client=None,
                n_shards: int | None = None, **params):
     """Run ``method`` (a name from ``METHODS``) with hyperparameters ``params``; returns the Result.
-    ``client`` (a ``dask.distributed.Client``) shards it on a cluster (see ``fairnb.distributed``)."""
+    ``client`` (a ``dask.distributed.Client``) shards it on a cluster (see ``fairnb.distributed``).
+    ``control=other_model`` (every method takes it): a model without the bias, whose natural rate on the same
+    seeds the summary and the displays show beside the model's (``Search``)."""
     return get_method(method)(**params).run(model, domain, seeds, listeners=listeners, client=client,
                                             n_shards=n_shards)

@@ -164,7 +164,8 @@ class Aequitas(Search):
                  attribute_change: float = 0.001, direction_change: float = 0.001, temperature: float = 1.0,
                  global_from: str | None = None, batch_size: int = 2000, *, max_time: float | None = None,
                  max_tried: int | None = None,
-                 max_found: int | None = None, random_state: int | None = None, progress: bool | None = None, constraints="default"):
+                 max_found: int | None = None, random_state: int | None = None, progress: bool | None = None,
+                 constraints="default", control=None):
         self.variant = variant
         self.n_seeds = n_seeds
         self.n_local = n_local
@@ -175,7 +176,7 @@ class Aequitas(Search):
         self.global_from = global_from
         self.batch_size = batch_size
         super().__init__(max_time=max_time, max_tried=max_tried, max_found=max_found, random_state=random_state,
-                         progress=progress, constraints=constraints)
+                         progress=progress, constraints=constraints, control=control)
 
     def _policy(self, domain) -> PerturbationPolicy:
         learn_attribute, learn_direction = VARIANTS[self.variant or self.default_variant]

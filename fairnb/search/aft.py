@@ -174,11 +174,11 @@ class AFT(TreeApproximation):
     def __init__(self, n_loops: int | None = None, n_train: int = 5000, max_leaf_nodes: int = 1000,
                  max_paths: int = 10000, max_pairs: int = 100, max_misses: int = 10, max_samples: int = 100, *,
                  max_time: float | None = None, max_tried: int | None = None, max_found: int | None = None,
-                 random_state: int | None = None, progress: bool | None = None, constraints="default"):
+                 random_state: int | None = None, progress: bool | None = None, constraints="default", control=None):
         self.n_loops, self.n_train, self.max_leaf_nodes = n_loops, n_train, max_leaf_nodes
         self.max_paths, self.max_pairs, self.max_misses, self.max_samples = max_paths, max_pairs, max_misses, max_samples
         super().__init__(max_time=max_time, max_tried=max_tried, max_found=max_found, random_state=random_state,
-                         progress=progress, constraints=constraints)
+                         progress=progress, constraints=constraints, control=control)
 
     def _explore(self, ctx, tree, seen, counts):
         pairs = self._pairs(tree, ctx.domain, ctx.rng)

@@ -23,7 +23,7 @@ the pairs are kept). Their time grows with the pairs found (the severity of each
 variant): about 70 s for 99,000 census IDIs over sex, race and age (40 variants) on two busy cores. The severity of the IDIs found is at least 1 bit on any model, a fair one's too (every IDI's label
 flips); ``natural_severity_bits`` is the mean severity of the seeds as they are, measured when they are chosen
 (like the natural rate): how much the model uses the protected attributes on the data, to read beside a control's
-(0 bits only for a model that ignores them; ``benchmarks/results/dice.md``). ``docs/methods/dice.md`` is the digest, with the artifact's choices that fairnb does not
+(``DICE(control=...)`` measures it as ``control_natural_severity_bits``; 0 bits only for a model that ignores them; ``benchmarks/results/dice.md``). ``docs/methods/dice.md`` is the digest, with the artifact's choices that fairnb does not
 reproduce (the global phase does not stop at the first discriminatory input there, and a local walk starts from
 any input with two partitions).
 
@@ -99,7 +99,7 @@ class DICE(TwoPhaseSearch):
                  local_step: float = 1.0, c_num: int = 4,
                  seed_selection: str = "kmeans", batch_size: int = 4096, *, max_time: float | None = None,
                  max_tried: int | None = None, max_found: int | None = None, random_state: int | None = None,
-                 progress: bool | None = None, constraints="default"):
+                 progress: bool | None = None, constraints="default", control=None):
         self.epsilon = epsilon
         self.debug = debug
         self.debug_rows = debug_rows
@@ -108,7 +108,7 @@ class DICE(TwoPhaseSearch):
         super().__init__(n_seeds=n_seeds, n_local=n_local, max_iter=max_iter, global_step=global_step,
                          local_step=local_step, c_num=c_num, seed_selection=seed_selection, batch_size=batch_size,
                          max_time=max_time, max_tried=max_tried, max_found=max_found,
-                         random_state=random_state, progress=progress, constraints=constraints)
+                         random_state=random_state, progress=progress, constraints=constraints, control=control)
 
     def _global_checks(self):
         return self.max_iter + 1
@@ -128,6 +128,9 @@ class DICE(TwoPhaseSearch):
         if len(seeds):           # the severity of the seeds as they are, beside the natural rate
             natural = severity(ctx.model, ctx.domain, seeds, self.epsilon)
             ctx.result.tally(natural_severity_bits=Mean(natural.min_entropy.sum(), len(natural)))
+            if ctx.engine.control is not None:      # and on the control model, to read it against
+                control = severity(ctx.engine.control.model, ctx.domain, seeds, self.epsilon)
+                ctx.result.tally(control_natural_severity_bits=Mean(control.min_entropy.sum(), len(control)))
         return seeds, rows
 
     def _conclude(self, ctx):

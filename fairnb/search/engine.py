@@ -45,7 +45,7 @@ from ..interrupts import deferred_interrupts, noted_interrupts
 from ..domains.base import check_convention, require_capabilities
 from ..oracle import Oracle, Verdict, make_oracle
 from ..constraints import resolve as resolve_constraints, seed_rows
-from ..params import COUNT, RANDOM_STATE, Estimator, Interval, Options
+from ..params import COUNT, RANDOM_STATE, Estimator, Interval, Options, Satisfies
 from ..counting import UniqueCounter
 from ..results import Count, Distinct, Result, seed_outcomes
 from .background import BackgroundSearch
@@ -186,8 +186,9 @@ class Engine:
     def __init__(self, oracle: Oracle, result: Result, *, max_time: float | None = None,
                  max_tried: int | None = None, max_found: int | None = None,
                  listeners: tuple[Callable[[Event], None], ...] = (), stop_event: threading.Event | None = None,
-                 convention: str = "eidig", constraints: tuple = ()):
+                 convention: str = "eidig", constraints: tuple = (), control: Oracle | None = None):
         self.oracle = oracle
+        self.control = control                  # the control model's oracle (Search(control=...)), or None
         self.constraints = tuple(constraints)   # fairnb.constraints consulted on every discriminatory candidate
         self._refused = None                    # the distinct discriminatory inputs they refused
         self.convention = check_convention(convention)   # what max_found and Event.found count
@@ -303,21 +304,44 @@ class Engine:
         """Check the inputs ``X`` (a search's seeds) as they are, outside the budget and the counts: how many
         could be discriminatory (``natural_n``: those with a protected variant) and how many are, by the
         oracle and the pair constraints (``natural_idis``). ``Result.summary`` leads with their share: it tells
-        a biased model from its unbiased twin where the count of generated IDIs often does not."""
+        a biased model from its unbiased twin where the count of generated IDIs often does not. With a control
+        model, the same inputs are checked on it too (``measure_control``)."""
+        self._tally_natural("natural", self.oracle, X, chunk)
+        self.measure_control(X, chunk)
+
+    def measure_control(self, X, chunk: int = 4096) -> None:
+        """Check the inputs ``X`` as they are on the control model (``Search(control=...)``), by the same oracle
+        and pair constraints as ``measure_natural``: ``control_natural_n`` and ``control_natural_idis``, the
+        number to read the natural rate against. Nothing without a control."""
+        if self.control is None:
+            return
+        try:
+            self._tally_natural("control_natural", self.control, X, chunk)
+        except Exception as e:     # noqa: BLE001 - whatever the control raises, the message says it was the control
+            raise ValueError(f"control: the control model could not decide the inputs the searched model decided "
+                             f"({type(e).__name__}: {e}); give a model that takes the same inputs") from e
+        mine, its = self.oracle.n_classes, self.control.n_classes
+        if mine is not None and its is not None and mine != its:
+            raise ValueError(f"control: the control model returns {its} class probabilities per input, the searched "
+                             f"model {mine}; a control must decide between the same classes")
+
+    def _tally_natural(self, prefix: str, oracle: Oracle, X, chunk: int) -> None:
+        """Tally ``{prefix}_n`` (the inputs of ``X`` with a protected variant) and ``{prefix}_idis`` (those that
+        ``oracle`` and the pair constraints find discriminatory as they are)."""
         n = found = 0
         pair_constraints = [c for c in self.constraints if c.stage == "pair"]
         for start in range(0, len(X), chunk):
-            verdict = self.oracle.check(X[start:start + chunk])
+            verdict = oracle.check(X[start:start + chunk])
             rows = np.flatnonzero(verdict.discriminatory)
             keep = np.ones(len(rows), bool)
             for constraint in pair_constraints:
-                keep &= np.asarray(constraint.allowed(self.oracle.domain, verdict.X[rows], verdict.X[rows],
+                keep &= np.asarray(constraint.allowed(oracle.domain, verdict.X[rows], verdict.X[rows],
                                                       verdict.counterpart[rows]), dtype=bool)
             n += int(verdict.comparable.sum())
             found += int(keep.sum())
         r = self.result
-        r.tally(natural_n=Count(r.extras.get("natural_n", 0) + n),
-                natural_idis=Count(r.extras.get("natural_idis", 0) + found))
+        r.tally(**{f"{prefix}_n": Count(r.extras.get(f"{prefix}_n", 0) + n),
+                   f"{prefix}_idis": Count(r.extras.get(f"{prefix}_idis", 0) + found)})
 
     def _constrained(self, verdict: Verdict, seed_ids) -> Verdict:
         """``verdict`` with the discriminatory candidates that a constraint refuses marked not discriminatory;
@@ -423,6 +447,13 @@ class Engine:
                 r.status, r.error = "failed", e
 
 
+def _is_model(value) -> bool:
+    """Whether ``value`` is something a search takes as its model (``fairnb.models.wrap`` accepts it)."""
+    from ..models import wrap
+
+    return wrap(value) is not None
+
+
 class Search(Estimator):
     """Base class of every generator: hyperparameters in ``__init__``, work in ``run``.
 
@@ -442,6 +473,10 @@ class Search(Estimator):
     terms and changes at most 4 words, an image stays within a pixel budget of its seed; none on tables),
     ``"paper"`` (the paper's unconstrained search) or a list (``["default", mine]`` adds to the defaults).
     A candidate a constraint refuses is never reported; ``result.extras`` counts them per constraint.
+    ``control``: a model without the bias (e.g. the same classifier trained without the protected column), to
+    read the natural rate against: every input checked as it is for the natural rate is also checked on it, by
+    the same oracle, and ``summary()`` gives its share beside the model's (``control_natural_rate``, ...). Its
+    checks take time like the natural rate's: under ``max_time``, a little less of it is left to search.
 
     Subclasses implement ``_generate(ctx)``, a generator of ``Batch``es (see the module docstring),
     and may set ``domain_needs`` (the domain capabilities they use: ``"sample"``, ``"bounded"``; see
@@ -459,22 +494,48 @@ class Search(Estimator):
     _parameter_constraints = {"max_time": [None, Interval(Real, 0, None, closed="right")],
                               "max_tried": [None, COUNT], "max_found": [None, COUNT],
                               "random_state": RANDOM_STATE, "progress": [None, bool],
-                              "constraints": [Options({"default", "paper"}), list, tuple]}
+                              "constraints": [Options({"default", "paper"}), list, tuple],
+                              "control": [None, Satisfies(_is_model, "None or a model without the bias (anything "
+                                                                     "a search takes as its model)")]}
     needs_gradients = False
     needs_activations = False
     feature_kinds = ("categorical", "ordinal", "continuous")
 
     def __init__(self, *, max_time: float | None = None, max_tried: int | None = None,
                  max_found: int | None = None, random_state: int | None = None, progress: bool | None = None,
-                 constraints="default"):
+                 constraints="default", control=None):
         self.max_time = max_time
         self.max_tried = max_tried
         self.max_found = max_found
         self.random_state = random_state
         self.progress = progress
         self.constraints = constraints
+        self.control = control
         self._stop_event = threading.Event()
         self._busy = threading.Lock()       # held while a run is in progress (one run per object at a time)
+
+    def result_params(self) -> dict:
+        """The parameters a Result records (``result.params``): ``get_params()``, with the control model
+        described in words instead of kept (a Result is saved as JSON).
+
+        >>> from fairnb.search import RandomSearch
+        >>> RandomSearch(control=lambda X: X[:, :1]).result_params()["control"]
+        'FunctionModel(<lambda>)'
+        """
+        from ..models import wrap
+
+        params = self.get_params(deep=False)
+        if params.get("control") is not None:      # a subclass may leave control out of its signature
+            params["control"] = repr(wrap(params["control"]))
+        return params
+
+    def __sklearn_clone__(self):
+        """``sklearn.base.clone``: a copy with the same parameters, sharing the control model (scikit-learn's
+        clone of a trained classifier is untrained)."""
+        from sklearn.base import clone
+
+        return type(self)(**{name: value if name == "control" else clone(value, safe=False)
+                             for name, value in self.get_params(deep=False).items()})
 
     # ------------------------------------------------------------------ running
     def stop(self):
@@ -604,14 +665,16 @@ class Search(Estimator):
              selected_seeds=None) -> Result:
         self.engine_ = None
         model, seeds = self._checked(model, domain, seeds)
+        control = None if self.control is None else make_oracle(oracle, self.control, domain)   # the same check
         oracle = make_oracle(oracle, model, domain)
         self._stop_event = threading.Event()
         constraints = resolve_constraints(self.constraints, domain)
-        result = Result(domain, self.name, self.get_params())
+        result = Result(domain, self.name, self.result_params())
         result.extras["constraints"] = ", ".join(c.name for c in constraints) or "none"    # the ones active
         self.engine_ = Engine(oracle, result, max_time=self.max_time, max_tried=self.max_tried,
                               max_found=self.max_found, listeners=self._listeners(listeners, progress),
-                              stop_event=self._stop_event, convention=self.dedup, constraints=constraints)
+                              stop_event=self._stop_event, convention=self.dedup, constraints=constraints,
+                              control=control)
         ctx = SearchContext(model, domain, oracle, np.random.default_rng(self.random_state), seeds, self.engine_,
                             selected_seeds)
         strategy = seed_rounds(self, ctx) if draws_rounds(self, domain, selected_seeds) else self._generate(ctx)

@@ -65,12 +65,12 @@ class ExpGA(Search):
                  lime_samples: int = 5000, n_local: int = 1000, crossover_rate: float = 0.9,
                  mutation_rate: float = 0.05, batch_size: int = 100, *, max_time: float | None = None,
                  max_tried: int | None = None, max_found: int | None = None, random_state: int | None = None,
-                 progress: bool | None = None, constraints="default"):
+                 progress: bool | None = None, constraints="default", control=None):
         self.n_candidates, self.n_seeds, self.rank_threshold = n_candidates, n_seeds, rank_threshold
         self.lime_samples, self.n_local = lime_samples, n_local
         self.crossover_rate, self.mutation_rate, self.batch_size = crossover_rate, mutation_rate, batch_size
         super().__init__(max_time=max_time, max_tried=max_tried, max_found=max_found, random_state=random_state,
-                         progress=progress, constraints=constraints)
+                         progress=progress, constraints=constraints, control=control)
 
     @classmethod
     def bench_params(cls, *, seeds: int, local: int, max_time: float | None) -> dict:

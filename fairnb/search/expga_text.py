@@ -91,13 +91,13 @@ class ExpGAText(Search):
                  top_words: int = 20, lime_samples: int = 5000, n_local: int = 20, pop_size: int = 10,
                  perturb_num: int = 10, mutation_rate: float = 0.4, min_kept: float = 0.8, batch_size: int = 100, *,
                  max_time: float | None = None, max_tried: int | None = None, max_found: int | None = None,
-                 random_state: int | None = None, progress: bool | None = None, constraints="default"):
+                 random_state: int | None = None, progress: bool | None = None, constraints="default", control=None):
         self.n_candidates, self.n_seeds = n_candidates, n_seeds
         self.rank_threshold, self.top_words, self.lime_samples = rank_threshold, top_words, lime_samples
         self.n_local, self.pop_size, self.perturb_num = n_local, pop_size, perturb_num
         self.mutation_rate, self.min_kept, self.batch_size = mutation_rate, min_kept, batch_size
         super().__init__(max_time=max_time, max_tried=max_tried, max_found=max_found, random_state=random_state,
-                         progress=progress, constraints=constraints)
+                         progress=progress, constraints=constraints, control=control)
 
     def _checked(self, model, domain, seeds):
         from ..text.blackbox import wrap_text_model

@@ -65,14 +65,14 @@ class GRFT(Search):
                  elite_pool: int = 10, crossover_rate: float = 0.5, mutation_rate: float = 0.5, local_step: int = 1,
                  c_num: int = 4, seed_selection: str = "kmeans", batch_size: int = 200, *,
                  max_time: float | None = None, max_tried: int | None = None, max_found: int | None = None,
-                 random_state: int | None = None, progress: bool | None = None, constraints="default"):
+                 random_state: int | None = None, progress: bool | None = None, constraints="default", control=None):
         self.n_seeds, self.n_local, self.max_iter, self.population = n_seeds, n_local, max_iter, population
         self.initial_spread, self.mutation_spread = initial_spread, mutation_spread
         self.mutated_attributes, self.tournament, self.elite_pool = mutated_attributes, tournament, elite_pool
         self.crossover_rate, self.mutation_rate, self.local_step = crossover_rate, mutation_rate, local_step
         self.c_num, self.seed_selection, self.batch_size = c_num, seed_selection, batch_size
         super().__init__(max_time=max_time, max_tried=max_tried, max_found=max_found, random_state=random_state,
-                         progress=progress, constraints=constraints)
+                         progress=progress, constraints=constraints, control=control)
 
     def select_seeds(self, seeds, should_stop=None, domain=None) -> np.ndarray | None:
         """``n_seeds`` of the given inputs: K-Means round robin with random members (EIDIG's), or the first ones."""

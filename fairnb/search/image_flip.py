@@ -86,11 +86,12 @@ class ImageFlipSearch:
     def __init__(self, n_seeds: int | None = None, max_iter: int = 40, global_step: float = 0.15,
                  signed: bool = False, batch_size: int = 1000, *, max_time: float | None = None,
                  max_tried: int | None = None, max_found: int | None = None, random_state: int | None = None,
-                 progress: bool | None = None, constraints="default"):
+                 progress: bool | None = None, constraints="default", control=None):
         self.n_seeds, self.max_iter, self.global_step, self.signed, self.batch_size = (n_seeds, max_iter, global_step,
                                                                                       signed, batch_size)
         super(TwoPhaseSearch, self).__init__(max_time=max_time, max_tried=max_tried, max_found=max_found,
-                                             random_state=random_state, progress=progress, constraints=constraints)
+                                             random_state=random_state, progress=progress,
+                                             constraints=constraints, control=control)
 
     def _check_image_domain(self, domain, model):
         if getattr(domain, "kind", None) != "image" or not callable(getattr(domain, "flip", None)):
@@ -226,12 +227,12 @@ class NeuronFairImage(ImageFlipSearch, NeuronFair):
                  momentum_global: float = 0.1, r_step_global: int = 10, random_share: float = 0.05,
                  interpret_rows: int = 5000, layer: int | None = None, signed: bool = False, batch_size: int = 1000,
                  *, max_time: float | None = None, max_tried: int | None = None, max_found: int | None = None,
-                 random_state: int | None = None, progress: bool | None = None, constraints="default"):
+                 random_state: int | None = None, progress: bool | None = None, constraints="default", control=None):
         self.momentum_global, self.r_step_global, self.random_share = momentum_global, r_step_global, random_share
         self.interpret_rows, self.layer = interpret_rows, layer
         super().__init__(n_seeds=n_seeds, max_iter=max_iter, global_step=global_step, signed=signed,
                          batch_size=batch_size, max_time=max_time, max_tried=max_tried, max_found=max_found,
-                         random_state=random_state, progress=progress, constraints=constraints)
+                         random_state=random_state, progress=progress, constraints=constraints, control=control)
 
     def _decays(self):
         return self.momentum_global, 0.0
@@ -261,11 +262,11 @@ class EIDIGImage(ImageFlipSearch, EIDIG):
     def __init__(self, n_seeds: int | None = None, max_iter: int = 40, decay: float = 0.5, global_step: float = 0.15,
                  signed: bool = False, batch_size: int = 1000, *, max_time: float | None = None,
                  max_tried: int | None = None, max_found: int | None = None, random_state: int | None = None,
-                 progress: bool | None = None, constraints="default"):
+                 progress: bool | None = None, constraints="default", control=None):
         self.decay = decay
         super().__init__(n_seeds=n_seeds, max_iter=max_iter, global_step=global_step, signed=signed,
                          batch_size=batch_size, max_time=max_time, max_tried=max_tried, max_found=max_found,
-                         random_state=random_state, progress=progress, constraints=constraints)
+                         random_state=random_state, progress=progress, constraints=constraints, control=control)
 
 
 def flips_failed(result) -> int:

@@ -52,11 +52,12 @@ class Kosei(Aequitas):
     def __init__(self, n_seeds: int = 1000, n_local: int = 1000, step_size: int = 1, global_from: str | None = None,
                  batch_size: int = 2000, *, max_time: float | None = None, max_tried: int | None = None,
                  max_found: int | None = None, random_state: int | None = None, progress: bool | None = None,
-                 constraints="default"):
+                 constraints="default", control=None):
         self.n_seeds, self.n_local, self.step_size = n_seeds, n_local, step_size
         self.global_from, self.batch_size = global_from, batch_size
         super(Aequitas, self).__init__(max_time=max_time, max_tried=max_tried, max_found=max_found,
-                                       random_state=random_state, progress=progress, constraints=constraints)
+                                       random_state=random_state, progress=progress,
+                                       constraints=constraints, control=control)
 
     def _policy(self, domain) -> PerturbationPolicy:
         return PerturbationPolicy(domain.non_protected, learn_attribute=False, learn_direction=False)

@@ -72,11 +72,11 @@ class LIMI(Search):
     def __init__(self, n_latent: int | None = None, n_boundary: int = 100_000, n_train: int = 50_000,
                  confidence: float = 0.7, step: float = 0.3, generator=None, batch_size: int = 5000, *,
                  max_time: float | None = None, max_tried: int | None = None, max_found: int | None = None,
-                 random_state: int | None = None, progress: bool | None = None, constraints="default"):
+                 random_state: int | None = None, progress: bool | None = None, constraints="default", control=None):
         self.n_latent, self.n_boundary, self.n_train = n_latent, n_boundary, n_train
         self.confidence, self.step, self.generator, self.batch_size = confidence, step, generator, batch_size
         super().__init__(max_time=max_time, max_tried=max_tried, max_found=max_found, random_state=random_state,
-                         progress=progress, constraints=constraints)
+                         progress=progress, constraints=constraints, control=control)
 
     @classmethod
     def bench_params(cls, *, seeds: int, local: int, max_time: float | None) -> dict:

@@ -51,14 +51,15 @@ class MAFT(EIDIG):
                  update_interval: float = 5, h: float = 1.0, vectorised: bool = True, global_step: float = 1.0,
                  local_step: float = 1.0, c_num: int = 4, seed_selection: str = "kmeans",
                  batch_size: int = 4096, *, max_time: float | None = None, max_tried: int | None = None,
-                 max_found: int | None = None, random_state: int | None = None, progress: bool | None = None, constraints="default"):
+                 max_found: int | None = None, random_state: int | None = None, progress: bool | None = None,
+                 constraints="default", control=None):
         self.h = h
         self.vectorised = vectorised
         super().__init__(n_seeds=n_seeds, n_local=n_local, max_iter=max_iter, decay=decay,
                          update_interval=update_interval, global_step=global_step, local_step=local_step,
                          c_num=c_num, seed_selection=seed_selection, batch_size=batch_size,
                          max_time=max_time, max_tried=max_tried, max_found=max_found,
-                         random_state=random_state, progress=progress, constraints=constraints)
+                         random_state=random_state, progress=progress, constraints=constraints, control=control)
 
     def _begin(self, ctx, seeds):
         probe = seeds[: min(len(seeds), 256)]

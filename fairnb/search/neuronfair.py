@@ -102,7 +102,7 @@ class NeuronFair(TwoPhaseSearch):
                  local: str = "reference", global_step: float = 1.0, local_step: float = 1.0, c_num: int = 4,
                  seed_selection: str = "kmeans", batch_size: int = 4096, *, max_time: float | None = None,
                  max_tried: int | None = None, max_found: int | None = None, random_state: int | None = None,
-                 progress: bool | None = None, constraints="default"):
+                 progress: bool | None = None, constraints="default", control=None):
         self.momentum_global = momentum_global
         self.momentum_local = momentum_local
         self.r_step_global = r_step_global
@@ -114,7 +114,7 @@ class NeuronFair(TwoPhaseSearch):
         super().__init__(n_seeds=n_seeds, n_local=n_local, max_iter=max_iter, global_step=global_step,
                          local_step=local_step, c_num=c_num, seed_selection=seed_selection, batch_size=batch_size,
                          max_time=max_time, max_tried=max_tried, max_found=max_found,
-                         random_state=random_state, progress=progress, constraints=constraints)
+                         random_state=random_state, progress=progress, constraints=constraints, control=control)
 
     # ------------------------------------------------------------------ interpretation
     def _begin(self, ctx, seeds):

@@ -40,11 +40,11 @@ class RandomSearch(Search):
 
     def __init__(self, n_samples: int | None = None, batch_size: int = 2_000, *, max_time: float | None = None,
                  max_tried: int | None = None, max_found: int | None = None, random_state: int | None = None,
-                 progress: bool | None = None, constraints="default"):
+                 progress: bool | None = None, constraints="default", control=None):
         self.n_samples = n_samples
         self.batch_size = batch_size
         super().__init__(max_time=max_time, max_tried=max_tried, max_found=max_found, random_state=random_state,
-                         progress=progress, constraints=constraints)
+                         progress=progress, constraints=constraints, control=control)
 
     def _generate(self, ctx):
         n_samples = self.n_samples
@@ -61,6 +61,7 @@ class RandomSearch(Search):
                     break
                 X = ctx.domain.sample(int(size), ctx.rng)
                 yield Batch(X, phase="random", seed_ids=-1)
+                ctx.engine.measure_control(X)      # random inputs are checked as they are: on the control too
                 drawn += len(X)
         finally:   # the discriminatory share of the domain with its 95% Wilson interval
             ctx.result.tally(discriminatory_share=Ratio("hits", "tried"), share_ci_low=Derived(share_ci_low),

@@ -100,7 +100,7 @@ class SymbolicGeneration(Search):
                  rank_local: float = 10.0, rank_global: float = 1.0, enable_local: bool = True,
                  enable_global: bool = True, batch_size: int = 16, *, max_time: float | None = None,
                  max_tried: int | None = None, max_found: int | None = None, random_state: int | None = None,
-                 progress: bool | None = None, constraints="default"):
+                 progress: bool | None = None, constraints="default", control=None):
         self.limit = limit
         self.n_seeds = n_seeds
         self.c_num = c_num
@@ -116,7 +116,7 @@ class SymbolicGeneration(Search):
         self.enable_global = enable_global
         self.batch_size = batch_size
         super().__init__(max_time=max_time, max_tried=max_tried, max_found=max_found, random_state=random_state,
-                         progress=progress, constraints=constraints)
+                         progress=progress, constraints=constraints, control=control)
 
     @classmethod
     def bench_params(cls, *, seeds: int, local: int, max_time: float | None) -> dict:

@@ -185,7 +185,7 @@ class TextSubstitutionSearch(TwoPhase):
     def __init__(self, n_seeds: int = 1000, max_iter: int = 10, n_local: int = 1000, n_walkers: int = 1,
                  acceptance: str = "reset", batch_size: int = 2048, *, max_time: float | None = None,
                  max_tried: int | None = None, max_found: int | None = None, random_state: int | None = None,
-                 progress: bool | None = None, constraints="default"):
+                 progress: bool | None = None, constraints="default", control=None):
         self.n_seeds = n_seeds
         self.max_iter = max_iter
         self.n_local = n_local
@@ -193,7 +193,7 @@ class TextSubstitutionSearch(TwoPhase):
         self.acceptance = acceptance
         self.batch_size = batch_size
         super().__init__(max_time=max_time, max_tried=max_tried, max_found=max_found,
-                         random_state=random_state, progress=progress, constraints=constraints)
+                         random_state=random_state, progress=progress, constraints=constraints, control=control)
 
     # ------------------------------------------------------------------ the part a method chooses
     def _global_step(self, X, G, GC, cand, E, rng, gap):
@@ -320,11 +320,12 @@ class TextASCBase(TextSubstitutionSearch):
                  acceptance: str = "reset", batch_size: int = 2048, sign_convention: str = "toward-boundary", *,
                  max_time: float | None = None,
                  max_tried: int | None = None, max_found: int | None = None, random_state: int | None = None,
-                 progress: bool | None = None, constraints="default"):
+                 progress: bool | None = None, constraints="default", control=None):
         self.sign_convention = sign_convention
         super().__init__(n_seeds=n_seeds, max_iter=max_iter, n_local=n_local, n_walkers=n_walkers,
                          acceptance=acceptance, batch_size=batch_size, max_time=max_time, max_tried=max_tried,
-                         max_found=max_found, random_state=random_state, progress=progress, constraints=constraints)
+                         max_found=max_found, random_state=random_state, progress=progress,
+                         constraints=constraints, control=control)
 
     def _global_step(self, X, G, GC, cand, E, rng, gap):
         return asc_step(X, G, GC if self.adf else None, cand, E, convention=self.sign_convention)
@@ -355,11 +356,12 @@ class TextHotFlipBase(TextSubstitutionSearch):
                  acceptance: str = "reset", batch_size: int = 2048, hf_score: str = "widen", *,
                  max_time: float | None = None,
                  max_tried: int | None = None, max_found: int | None = None, random_state: int | None = None,
-                 progress: bool | None = None, constraints="default"):
+                 progress: bool | None = None, constraints="default", control=None):
         self.hf_score = hf_score
         super().__init__(n_seeds=n_seeds, max_iter=max_iter, n_local=n_local, n_walkers=n_walkers,
                          acceptance=acceptance, batch_size=batch_size, max_time=max_time, max_tried=max_tried,
-                         max_found=max_found, random_state=random_state, progress=progress, constraints=constraints)
+                         max_found=max_found, random_state=random_state, progress=progress,
+                         constraints=constraints, control=control)
 
     def _global_step(self, X, G, GC, cand, E, rng, gap):
         return hotflip_step(X, G, GC if self.adf else None, cand, E, gap=gap, score=self.hf_score)

@@ -430,7 +430,8 @@ class TwoPhaseSearch(TwoPhase):
     def __init__(self, n_seeds: int = 1000, n_local: int = 1000, max_iter: int = 10, global_step: float = 1.0,
                  local_step: float = 1.0, c_num: int = 4, seed_selection: str = "kmeans",
                  batch_size: int = 4096, *, max_time: float | None = None, max_tried: int | None = None,
-                 max_found: int | None = None, random_state: int | None = None, progress: bool | None = None, constraints="default"):
+                 max_found: int | None = None, random_state: int | None = None, progress: bool | None = None,
+                 constraints="default", control=None):
         self.n_seeds = n_seeds
         self.n_local = n_local
         self.max_iter = max_iter
@@ -440,7 +441,7 @@ class TwoPhaseSearch(TwoPhase):
         self.seed_selection = seed_selection
         self.batch_size = batch_size
         super().__init__(max_time=max_time, max_tried=max_tried, max_found=max_found, random_state=random_state,
-                         progress=progress, constraints=constraints)
+                         progress=progress, constraints=constraints, control=control)
 
     # ------------------------------------------------------------------ the parts a method may change
     def transformation(self, ctx):

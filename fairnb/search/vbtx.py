@@ -170,12 +170,12 @@ class VBTX(TreeApproximation):
                  n_xor: int = 5, calibrate: bool = True, max_solutions: int = 50, max_tries: int = 1000,
                  cell_values: str = "solver", *, max_time: float | None = None, max_tried: int | None = None,
                  max_found: int | None = None, random_state: int | None = None, progress: bool | None = None,
-                 constraints="default"):
+                 constraints="default", control=None):
         self.n_loops, self.n_train, self.max_leaf_nodes = n_loops, n_train, max_leaf_nodes
         self.n_xor, self.calibrate, self.max_solutions, self.max_tries = n_xor, calibrate, max_solutions, max_tries
         self.cell_values = cell_values
         super().__init__(max_time=max_time, max_tried=max_tried, max_found=max_found, random_state=random_state,
-                         progress=progress, constraints=constraints)
+                         progress=progress, constraints=constraints, control=control)
 
     def _explore(self, ctx, tree, seen, counts):
         dom = ctx.domain

@@ -31,6 +31,7 @@ from ..plot_text import plot_text
 # Result.summary() key -> column of the table
 _COLUMNS = {
     "natural_rate": "seeds discriminatory as they are",
+    "control_natural_rate": "the same on the control model",
     "tried": "candidates checked",
     "unique_idis_eidig": "unique IDIs",
     "unique_idis_adf": "unique IDIs without protected attributes",
@@ -45,7 +46,8 @@ _COLUMNS = {
     "elapsed_s": "seconds",
 }
 _KEYS = {**{heading: key for key, heading in _COLUMNS.items()}, "ended": "status"}   # heading -> glossary term
-_FORMATS = {"seeds discriminatory as they are": summaries.fmt_share, "candidates checked": summaries.fmt_count, "unique IDIs": summaries.fmt_count,
+_FORMATS = {"seeds discriminatory as they are": summaries.fmt_share, "the same on the control model": summaries.fmt_share,
+            "candidates checked": summaries.fmt_count, "unique IDIs": summaries.fmt_count,
             "unique IDIs without protected attributes": summaries.fmt_count,
             "unique pairs (unordered)": summaries.fmt_count, "precision": summaries.fmt_share,
             "coverage (2 bins)": summaries.fmt_count, "coverage (4 bins)": summaries.fmt_count,
@@ -53,6 +55,7 @@ _FORMATS = {"seeds discriminatory as they are": summaries.fmt_share, "candidates
             "success rate": summaries.fmt_share, "IDIs per second": summaries.fmt_rate,
             "seconds to first IDI": summaries.fmt_seconds, "seconds": summaries.fmt_seconds}
 _TABULAR_ONLY = ("coverage (2 bins)", "coverage (4 bins)", "diversity")   # fairnb.results.metrics
+_IF_ANY = (*_TABULAR_ONLY, "the same on the control model")     # shown when a search has them
 _LOG_RATIO = 10     # counts that differ by more than an order of magnitude are drawn on a log scale
 _EARLY = ("stopped", "interrupted", "failed")
 
@@ -148,7 +151,7 @@ def compare(results, *, labels=None, x: str | None = None, title: str | None = N
 
     rows = [{"ended": r.ending, **{new: r.summary().get(old) for old, new in _COLUMNS.items()}} for r in results]
     table = pd.DataFrame(rows, index=pd.Index(labels, name="search"))
-    table = table.drop(columns=[c for c in _TABULAR_ONLY if table[c].isna().all()])    # text, images: no grid
+    table = table.drop(columns=[c for c in _IF_ANY if table[c].isna().all()])    # text, images: no grid; no control
     return Comparison(fig, table, _notes(labels, results))
 
 
