@@ -102,6 +102,19 @@ def test_label_rule_is_used_and_model_rule_keeps_the_models_decision(synthetic, 
     assert r.report_.runs.query("stage == 'after'")["labels"].tolist() == ["model"]
 
 
+def test_mitigate_lets_the_added_samples_go(synthetic, biased_model, found):
+    # on images a repeat's added samples are the largest thing a retraining holds (tutorial 05: ~13 MiB each,
+    # twelve of them during one mitigate call); mitigate returns only the report, so it keeps none of them
+    settings = dict(fraction=0.5, epochs=1, n_samples=500, repeats=2, random_state=0)
+    kept = Retrainer(**settings).fit(biased_model, found, synthetic)
+    added = kept.report_.runs.query("stage == 'after' and method == 'random'")["added"].tolist()
+    assert [len(X) for X, _ in kept.samples_["random"]] == added and min(added) > 0
+    light = Retrainer(**settings, keep_samples=False).fit(biased_model, found, synthetic)
+    assert light.samples_ == {}
+    pd.testing.assert_frame_equal(light.report_.runs.drop(columns="seconds"), kept.report_.runs.drop(columns="seconds"))
+    assert mitigate(biased_model, found, synthetic, **settings).params["keep_samples"] is False
+
+
 # ---------------------------------------------------------------------------------------------- retraining
 
 

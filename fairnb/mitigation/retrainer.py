@@ -84,6 +84,8 @@ class Retrainer(Estimator):
         ``"control"``, on by default): what retraining alone changes; the report says of each method whether
         it beats that (``MitigationReport.versus_control``) or shows "no effect distinguishable from
         retraining alone".
+    keep_samples : keep each repeat's added samples in ``samples_`` (``mitigate``, which returns only the
+        report, does not: on images they are the largest thing a retraining holds, ~13 MiB a repeat in tutorial 05).
     random_state : seeds the selection, the retraining and the random sample (the same sample before
         and after, so the comparison is paired).
     """
@@ -93,12 +95,12 @@ class Retrainer(Estimator):
         "labels": [None, Options(RULES), callable], "voters": [None, list, tuple], "augment": [Options(AUGMENT)],
         "mode": [Options(MODES)], "epochs": [COUNT], "learning_rate": [POSITIVE], "retrain": [None, callable],
         "n_samples": [COUNT, Options(("all",))], "fresh_search": [bool], "control": [bool],
-        "random_state": RANDOM_STATE}
+        "keep_samples": [bool], "random_state": RANDOM_STATE}
 
     def __init__(self, fraction: float | None = None, repeats: int = 3, labels=None, voters=None,
                  augment: str = "input", mode: str = "finetune", epochs: int = 10, learning_rate: float = 1e-3,
                  retrain=None, n_samples: int | str = 10_000, fresh_search: bool = False, control: bool = True,
-                 random_state: int | None = 0):
+                 keep_samples: bool = True, random_state: int | None = 0):
         self.fraction = fraction
         self.repeats = repeats
         self.labels = labels
@@ -111,13 +113,15 @@ class Retrainer(Estimator):
         self.n_samples = n_samples
         self.fresh_search = fresh_search
         self.control = control
+        self.keep_samples = keep_samples
         self.random_state = random_state
 
     # ------------------------------------------------------------------ fitting
     def fit(self, model, results, data) -> "Retrainer":
         """Mitigate ``model`` with ``results`` (a Result, a GroupResult, or a dict ``{name: result}``) on
         the Dataset ``data``; sets ``report_`` (a MitigationReport), ``models_`` and ``samples_``
-        (per name, one retrained model and one ``(X, y)`` of added samples per repeat)."""
+        (per name, one retrained model and one ``(X, y)`` of added samples per repeat; ``samples_`` is empty
+        unless ``keep_samples``)."""
         self._validate_params()
         named = _named(results)
         images = any(_is_image(r) for r in named.values())
@@ -146,7 +150,9 @@ class Retrainer(Estimator):
                 runs = self._fit_individual(model, result, data)
             heap.release()        # the retrainings' copies of the training data are freed: give their pages back
             self.models_[name] = [r.pop("model") for r in runs]
-            self.samples_[name] = [r.pop("samples") for r in runs]
+            samples = [r.pop("samples") for r in runs]
+            if self.keep_samples:
+                self.samples_[name] = samples
             before = self._measure_before(model, result.result if isinstance(result, _Control) else result, data)
             seconds = time.perf_counter() - t0
             rows.append({"method": name, "stage": "before", "repeat": 0, "added": 0, "dropped": 0, **before})
@@ -193,8 +199,12 @@ class Retrainer(Estimator):
             new = retrain_model(model, X_train, y_train, mode=self.mode, epochs=self.epochs,
                                 learning_rate=self.learning_rate, random_state=seed, retrain=self.retrain)
             runs.append({"added": 0, "dropped": 0, "labels": "", **self._measure(new, control.result, data),
-                         "model": new, "samples": (X_train[:0], y_train[:0])})
+                         "model": new, "samples": self._kept(X_train[:0], y_train[:0])})
         return runs
+
+    def _kept(self, X_add, y_add):
+        """A repeat's added samples as ``samples_`` keeps them, or None (``keep_samples=False``: let them go)."""
+        return (X_add, y_add) if self.keep_samples else None
 
     def _seeds(self) -> list:
         return [None if self.random_state is None else self.random_state + i for i in range(self.repeats)]
@@ -218,7 +228,7 @@ class Retrainer(Estimator):
                                 mode=self.mode, epochs=self.epochs, learning_rate=self.learning_rate,
                                 random_state=seed, retrain=self.retrain)
             runs.append({"added": len(X_add), "dropped": int((~keep).sum()), "labels": _rule_name(rule),
-                         **self._measure(new, result, data), "model": new, "samples": (X_add, y_add)})
+                         **self._measure(new, result, data), "model": new, "samples": self._kept(X_add, y_add)})
         return runs
 
     def _label(self, rule, model, result, rows, X) -> np.ndarray:
@@ -257,14 +267,15 @@ class Retrainer(Estimator):
             out = mit.run(model, data, result.best, sensitive=result.info.get("sensitive"))
             after = self._measure(out.model, result, data, group_row=out.after)
             runs.append({"added": int(out.after["added"]), "dropped": 0, "labels": "model", **after,
-                         "model": out.model, "samples": (out.samples, np.full(len(out.samples), out.label))})
+                         "model": out.model, "samples": self._kept(out.samples, np.full(len(out.samples), out.label))})
         return runs
 
 
 def mitigate(model, results, data, **params) -> MitigationReport:
     """``Retrainer(**params).fit(model, results, data).report_``: retrain with what ``results`` found
-    (one Result or GroupResult, or a dict ``{name: result}`` to compare methods) and report."""
-    return Retrainer(**params).fit(model, results, data).report_
+    (one Result or GroupResult, or a dict ``{name: result}`` to compare methods) and report. The added samples
+    are not kept (``Retrainer(keep_samples=True)`` has them)."""
+    return Retrainer(**{"keep_samples": False, **params}).fit(model, results, data).report_
 
 
 # ---------------------------------------------------------------------------------------------- helpers
