@@ -18,11 +18,16 @@ Kinds (``--kinds``):
 * ``redditbias``: RedditBias race comments with a planted term: "black" makes a comment toxic in 80 % of the
   biased model's training labels, the twin keeps the annotations; the six text methods;
   ``redditbias_counterfactual``: the same biased model, its twin trained on the annotations counterfactually
-  augmented (every race term swapped for every other, the label kept);
+  augmented (every race term swapped for every other, the label kept); ``redditbias_clp``: the same biased
+  model, its twin trained on the annotations with counterfactual logit pairing (Garg et al. 2019: each batch's
+  comments with a race term paired with a random swap into the domain's whole race list, strength
+  ``CLP_STRENGTH``);
 * ``faces`` and ``lfw``: synthetic faces and tinted LFW (``mislabelled_in_training=0.65`` of the dark training
   faces labelled non-face vs none; the synthetic twin also sees every training face in the other tone), a small
   CNN and an FGSM flipper; the three image methods; ``faces_exact``: the same synthetic twins with the exact
-  flip (each face re-rendered with the other tone) instead of the FGSM flipper.
+  flip (each face re-rendered with the other tone) instead of the FGSM flipper; ``faces_clp`` and
+  ``faces_exact_clp``: the same biased detector and flips, the twin trained on the true labels with
+  counterfactual logit pairing of each training face and its re-rendering in the other tone.
 
 Usage::
 
@@ -31,6 +36,8 @@ Usage::
     python benchmarks/twins.py --kinds template --methods expga_text --update    # only this method's rows
     python benchmarks/twins.py --kinds redditbias --seeds 1 --out /tmp/r1   # one seed per process, then:
     python benchmarks/twins.py --merge /tmp/r0.json /tmp/r1.json /tmp/r2.json
+    python benchmarks/twins.py --kinds redditbias_clp --twins unbiased --methods hf --out /tmp/c   # the twin only:
+    python benchmarks/twins.py --merge /tmp/c.json --biased-from redditbias   # its biased rows are redditbias's
 
 Targets (read against the table): on every twin pair the natural-rate intervals of the biased and unbiased
 models do not overlap, and each method's headline IDI count on the biased model is at least 3x its twin's.
@@ -66,6 +73,9 @@ BUDGETS = {"random": dict(n_samples=20_000), "aequitas": dict(n_seeds=300, n_loc
            # ExpGA's own defaults but 1,000 LIME samples per text (LIME's 5,000 cost 1.5 M LSTM rows per run)
            "expga_text": dict(n_candidates=300, lime_samples=1000),
            **{m: dict(n_seeds=200) for m in IMAGES}}
+# counterfactual logit pairing's strength (lambda) per twin, chosen once from the twin's own invariance and
+# accuracy (benchmarks/results/clp_strength_text.md, clp_strength_faces.md), never from the search counts
+CLP_STRENGTH = {"redditbias": 1.0, "faces": 0.05}
 
 
 # ---------------------------------------------------------------------------------------------- the twins
@@ -100,14 +110,26 @@ def template(seed: int):
 
 def redditbias(seed: int, term: str = "black", twin: str = "annotations"):
     """The biased model learns the annotations with the planted term; its twin the annotations as they are
-    (``twin="annotations"``) or counterfactually augmented (``"counterfactual"``: every comment also with each
-    race term swapped for every other, the label kept)."""
+    (``twin="annotations"``), counterfactually augmented (``"counterfactual"``: every comment also with each
+    race term swapped for every other, the label kept) or with counterfactual logit pairing (``"clp"``)."""
+    dom, *_, X_test = redditbias_corpus()
+    return dom, X_test, {"biased": redditbias_model("biased", seed, term), "unbiased": redditbias_model(twin, seed, term)}
+
+
+def redditbias_model(recipe: str, seed: int, term: str = "black", strength: float | None = None):
+    """The RedditBias classifier of ``recipe`` (``redditbias_training``'s, or ``"clp"``: the annotations, each
+    batch's comments with a race term paired with the comment with that term swapped for a random other of the
+    domain's whole race list, ``fairnb.text.term_swaps``; pairing strength ``strength``, default
+    ``CLP_STRENGTH["redditbias"]``)."""
+    from fairnb.text import term_swaps
     from fairnb.text.keras_model import fit_text_classifier
 
-    dom, E, ids, y_train, X_test = redditbias_corpus()
-    models = {name: fit_text_classifier(*redditbias_training(name, seed, term), E, epochs=3, random_state=seed)
-              for name in ("biased", twin)}
-    return dom, X_test, {"biased": models["biased"], "unbiased": models[twin]}
+    dom, E, *_ = redditbias_corpus()
+    if recipe != "clp":
+        return fit_text_classifier(*redditbias_training(recipe, seed, term), E, epochs=3, random_state=seed)
+    return fit_text_classifier(*redditbias_training("annotations", seed, term), E, epochs=3, random_state=seed,
+                               logit_pairing=term_swaps(dom),
+                               pairing_strength=CLP_STRENGTH["redditbias"] if strength is None else strength)
 
 
 def redditbias_training(recipe: str, seed: int, term: str = "black"):
@@ -117,7 +139,7 @@ def redditbias_training(recipe: str, seed: int, term: str = "black"):
     (``fairnb.text.counterfactual_augmentation``)."""
     from fairnb.text import counterfactual_augmentation
 
-    dom, _, ids, y_train, _ = redditbias_corpus()
+    dom, _, ids, y_train, *_ = redditbias_corpus()
     if recipe == "biased":
         planted = np.isin(ids, [dom.vocab.id(term)]).any(axis=1) & (np.random.default_rng(seed).random(len(ids)) < 0.8)
         return ids, np.where(planted, 1, y_train)
@@ -128,8 +150,8 @@ def redditbias_training(recipe: str, seed: int, term: str = "black"):
 
 @functools.lru_cache(maxsize=1)
 def redditbias_corpus():
-    """RedditBias's race domain, embedding, training ids and labels, and test texts (the same for every seed:
-    built once, the neighbour table takes a minute)."""
+    """RedditBias's race domain, embedding, training ids and labels, test labels and test texts (the same for
+    every seed: built once, the neighbour table takes a minute)."""
     from fairnb.domains import TextDomain
     from fairnb.text import all_builtin_terms, load_redditbias
     from fairnb.text.glove import embedding_matrix, neighbour_table, vocabulary_with_neighbours
@@ -138,19 +160,20 @@ def redditbias_corpus():
     vocab = vocabulary_with_neighbours(data.tokens(), extra=all_builtin_terms(), min_count=2)
     E, _ = embedding_matrix(vocab)
     dom = TextDomain(vocab, "race", 32, neighbours=neighbour_table(vocab, 10))
-    X_train, X_test, y_train, _ = data.split()
-    return dom, E, dom.validate(X_train), y_train, X_test
+    X_train, X_test, y_train, y_test = data.split()
+    return dom, E, dom.validate(X_train), y_train, y_test, X_test
 
 
-def faces(seed: int, lfw: bool = False, exact: bool = False):
+def faces(seed: int, lfw: bool = False, exact: bool = False, twin: str = "tone_blind"):
     """Tinted LFW shows every crop in both tones, so its twin trained on the true labels is tone-blind; the
-    synthetic twin sees every training face also re-rendered with the other tone (``tone_blind``). The FGSM
+    synthetic twin sees every training face also re-rendered with the other tone (``twin="tone_blind"``) or
+    is trained with counterfactual logit pairing on each face and that re-rendering (``"clp"``). The FGSM
     flipper's f_sa sits on a detector trained on the plain data with true labels (LFW: the twin itself), so on
     synthetic faces it attacks neither twin; ``exact``: the exact re-rendering instead (synthetic faces only)."""
     from fairnb.domains import ImageDomain
     from fairnb.images import ExactFlip, FGSMFlip
 
-    data, models, plain = face_twins(seed, lfw)
+    data, models, plain = face_twins(seed, lfw, twin)
     train, _ = data.split_indices()
     faces_train = train[data.y[train] == 1]
     if exact:
@@ -162,8 +185,9 @@ def faces(seed: int, lfw: bool = False, exact: bool = False):
 
 
 @functools.lru_cache(maxsize=3)
-def face_twins(seed: int, lfw: bool):
-    """(plain data, {"biased", "unbiased"} detectors, the detector on the plain data) of one training seed."""
+def face_twins(seed: int, lfw: bool, twin: str = "tone_blind"):
+    """(plain data, {"biased", "unbiased"} detectors, the detector on the plain data) of one training seed;
+    ``twin``: the synthetic faces' unbiased recipe, ``"tone_blind"`` or ``"clp"``."""
     from fairnb.images import load_tinted_lfw, make_faces
     from fairnb.images.detector import train_face_detector
 
@@ -174,7 +198,7 @@ def face_twins(seed: int, lfw: bool):
         models[name] = train_face_detector(data, epochs=8, random_state=seed)
     plain = models["unbiased"]
     if not lfw:
-        models["unbiased"] = tone_blind(data, seed)
+        models["unbiased"] = {"tone_blind": tone_blind, "clp": tone_paired}[twin](data, seed)
     return data, models, plain
 
 
@@ -194,10 +218,37 @@ def tone_blind(data, seed: int):
     return KerasModel(net)
 
 
+def tone_paired(data, seed: int, strength: float | None = None):
+    """A detector trained as ``train_face_detector`` on the true labels, with counterfactual logit pairing:
+    each training face paired with its re-rendering in the other skin tone (``data.counterfactual``); strength
+    ``strength`` (default ``CLP_STRENGTH["faces"]``)."""
+    from fairnb.images.detector import build_face_detector, seed_everything
+    from fairnb.models.keras import KerasModel
+    from fairnb.models.logit_pairing import fit_with_logit_pairing
+
+    train, _ = data.split_indices()
+    is_face = data.y[train] == 1
+    partner = data.X[train].copy()
+    partner[is_face] = data.counterfactual(data.X[train[is_face]], train[is_face])
+
+    def rerendered(X, index, rng):
+        rows = np.flatnonzero(is_face[index])
+        return rows, partner[index[rows]]
+
+    seed_everything(seed)
+    net = build_face_detector(data.X.shape[1:], (16, 32), (64,))
+    fit_with_logit_pairing(net, data.X[train], data.training_labels(train), rerendered, epochs=8, random_state=seed,
+                           strength=CLP_STRENGTH["faces"] if strength is None else strength)
+    return KerasModel(net)
+
+
 KINDS = {"tabular": (tabular, TABULAR), "template": (template, TEXT), "redditbias": (redditbias, TEXT),
          "redditbias_counterfactual": (lambda seed: redditbias(seed, twin="counterfactual"), TEXT),
          "faces": (faces, IMAGES), "faces_exact": (lambda seed: faces(seed, exact=True), IMAGES),
-         "lfw": (lambda seed: faces(seed, lfw=True), IMAGES)}
+         "lfw": (lambda seed: faces(seed, lfw=True), IMAGES),
+         "redditbias_clp": (lambda seed: redditbias(seed, twin="clp"), TEXT),
+         "faces_clp": (lambda seed: faces(seed, twin="clp"), IMAGES),
+         "faces_exact_clp": (lambda seed: faces(seed, exact=True, twin="clp"), IMAGES)}
 
 
 # ---------------------------------------------------------------------------------------------- measuring
@@ -536,6 +587,20 @@ def _pct(x) -> str:
     return "n/a" if x is None else f"{100 * x:.1f} %"
 
 
+def biased_rows_from(source: str, rows, path: Path) -> list[dict]:
+    """For every (kind, method, seed) of ``rows`` with an unbiased row only, the biased row of kind ``source``
+    in the report at ``path``, relabelled as that kind (a twin compared with the same biased model's rows)."""
+    have = {(r["kind"], r["method"], r["seed"]) for r in rows if r["twin"] == "biased"}
+    wanted = {(r["method"], r["seed"]): r["kind"] for r in rows
+              if r["twin"] == "unbiased" and (r["kind"], r["method"], r["seed"]) not in have}
+    stored = {(r["method"], r["seed"]): r for r in json.loads(path.read_text())["rows"]
+              if r["kind"] == source and r["twin"] == "biased"}
+    missing = sorted(set(wanted) - set(stored))
+    if missing:
+        raise SystemExit(f"{path} has no biased {source} rows for (method, seed) {missing}")
+    return [{**stored[key], "kind": kind} for key, kind in wanted.items()]
+
+
 def runs_per_kind(report) -> dict:
     """``report`` with the command, machine and seeds of each kind's run under ``runs`` (a report written by
     one run holds them once, for all its kinds)."""
@@ -590,7 +655,12 @@ def main(argv=None) -> int:
     parser.add_argument("--merge", nargs="+", metavar="PART.json",
                         help="put the rows of reports written with other --out (e.g. one seed per process) into "
                              "OUT.json, replacing their kinds' rows")
+    parser.add_argument("--biased-from", metavar="KIND",
+                        help="with --merge: the parts' twin-only rows (--twins unbiased) get the biased rows of "
+                             "KIND in OUT.json (the same biased model, e.g. redditbias for redditbias_clp)")
     args = parser.parse_args(argv)
+    if args.biased_from and not args.merge:
+        parser.error("--biased-from goes with --merge")
     if args.render:
         Path(args.out).with_suffix(".md").write_text(render(Path(args.out).with_suffix(".json")))
         return 0
@@ -603,7 +673,17 @@ def main(argv=None) -> int:
                     info = {"machine": runs[kind]["machine"], "command": f"{runs[kind]['command']}; {info['command']}",
                             "seeds": sorted(runs[kind]["seeds"] + info["seeds"])}
                 runs[kind] = info
-        store(Path(args.out), [r for part in parts for r in part["rows"]], runs, update=True)
+        rows = [r for part in parts for r in part["rows"]]
+        if args.biased_from:
+            borrowed = biased_rows_from(args.biased_from, rows, Path(args.out).with_suffix(".json"))
+            for kind in dict.fromkeys(r["kind"] for r in borrowed):
+                methods = ", ".join(dict.fromkeys(r["method"] for r in borrowed if r["kind"] == kind))
+                runs[f"{kind} ({methods}, biased)"] = {
+                    "machine": f"that of the {args.biased_from} rows",
+                    "seeds": sorted({r["seed"] for r in borrowed if r["kind"] == kind}),
+                    "command": f"its biased rows are those of {args.biased_from} ({methods}), the same planted model"}
+            rows += borrowed
+        store(Path(args.out), rows, runs, update=True)
         return 0
     kinds = [k.strip() for k in args.kinds.split(",") if k.strip()]
     unknown = sorted(set(kinds) - set(KINDS))
