@@ -78,7 +78,8 @@ def markdown(report) -> str:
              "scored within 0.1 of 0.5; *accuracy*: on the held-out comments' annotations.\n",
              "| recipe | lambda | seeds | shift to \"black\" | all swaps | natural | natural, material | near 0.5 "
              "| accuracy |", "|---|---|---|---|---|---|---|---|---|"]
-    for recipe, strength in dict.fromkeys((r["recipe"], r.get("strength")) for r in report["rows"]):
+    for recipe, strength in sorted({(r["recipe"], r.get("strength")) for r in report["rows"]},
+                                   key=lambda k: (RECIPES.index(k[0]), k[1] or 0)):
         mine = [r for r in report["rows"] if (r["recipe"], r.get("strength")) == (recipe, strength)]
         mean = {k: np.mean([r[k] for r in mine]) if all(k in r for r in mine) else None
                 for k in ("shift_to_term", "shift_all", "natural", "natural_material", "near_half", "accuracy")}
