@@ -3,9 +3,10 @@ faces): boundary artefacts, or findings of a bias the twin has?
 
 The synthetic-face twins of ``benchmarks/twins.py`` (the biased detector learnt from labels that call 65 % of
 the dark training faces non-faces; the twin from the true labels with every training face also re-rendered in
-the other tone). Per training seed and twin, first without a search, on the 200 seed faces and their exact
-re-renderings in the other tone: the median |p - p'| the tone makes, how often the dark face scores lower,
-the mean scores of the two tones. Then every image method under the default constraints, and of its material
+the other tone; ``faces_clp``, ``faces_exact_clp``: the twin trained with counterfactual logit pairing of
+each training face and its re-rendering). Per training seed and twin, first without a search, on the 200 seed
+faces and their exact re-renderings in the other tone: the median |p - p'| the tone makes, how often the dark
+face scores lower, the mean scores of the two tones. Then every image method under the default constraints, and of its material
 pairs (the headline's):
 
 * *gap*: the median |p - p'|;
@@ -19,6 +20,8 @@ pairs (the headline's):
 Usage::
 
     python benchmarks/face_twin_pairs.py --seeds 0,1,2 --kinds faces_exact,faces
+    python benchmarks/face_twin_pairs.py --seeds 0,1,2 --kinds faces_exact_clp,faces_clp \\
+        --out benchmarks/results/face_twin_pairs_clp          # the twins trained with counterfactual logit pairing
 """
 from __future__ import annotations
 
@@ -93,7 +96,7 @@ def measure(kind, seed, method, twin, model, dom, data, seed_faces) -> dict:
                dark_lower=float(np.mean(np.where(dark, P, PC) < np.where(dark, PC, P))),
                at_edge=float(np.mean(np.abs(X - seeds).reshape(len(X), -1).max(axis=1) >= DEFAULT_LINF - 1e-6)),
                keeps_noise=float(np.mean(keeps(model, list(noise_draws(X, C, rng))) >= 0.5)))
-    if kind == "faces_exact":
+    if kind.startswith("faces_exact"):
         rendered = list(rerendered_draws(data, rows, X - seeds, rng))
         row["keeps_rerendered"] = float(np.mean(keeps(model, rendered) >= 0.5))
     return row
@@ -106,17 +109,22 @@ def data_rows(data, seeds) -> np.ndarray:
     return ImageDomain.from_data(data).data_rows(seeds)
 
 
+RECIPE = {"faces": "tone_blind", "faces_exact": "tone_blind", "faces_clp": "clp", "faces_exact_clp": "clp"}
+
+
 def run(seeds, kinds) -> list[dict]:
     out = []
     for seed in seeds:
         data, _, _ = twins.face_twins(seed, False)
         for kind in kinds:
-            dom, seed_faces, models = twins.faces(seed, exact=kind == "faces_exact")
-            if kind == kinds[0]:
+            recipe = RECIPE[kind]
+            dom, seed_faces, models = twins.faces(seed, exact=kind.startswith("faces_exact"), twin=recipe)
+            if kind == next(k for k in kinds if RECIPE[k] == recipe):      # the recipe's first kind
                 first = seed_faces[:twins.BUDGETS[twins.IMAGES[0]]["n_seeds"]]
                 rows = data_rows(data, first)
                 for twin in twins.TWINS:
-                    out.append({"kind": "seeds", "seed": seed, "twin": twin, **seed_gap(data, rows, first, models[twin])})
+                    out.append({"kind": "seeds", "seed": seed, "twin": twin, "recipe": recipe,
+                                **seed_gap(data, rows, first, models[twin])})
                     print(out[-1], flush=True)
             for method in twins.IMAGES:
                 for twin in twins.TWINS:
@@ -134,7 +142,8 @@ def markdown(report) -> str:
              "mean scores.\n",
              "| seed | twin | median gap | dark lower | p light | p dark |", "|---|---|---|---|---|---|"]
     for r in (r for r in rows if r["kind"] == "seeds"):
-        lines.append(f"| {r['seed']} | {r['twin']} | {r['seed_gap_median']:.3f} | {_pct(r['seed_dark_lower'])} | "
+        twin = r["twin"] if r["twin"] == "biased" else f"{r['twin']} ({r.get('recipe', 'tone_blind')})"
+        lines.append(f"| {r['seed']} | {twin} | {r['seed_gap_median']:.3f} | {_pct(r['seed_dark_lower'])} | "
                      f"{r['seed_p_light']:.3f} | {r['seed_p_dark']:.3f} |")
     lines += ["", "The searches' material pairs (the headline's), means over training seeds: median |p - p'|; the "
               "share whose dark side is scored lower; the share moved by the whole budget; the share whose two "
@@ -171,8 +180,8 @@ def main(argv=None) -> int:
     parser.add_argument("--out", default=str(twins.RESULTS / "face_twin_pairs"))
     args = parser.parse_args(argv)
     kinds = [k for k in args.kinds.split(",") if k]
-    if set(kinds) - {"faces", "faces_exact"}:
-        parser.error(f"--kinds: faces and/or faces_exact, got {args.kinds!r}")
+    if not kinds or set(kinds) - set(RECIPE):
+        parser.error(f"--kinds: some of {list(RECIPE)}, got {args.kinds!r}")
     report = {"command": "python benchmarks/face_twin_pairs.py " + " ".join(argv or sys.argv[1:]),
               "machine": machine(), "rows": run([int(s) for s in args.seeds.split(",")], kinds)}
     save_report(args.out, report, markdown(report), default=int)

@@ -78,12 +78,15 @@ def build_text_classifier(embeddings: np.ndarray, max_len: int, *, cell: str = "
 def fit_text_classifier(ids: np.ndarray, y: np.ndarray, embeddings: np.ndarray, *, cell: str = "lstm",
                         units: int = 10, layers: int = 3, epochs: int = 5, batch_size: int = 64,
                         learning_rate: float = 0.01, class_weight: str | None = "balanced",
-                        validation_data=None, random_state: int | None = 0, verbose: int = 0) -> "KerasTextModel":
+                        validation_data=None, logit_pairing=None, pairing_strength: float = 1.0,
+                        random_state: int | None = 0, verbose: int = 0) -> "KerasTextModel":
     """Build ADF's classifier for ``(n, L)`` id batches and train it (Adam, cross-entropy).
 
     ``class_weight="balanced"`` weights the classes inversely to their frequency (the paper's confusion
-    counts suggest class-balanced training). Returns a :class:`KerasTextModel`; ``.history`` holds Keras's
-    training history.
+    counts suggest class-balanced training). ``logit_pairing``: a counterfactual sampler (e.g.
+    :func:`fairnb.text.term_swaps` of a domain) to train with counterfactual logit pairing of strength
+    ``pairing_strength`` (:func:`fairnb.models.logit_pairing.fit_with_logit_pairing`). Returns a
+    :class:`KerasTextModel`; ``.history`` holds the training history.
     """
     ids = as_id_array(ids)
     y = np.asarray(y).astype(np.int64)
@@ -94,22 +97,31 @@ def fit_text_classifier(ids: np.ndarray, y: np.ndarray, embeddings: np.ndarray, 
         raise ValueError(f"y must hold labels 0..k-1 of at least 2 classes, got {classes.tolist()}")
     if class_weight not in (None, "balanced"):
         raise ValueError(f"class_weight must be 'balanced' or None, got {class_weight!r}")
+    if logit_pairing is not None and validation_data is not None:
+        raise ValueError("validation_data is not supported with logit_pairing; evaluate the returned model instead")
     keras = _keras()
     if random_state is not None:
         keras.utils.set_random_seed(int(random_state))
     n_classes = int(classes.max()) + 1
     model = build_text_classifier(embeddings, ids.shape[1], cell=cell, units=units, layers=layers,
                                   n_classes=n_classes)
-    model.compile(optimizer=keras.optimizers.Adam(learning_rate), loss="sparse_categorical_crossentropy",
-                  metrics=["accuracy"])
     weights = None
     if class_weight == "balanced":
         counts = np.bincount(y, minlength=n_classes)
         weights = {c: len(y) / (n_classes * counts[c]) for c in range(n_classes) if counts[c]}
-    history = model.fit(ids, y, epochs=int(epochs), batch_size=int(batch_size), class_weight=weights,
-                        validation_data=validation_data, verbose=verbose, shuffle=True)
+    if logit_pairing is None:
+        model.compile(optimizer=keras.optimizers.Adam(learning_rate), loss="sparse_categorical_crossentropy",
+                      metrics=["accuracy"])
+        history = model.fit(ids, y, epochs=int(epochs), batch_size=int(batch_size), class_weight=weights,
+                            validation_data=validation_data, verbose=verbose, shuffle=True).history
+    else:
+        from ..models.logit_pairing import fit_with_logit_pairing
+
+        history = fit_with_logit_pairing(model, ids, y, logit_pairing, strength=pairing_strength, epochs=epochs,
+                                         batch_size=batch_size, learning_rate=learning_rate, class_weight=weights,
+                                         random_state=random_state)
     adapter = KerasTextModel(model)
-    adapter.history = history.history
+    adapter.history = history
     return adapter
 
 

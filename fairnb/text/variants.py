@@ -139,3 +139,46 @@ def counterfactual_augmentation(domain, X, y) -> tuple[np.ndarray, np.ndarray]:
     if len(y) != int(owner.max(initial=-1)) + 1:
         raise ValueError(f"y must hold one label per text: {int(owner.max(initial=-1)) + 1} texts, {len(y)} labels")
     return flat, y[owner]
+
+
+def term_swaps(domain):
+    """Counterfactuals for counterfactual logit pairing (:func:`fairnb.models.logit_pairing.fit_with_logit_pairing`,
+    ``fit_text_classifier(..., logit_pairing=term_swaps(domain))``): a function ``(ids, index=None, rng=None)``
+    -> ``(rows, swapped)`` that, for each text of a batch holding a term of one of ``domain``'s groups (``rows``),
+    swaps one occurrence chosen at random (every occurrence of that term when the domain swaps ``jointly``) for
+    a random other term of its group, the whole group as the domain knows it, terms no text holds included.
+
+    >>> from fairnb.domains import TextDomain
+    >>> vocab = Vocabulary(("<pad>", "<oov>", "the", "muslim", "christian", "cook"))
+    >>> dom = TextDomain(vocab, {"religion": ["muslim", "christian"]}, 3, neighbours=np.full((6, 1), -1))
+    >>> rows, swapped = term_swaps(dom)(vocab.encode([["the", "cook"], ["the", "muslim", "cook"]], 3), rng=0)
+    >>> rows.tolist(), vocab.decode(swapped)
+    ([1], [['the', 'christian', 'cook']])
+    """
+    groups = [group_ids(domain.vocab, terms) for terms in domain.term_groups.values()]
+    every = np.concatenate(groups)
+    jointly = bool(getattr(domain, "jointly", False))
+
+    def swap(ids, index=None, rng=None):
+        ids = as_id_array(ids)
+        rng = np.random.default_rng(rng)
+        mask = np.isin(ids, every)
+        rows = np.flatnonzero(mask.any(axis=1))
+        keys = np.where(mask[rows], rng.random((len(rows), ids.shape[1])), -1.0)
+        position = keys.argmax(axis=1)
+        old = ids[rows, position]
+        new, unassigned = old.copy(), np.ones(len(rows), bool)
+        for group in groups:                    # a term in several groups is swapped within its first
+            mine = unassigned & np.isin(old, group)
+            j = rng.integers(0, len(group) - 1, size=int(mine.sum()))
+            new[mine] = group[j + (j >= np.searchsorted(group, old[mine]))]
+            unassigned &= ~mine
+        swapped = ids[rows].copy()
+        if jointly:
+            at = swapped == old[:, None]
+            swapped[at] = np.broadcast_to(new[:, None], swapped.shape)[at]
+        else:
+            swapped[np.arange(len(rows)), position] = new
+        return rows, swapped
+
+    return swap
