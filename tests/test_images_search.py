@@ -241,3 +241,28 @@ def test_seeds_without_the_attribute_are_refused_saying_how_many(method):
         get_method(method)(random_state=0).run(model, dom, seeds=data.X)
     faces = data.X[data.attribute >= 0]
     assert get_method(method)(max_iter=2, random_state=0).run(model, dom, seeds=faces).extras["seeds_used"] == len(faces)
+
+
+@pytest.mark.parametrize("method", ["adf_image", "eidig_image"])
+def test_large_images_step_in_chunks_within_the_memory_budget_with_the_same_pairs(method, monkeypatch):
+    # tutorial 05: 640 seeds of 32 x 32 colour images stepped together held ~256 MiB of float64 copies (tracemalloc);
+    # the seeds now step in chunks whose working state fits fairnb.oracle.MEMORY_BUDGET (here made tiny for 4 x 4)
+    import fairnb.oracle
+    from fairnb.search.image_flip import IMAGE_STATE_COPIES
+    from fairnb.search.two_phase import TwoPhaseSearch
+
+    seeds, model = seed_images(300), detector(red=1.0)
+    whole = get_method(method)(random_state=0).run(model, domain(), seeds=seeds)
+    chunks = []
+    original = TwoPhaseSearch._global_phase
+
+    def recorded(self, ctx, seeds, rows):
+        chunks.append(len(rows))
+        return (yield from original(self, ctx, seeds, rows))
+
+    monkeypatch.setattr(TwoPhaseSearch, "_global_phase", recorded)
+    monkeypatch.setattr(fairnb.oracle, "MEMORY_BUDGET", 8 * int(np.prod(SHAPE)) * IMAGE_STATE_COPIES * 40)
+    chunked = get_method(method)(random_state=0).run(model, domain(), seeds=seeds)
+    assert max(chunks) == 40 and sum(chunks) == 300
+    assert len(whole) > 50 and np.array_equal(np.sort(whole.inputs.reshape(len(whole), -1), axis=0),
+                                              np.sort(chunked.inputs.reshape(len(chunked), -1), axis=0))

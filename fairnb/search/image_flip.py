@@ -55,6 +55,7 @@ import warnings
 import numpy as np
 
 from ..counting import UniqueCounter
+from ..oracle import rows_per_call
 from ..params import COUNT
 from ..results import Count, Derived, Distinct, PerShard, Ratio, Same, seed_outcomes
 from .adf import ADF
@@ -64,6 +65,8 @@ from .engine import Batch
 from .neuronfair import NeuronFair
 from .transformations import PixelStep
 from .two_phase import TwoPhaseSearch
+
+IMAGE_STATE_COPIES = 16   # float64 copies of a seed image alive at once in a global step (tracemalloc: ~17 at 640 seeds)
 
 FLIP_FAILED = "flip failed"     # the reason a seed whose flip failed is skipped (``result.seed_outcomes``)
 #: the constraints of the parameters that the image searches add to (or change from) the tabular method's
@@ -131,7 +134,10 @@ class ImageFlipSearch:
         return 0                # global phase only, as in the paper
 
     def _global_chunk(self, domain):
-        return self.batch_size
+        """Seeds stepping together: ``batch_size``, fewer where their working state (``IMAGE_STATE_COPIES``
+        float64 copies of each image: position, flip, counterpart, gradients, the checked pair) would pass
+        ``fairnb.oracle.MEMORY_BUDGET`` (170 for 32 x 32 colour images, about 256 MiB held at once for 640)."""
+        return min(self.batch_size, rows_per_call(8 * domain.n_features * IMAGE_STATE_COPIES))
 
     def _begin_run(self, ctx):
         self._check_image_domain(ctx.domain, ctx.model)
@@ -216,8 +222,9 @@ class NeuronFairImage(ImageFlipSearch, NeuronFair):
     Parameters: ``n_seeds`` (None: every seed given), ``max_iter`` updates per seed, ``global_step``,
     ``momentum_global``, ``r_step_global``, ``random_share``, ``interpret_rows`` (flipped seeds that form
     the normal pairs of the interpretation), ``layer`` (force the biased layer), ``signed`` (the tabular
-    ``sign``), ``batch_size`` (seeds stepping together), and the budgets of every search. Sharded on a Dask
-    cluster (``client=``), each shard interprets the model on the flips of its own seeds.
+    ``sign``), ``batch_size`` (seeds stepping together, at most: fewer for large images, within
+    ``fairnb.oracle.MEMORY_BUDGET``), and the budgets of every search. Sharded on a Dask cluster (``client=``),
+    each shard interprets the model on the flips of its own seeds.
     """
 
     name = "neuronfair_image"
