@@ -406,8 +406,8 @@ def headline(summary: dict) -> str:
     >>> headline({"natural_rate": 0.313, "natural_low": 0.263, "natural_high": 0.367, "natural_n": 300,
     ...           "material_idis": 1234})     # doctest: +NORMALIZE_WHITESPACE
     '31.3 % of the 300 inputs checked as they are (before the search changed them) are discriminatory
-     (95 % interval: 26.3 % to 36.7 %); a model without the bias has a much lower share: compare with one
-     (give it to the search as control=...). The search found 1,234 discriminatory inputs whose decision moves by
+     (95 % interval: 26.3 % to 36.7 %); whether that is high shows only beside a model without the bias
+     (give one to the search as control=...). The search found 1,234 discriminatory inputs whose decision moves by
      at least 0.1.'
     >>> headline({"natural_rate": 0.313, "natural_low": 0.263, "natural_high": 0.367, "natural_n": 300,
     ...           "control_natural_rate": 0.04, "control_natural_low": 0.02, "control_natural_high": 0.07,
@@ -425,7 +425,7 @@ def headline(summary: dict) -> str:
         return ("The search checked no inputs as they are, so there is no natural rate to compare with a fair "
                 f"model's. {then}")
     if summary.get("control_natural_rate") is None:
-        beside = ("a model without the bias has a much lower share: compare with one (give it to the search as "
+        beside = ("whether that is high shows only beside a model without the bias (give one to the search as "
                   "control=...)")
     else:
         beside = (f"on the control model, a model without the bias given to compare with, "

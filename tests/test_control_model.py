@@ -63,7 +63,7 @@ def test_without_a_control_nothing_is_added_and_the_model_is_called_no_more(synt
     assert model.rows == alone.rows and len(beside) == len(plain)         # the searched model: the same calls
     variants = len(synthetic.domain.variants(synthetic.X.to_numpy(float)[:1])[0])
     assert control.rows == beside.summary()["natural_n"] * variants       # the control: the seeds' variants only
-    assert "give it to the search as control=" in headline(plain.summary())
+    assert "give one to the search as control=" in headline(plain.summary())
 
 
 def test_every_round_of_seeds_is_checked_on_the_control(synthetic, biased_model, fair_model):
