@@ -37,3 +37,18 @@ def test_a_search_of_a_second_or_more_releases_the_heap_when_it_ends(synthetic, 
                                   progress=False)
     r = search.run(biased_model, synthetic.domain)
     assert r.status == "budget" and len(calls) == released
+
+
+@pytest.mark.parametrize("after_s, released", [(float("inf"), 0), (0.0, 1)])
+def test_testsgd_releases_the_heap_when_it_ends_as_searches_do(monkeypatch, after_s, released):
+    # tutorial 04's solutions: each TestSGD run left 50-70 MB freed but held by the C heap (issue #22)
+    from fairnb.group import TestSGD
+    from fairnb.group.planted import in_planted_group, make_planted_group
+
+    planted = make_planted_group(n=2_000, random_state=0)
+    calls = []
+    monkeypatch.setattr(heap, "release", lambda: calls.append(1) or True)
+    monkeypatch.setattr(heap, "RELEASE_AFTER_S", after_s)
+    result = TestSGD(random_state=0).run(
+        lambda X: in_planted_group(X).astype(float), planted, sensitive=["sex", "race"])
+    assert len(result) > 0 and len(calls) == released

@@ -52,12 +52,29 @@ def _files() -> tuple[Path, Path]:
 
 @lru_cache(maxsize=1)
 def _glove():
-    """``(words, vectors, row_of)`` of the whole GloVe 6B 50d (vectors memory-mapped)."""
+    """``(words, vectors)`` of the whole GloVe 6B 50d: the words as one Arrow string array (about 4 MB; as a
+    Python list with a word -> row dict they held about 80 MB for the kernel's life, issue #22), the vectors
+    memory-mapped."""
     vector_file, word_file = _files()
-    import pandas as pd
+    import pyarrow as pa
+    import pyarrow.parquet as pq
 
-    words = pd.read_parquet(word_file)["index"].astype(str).tolist()
-    return words, np.load(vector_file, mmap_mode="r"), {w: i for i, w in enumerate(words)}
+    words = pq.read_table(word_file, columns=["index"]).column("index").combine_chunks().cast(pa.string())
+    return words, np.load(vector_file, mmap_mode="r")
+
+
+def _rows(tokens: Sequence[str]) -> np.ndarray:
+    """Each token's GloVe row, -1 where GloVe has no such word.
+
+    >>> _rows(["the", "qqzxwv"]).tolist()          # doctest: +SKIP
+    [0, -1]
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    rows = pc.index_in(pa.array(list(tokens), pa.string()), value_set=_glove()[0])
+    pa.default_memory_pool().release_unused()      # the pages of the 400,000-word hash table, kept by Arrow's pool
+    return rows.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
 
 
 @lru_cache(maxsize=1)
@@ -76,16 +93,20 @@ def token_vectors(tokens: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     apostrophes) the mean of those parts; padding zeros; anything else the mean of all GloVe vectors with
     ``found=False``.
     """
-    _, vectors, row_of = _glove()
+    tokens = list(tokens)
+    parts = [_PARTS.split(tok) for tok in tokens]
+    rows = _rows(tokens + [p for ps in parts for p in ps])
+    own, part_rows = rows[:len(tokens)], np.split(rows[len(tokens):], np.cumsum([len(ps) for ps in parts])[:-1])
+    vectors = _glove()[1]
     out = np.empty((len(tokens), DIM), dtype=np.float32)
     found = np.zeros(len(tokens), dtype=bool)
     for i, tok in enumerate(tokens):
         if tok == PAD:
             out[i] = 0.0
             continue
-        rows = [row_of[tok]] if tok in row_of else [row_of[p] for p in _PARTS.split(tok) if p in row_of]
-        if rows and tok != OOV:
-            out[i] = np.asarray(vectors[rows], dtype=np.float32).mean(axis=0)
+        token_rows = [own[i]] if own[i] >= 0 else part_rows[i][part_rows[i] >= 0]
+        if len(token_rows) and tok != OOV:
+            out[i] = np.asarray(vectors[token_rows], dtype=np.float32).mean(axis=0)
             found[i] = True
         else:
             out[i] = _mean_vector()
@@ -150,17 +171,17 @@ def glove_neighbours(tokens: Sequence[str], k: int = 10, *, search_size: int = 5
     Tokens without a GloVe vector are left out. ``search_size=None`` searches all 400,000 words (about 8x
     slower than the default 50,000, which holds the everyday vocabulary).
     """
-    words, vectors, _ = _glove()
+    words, vectors = _glove()
     n_base = len(words) if search_size is None else min(int(search_size), len(words))
     if n_base < 2:
         raise ValueError(f"search_size must be >= 2 or None, got {search_size}")
     tokens = [t for t in dict.fromkeys(tokens) if t not in (PAD, OOV)]
     vecs, found = token_vectors(tokens)
     tokens = [t for t, f in zip(tokens, found) if f]
-    base_index = {w: i for i, w in enumerate(words[:n_base])}
-    exclude = np.array([base_index.get(t, -1) for t in tokens])
-    top = top_k_cosine(vecs[found], np.asarray(vectors[:n_base]), k, exclude=exclude)
-    return {t: [words[j] for j in row] for t, row in zip(tokens, top)}
+    own = _rows(tokens)
+    top = top_k_cosine(vecs[found], np.asarray(vectors[:n_base]), k, exclude=np.where(own < n_base, own, -1))
+    names = np.array(words.take(top.ravel()).to_pylist(), dtype=object).reshape(top.shape)
+    return {t: list(row) for t, row in zip(tokens, names)}
 
 
 def vocabulary_with_neighbours(token_lists: Iterable[Sequence[str]], extra: Iterable[str] = (), *, k: int = 10,
