@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..models.gradient_registry import training_graphs_released
+
 
 def build_face_detector(input_shape=(32, 32, 3), filters=(16, 32), dense=(64,), n_classes: int = 2):
     """An untrained Keras CNN: per entry of ``filters`` a 3x3 ReLU convolution and 2x2 max pooling, then
@@ -53,8 +55,9 @@ def fit_classifier(model, X, y, *, epochs: int, batch_size: int = 64, learning_r
     seed_everything(random_state)
     model.compile(optimizer=keras.optimizers.Adam(learning_rate), loss="sparse_categorical_crossentropy",
                   metrics=["accuracy"])
-    return model.fit(np.asarray(X, np.float32), np.asarray(y, np.int64), epochs=int(epochs),
-                     batch_size=int(batch_size), validation_split=float(validation_fraction), verbose=verbose)
+    with training_graphs_released():        # else TensorFlow keeps the traced train step for the process's life
+        return model.fit(np.asarray(X, np.float32), np.asarray(y, np.int64), epochs=int(epochs),
+                         batch_size=int(batch_size), validation_split=float(validation_fraction), verbose=verbose)
 
 
 def train_face_detector(data, *, model=None, filters=(16, 32), dense=(64,), epochs: int = 10, batch_size: int = 64,

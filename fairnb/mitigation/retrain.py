@@ -31,6 +31,7 @@ import warnings
 import numpy as np
 
 from ..models import NumpyMLP, SklearnModel
+from ..models.gradient_registry import training_graphs_released
 
 MODES = ("finetune", "scratch")
 
@@ -78,8 +79,9 @@ def _retrain_keras(model, X, y, mode, epochs, learning_rate, random_state):
         if mode == "finetune":
             new.set_weights(model.get_weights())
         trainer.set_weights(new.get_weights())
-        trainer.fit(np.asarray(X, "float32"), y.astype("float32" if units == 1 else "int64"), epochs=epochs,
-                    batch_size=128, verbose=0, shuffle=True)
+        with training_graphs_released():    # the trainer holds its traced step; the registry need not
+            trainer.fit(np.asarray(X, "float32"), y.astype("float32" if units == 1 else "int64"), epochs=epochs,
+                        batch_size=128, verbose=0, shuffle=True)
         new.set_weights(trainer.get_weights())
     new.compile(optimizer=keras.optimizers.Adam(learning_rate), loss=loss)
     return new
@@ -92,7 +94,8 @@ _TRAINER_LOCK = threading.Lock()
 def _keras_trainer(model, loss: str, learning_rate: float):
     """A compiled copy of ``model``'s architecture whose Adam starts afresh: kept between calls, so that
     retraining the same architecture again and again (``mitigate``'s repeats and found sets) traces one train
-    function instead of one per retraining, each of which TensorFlow keeps (~15-40 MiB a retraining)."""
+    function instead of one per retraining (seconds each; and before ``training_graphs_released`` TensorFlow kept
+    every one, ~15-40 MiB a retraining)."""
     import keras
 
     key = (model.to_json(), loss, float(learning_rate))

@@ -30,6 +30,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from .gradient_registry import training_graphs_released
 from .keras import class_loss, logits_of, output_kind
 
 
@@ -93,18 +94,19 @@ def fit_with_logit_pairing(model, X, y, counterfactuals: Callable, *, strength: 
         return loss, tf.reduce_sum(gap)
 
     history = {"loss": [], "pairing": [], "pairs": []}
-    for _ in range(int(epochs)):
-        order, losses, gaps, pairs = rng.permutation(len(X)), [], 0.0, 0
-        for start in range(0, len(X), int(batch_size)):
-            index = order[start:start + int(batch_size)]
-            rows, X_cf = counterfactuals(X[index], index, rng)
-            rows = np.asarray(rows, np.int32).reshape(-1)
-            X_cf = np.asarray(X_cf).reshape(len(rows), *X.shape[1:])
-            loss, gap = step(X[index].astype(dtype.as_numpy_dtype), y[index].astype(np.int32),
-                             weights[y[index]], rows, X_cf.astype(dtype.as_numpy_dtype))
-            losses.append(float(loss) * len(index))
-            gaps, pairs = gaps + float(gap), pairs + len(rows)
-        history["loss"].append(sum(losses) / len(X))
-        history["pairing"].append(gaps / pairs if pairs else 0.0)
-        history["pairs"].append(pairs)
+    with training_graphs_released():    # else TensorFlow keeps the traced step for the process's life
+        for _ in range(int(epochs)):
+            order, losses, gaps, pairs = rng.permutation(len(X)), [], 0.0, 0
+            for start in range(0, len(X), int(batch_size)):
+                index = order[start:start + int(batch_size)]
+                rows, X_cf = counterfactuals(X[index], index, rng)
+                rows = np.asarray(rows, np.int32).reshape(-1)
+                X_cf = np.asarray(X_cf).reshape(len(rows), *X.shape[1:])
+                loss, gap = step(X[index].astype(dtype.as_numpy_dtype), y[index].astype(np.int32),
+                                 weights[y[index]], rows, X_cf.astype(dtype.as_numpy_dtype))
+                losses.append(float(loss) * len(index))
+                gaps, pairs = gaps + float(gap), pairs + len(rows)
+            history["loss"].append(sum(losses) / len(X))
+            history["pairing"].append(gaps / pairs if pairs else 0.0)
+            history["pairs"].append(pairs)
     return history

@@ -33,6 +33,7 @@ import inspect
 
 import numpy as np
 
+from ..models.gradient_registry import training_graphs_released
 from ..models.keras import class_indices, class_loss, logits_of, output_kind, run_batched, two_columns
 from .vocabulary import PAD_ID, as_id_array
 
@@ -112,8 +113,9 @@ def fit_text_classifier(ids: np.ndarray, y: np.ndarray, embeddings: np.ndarray, 
     if logit_pairing is None:
         model.compile(optimizer=keras.optimizers.Adam(learning_rate), loss="sparse_categorical_crossentropy",
                       metrics=["accuracy"])
-        history = model.fit(ids, y, epochs=int(epochs), batch_size=int(batch_size), class_weight=weights,
-                            validation_data=validation_data, verbose=verbose, shuffle=True).history
+        with training_graphs_released():    # else TensorFlow keeps the traced train step for the process's life
+            history = model.fit(ids, y, epochs=int(epochs), batch_size=int(batch_size), class_weight=weights,
+                                validation_data=validation_data, verbose=verbose, shuffle=True).history
     else:
         from ..models.logit_pairing import fit_with_logit_pairing
 
