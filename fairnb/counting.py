@@ -79,6 +79,7 @@ class UniqueCounter:
         self._runs = SortedRuns()
         self._order: list[np.ndarray] = []          # the codes in the order first seen, in chunks
         self._values: list[np.ndarray] | None = None   # their values, once some value was given
+        self._commits = 0       # how many commits stored codes: a ``Fresh`` of the same count needs no re-check
 
     @classmethod
     def of_items(cls, domain, convention: str, items, values=None) -> "UniqueCounter":
@@ -112,19 +113,23 @@ class UniqueCounter:
         (``code``: the input's key as one hashable value)."""
         codes = self.keys(items)
         if not len(codes):
-            return {}
+            return Fresh({}, codes, self._commits)
         first = np.sort(np.unique(codes, return_index=True)[1])
         new = first[~self._runs.contains(codes[first])][:limit]
-        return dict(zip(codes[new].tolist(), new.tolist()))
+        return Fresh(zip(codes[new].tolist(), new.tolist()), codes[new], self._commits)
 
     def commit(self, keys, value=None) -> None:
         """Store ``keys`` (distinct codes from ``fresh``) as seen, with ``value`` where not seen before (one for
         all, or one per key; None: none)."""
-        codes = self._codes.array(list(keys))
-        new = ~self._runs.contains(codes)
-        codes, value = codes[new], value if np.ndim(value) == 0 else np.asarray(value, float)[new]
+        if isinstance(keys, Fresh) and keys.commits == self._commits:    # nothing stored since ``fresh``
+            codes = keys.codes
+        else:
+            codes = self._codes.array(list(keys))
+            new = ~self._runs.contains(codes)
+            codes, value = codes[new], value if np.ndim(value) == 0 else np.asarray(value, float)[new]
         if not len(codes):
             return
+        self._commits += 1
         self._runs.add(codes)
         self._order.append(codes)
         if value is not None and self._values is None:
@@ -253,6 +258,19 @@ class KeyCodes:
             size = np.dtype(self.row[0]).itemsize * self.row[1]
             return np.frombuffer(b"".join(codes), dtype=np.dtype((np.void, size)))
         return np.fromiter(codes, dtype=object, count=len(codes))
+
+
+class Fresh(dict):
+    """``UniqueCounter.fresh``'s answer, ``{code: index}``, with the codes as an array and the counter's commit
+    count when it was computed: committed before any other commit, its codes need no second look-up.
+
+    >>> Fresh({5: 0}, np.array([5]), 0).codes.tolist()
+    [5]
+    """
+
+    def __init__(self, items, codes: np.ndarray, commits: int):
+        super().__init__(items)
+        self.codes, self.commits = codes, commits
 
 
 class SortedRuns:

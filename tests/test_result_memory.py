@@ -110,6 +110,35 @@ def test_a_unique_counter_counts_keys_beyond_the_domains_bounds_exactly():
     assert c.held([[1, 3], [1, 12]]).tolist() == [True, False]
 
 
+def test_a_fresh_answer_committed_after_another_commit_is_checked_again():
+    """``commit`` trusts ``fresh``'s codes only when nothing was stored in between (the recording's fast path)."""
+    from fairnb.counting import UniqueCounter
+
+    dom = TabularDomain([Feature("sex", 0, 1), Feature("x", 0, 9)], protected=["sex"])
+    c = UniqueCounter(dom, "eidig")
+    stale, other = c.fresh([[0, 1], [0, 2]]), c.fresh([[0, 2], [0, 3]])
+    c.commit(other)
+    c.commit(stale)                    # [0, 2] is held by now: stored once
+    assert len(c) == 3 and sorted(c.key_rows().tolist()) == [[0, 1], [0, 2], [0, 3]]
+    fresh = c.fresh([[1, 5]])
+    c.commit(fresh)                     # nothing in between: stored without a second look-up
+    assert len(c) == 4 and c.held([[1, 5]]).all()
+
+
+def test_recording_many_small_batches_joins_them_into_blocks(monkeypatch):
+    """The recent batches become a block once they hold ``_BLOCK`` pairs (counted as they come, not summed over
+    every recent batch on each record)."""
+    from fairnb.results import recording
+
+    monkeypatch.setattr(recording, "_BLOCK", 4)
+    dom = TabularDomain([Feature("sex", 0, 1), Feature("x", 0, 99)], protected=["sex"])
+    r = recording.Result(dom, "demo")
+    for x in range(10):
+        r.record([[0, x]], [[1, x]], [[0.9, 0.1]], [[0.1, 0.9]], phase="global", seed_ids=-1, elapsed=0.1)
+    assert r._blocks == 2 and len(r._chunks) == 4 and r.count() == 10
+    assert r.inputs[:, 1].tolist() == list(range(10))
+
+
 def test_a_search_stops_at_the_memory_cap_keeping_what_it_found(synthetic, biased_model, monkeypatch):
     """A long search on a fast model ends with the pairs it found, and says so, before the Result outgrows the
     process's memory (the out-of-memory killer would lose them all)."""

@@ -73,6 +73,7 @@ class Result(PairTables, SavedResult, ResultDisplay):
         self._lock = threading.Lock()
         self._chunks: list[dict] = []   # the pairs in stored_form: blocks of about _BLOCK pairs, then recent batches
         self._blocks = 0                # how many of the chunks are blocks
+        self._recent = 0                # pairs in the chunks after the blocks
         self._pair_bytes = 0            # the nbytes of the chunks' arrays
         self._seen = UniqueCounter(domain, "eidig") if domain is not None else None
         self._seen_adf = UniqueCounter(domain, "adf") if domain is not None else None
@@ -111,12 +112,13 @@ class Result(PairTables, SavedResult, ResultDisplay):
                 "info": _info_column(info, len(X))[idx],
             })
             chunks, blocks = self._chunks + [chunk], self._blocks    # copy on write: a reader's list never changes
-            if sum(len(c["X"]) for c in chunks[blocks:]) >= _BLOCK:
-                chunks, blocks = chunks[:blocks] + [_joined(chunks[blocks:])], blocks + 1
+            recent = self._recent + len(new)
+            if recent >= _BLOCK:
+                chunks, blocks, recent = chunks[:blocks] + [_joined(chunks[blocks:])], blocks + 1, 0
         with deferred_interrupts(), self._lock:
             self.hits += len(X)
             if chunk is not None:
-                self._chunks, self._blocks = chunks, blocks
+                self._chunks, self._blocks, self._recent = chunks, blocks, recent
                 self._pair_bytes += _nbytes(chunk)
                 self._seen.commit(fresh)
                 # each ADF-unique input keeps the time of its first full instance
@@ -229,7 +231,8 @@ class Result(PairTables, SavedResult, ResultDisplay):
     # ------------------------------------------------------------------ arrays
     def _keep(self, chunks: list) -> None:
         """Hold the pairs ``chunks`` (in ``stored_form``) instead of those recorded."""
-        self._chunks, self._blocks, self._pair_bytes = chunks, len(chunks), sum(map(_nbytes, chunks))
+        self._chunks, self._blocks, self._recent = chunks, len(chunks), 0
+        self._pair_bytes = sum(map(_nbytes, chunks))
 
     def _arrays(self) -> PairFields:
         """The pairs' fields in their documented dtypes (inputs as floats, ...), joined over the stored chunks
