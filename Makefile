@@ -14,7 +14,7 @@ PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip -q --disable-pip-version-check
 SHARED ?= $(abspath ../shared)
 
-.PHONY: demo test test-js test-python test-cpus test-browser test-notebooks binder-check screenshots docs bench clean
+.PHONY: demo lab test test-js test-python test-cpus test-browser test-notebooks binder-check screenshots docs bench clean
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -32,6 +32,18 @@ $(VENV)/.all: pyproject.toml $(VENV)/.core
 
 demo: $(VENV)/.core
 	$(VENV)/bin/fairnb demo
+
+# the tutorials on your own machine: what Binder installs (binder/requirements.txt) and JupyterLab into .venv, WordNet
+# set up for the text tutorial (from Debian's wordnet-base when installed; the tutorial says what to do otherwise),
+# then JupyterLab on notebooks/ (LAB_ARGS: e.g. --no-browser --port=8890)
+$(VENV)/.lab: pyproject.toml $(VENV)/.core
+	$(PIP) install -e ".[tf,text,images,dask,lab]"
+	touch $@
+
+lab: $(VENV)/.lab fairnb/static/.built
+	@$(PY) -c "import fairnb.text as t; t.setup_text_resources()" 2>/dev/null || echo "lab: WordNet is not \
+	installed; tutorial 04 needs it: apt-get install wordnet-base wordnet-sense-index (Debian/Ubuntu), then make lab again"
+	$(VENV)/bin/jupyter lab --notebook-dir=notebooks $(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS)
 
 test: $(VENV)/.all test-js test-python test-browser test-notebooks
 
