@@ -199,10 +199,10 @@ def _make_search(spec: str, *, n_seeds: int | None = None, **params):
 
 
 def _cmd_demo(args) -> dict:
-    from .demo import run_demo
+    from .demo import brief, run_demo
 
     check_output_folder(args.out, "--out")
-    return run_demo(args.out, seconds=args.seconds)
+    return brief(run_demo(args.out, seconds=args.seconds))
 
 
 def _cmd_evaluate(args) -> dict:

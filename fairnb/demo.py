@@ -2,7 +2,7 @@
 
 It generates synthetic census-like data with planted discrimination against ``sex``, trains a
 small network on it, runs the available search methods under a time budget, checks the findings
-against the planted ground truth, prints a summary and writes an HTML report.
+against the planted ground truth, prints a summary and writes an HTML report and ``summary.json`` (every method's whole summary) beside it.
 
 Example
 -------
@@ -14,6 +14,7 @@ True
 from __future__ import annotations
 
 import html
+import json
 import time
 from pathlib import Path
 
@@ -64,6 +65,22 @@ def run_demo(out_dir="fairnb-report", *, seconds: float = 10.0, max_found: int =
     path = write_report(results, out_dir, title="fairnb demo: planted discrimination on synthetic data",
                         intro=intro, checks=(("Checked against the planted ground truth", truth_table),))
     summary["report"] = str(Path(path).resolve())
+    summary["summary"] = str((Path(out_dir) / "summary.json").resolve())
     summary["seconds"] = round(time.perf_counter() - t0, 2)
-    say(f"report: {summary['report']}")
+    Path(summary["summary"]).write_text(json.dumps(summary, indent=1) + "\n")
+    say(f"report: {summary['report']}\nevery number: {summary['summary']}")
     return summary
+
+
+#: what the terminal's one-line JSON keeps of each method's summary (the whole of it is in summary.json)
+BRIEF_KEYS = ("unique_idis_eidig", "material_idis", "natural_rate", "elapsed_s", "share_confirmed_by_ground_truth")
+
+
+def brief(summary: dict) -> dict:
+    """``run_demo``'s summary cut to a short line for the terminal: a few numbers per method, the files' paths.
+
+    >>> brief({"dataset": "d", "methods": {"random": {"unique_idis_eidig": 3, "tried": 9}}, "report": "r"})
+    {'dataset': 'd', 'methods': {'random': {'unique_idis_eidig': 3}}, 'report': 'r'}
+    """
+    methods = {m: {k: s[k] for k in BRIEF_KEYS if k in s} for m, s in summary["methods"].items()}
+    return {**summary, "methods": methods}

@@ -49,7 +49,12 @@ def test_report_examples_tell_methods_apart(synthetic, biased_model, tmp_path):
 def test_cli_demo_prints_json_last(tmp_path, capsys):
     assert main(["demo", "--out", str(tmp_path / "r"), "--seconds", "0.5"]) == 0
     last = capsys.readouterr().out.strip().splitlines()[-1]
-    assert json.loads(last)["methods"]["random"]["unique_idis_eidig"] > 0
+    line = json.loads(last)
+    assert line["methods"]["random"]["unique_idis_eidig"] > 0
+    assert len(last) < 2000    # a line a person reads; every number is in the file it names
+    whole = json.loads(open(line["summary"]).read())
+    assert whole["methods"]["random"]["unique_idis_eidig"] == line["methods"]["random"]["unique_idis_eidig"]
+    assert {"natural_high", "tried", "status"} <= set(whole["methods"]["random"])
 
 
 def test_cli_errors_are_clear(capsys):
