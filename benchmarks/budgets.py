@@ -40,6 +40,7 @@ sys.path.insert(0, str(ROOT))
 import fairnb  # noqa: E402
 from fairnb.domains import Feature, TabularDomain  # noqa: E402
 from fairnb.search import get_method  # noqa: E402
+from fairnb.search.registry import seeds_for  # noqa: E402
 
 METHODS = ["random", "aequitas", "adf", "eidig", "maft", "neuronfair", "sg"]
 
@@ -61,7 +62,7 @@ def measure(method: str, max_time: float, dom, model, seeds) -> dict:
     if method == "random":
         search.set_params(n_samples=None)
     t0 = time.perf_counter()
-    result = search.run(model, dom, seeds=seeds)
+    result = search.run(model, dom, seeds=seeds_for(search, seeds))
     wall = time.perf_counter() - t0
     gaps = np.diff(result.timeline["elapsed"].to_numpy())
     return {"method": method, "max_time": max_time, "wall_s": round(wall, 3), "overshoot_s": round(wall - max_time, 3),

@@ -33,6 +33,7 @@ from fairnb.bench import load_benchmark, machine, save_report  # noqa: E402
 from fairnb.models import OnnxModel, SklearnModel, load_model, wrap  # noqa: E402
 from fairnb.models.keras import KerasModel  # noqa: E402
 from fairnb.search import get_method  # noqa: E402
+from fairnb.search.registry import seeds_for  # noqa: E402
 from fairnb.search.seeds import cluster_seeds  # noqa: E402
 
 
@@ -53,7 +54,7 @@ def onnx_round_trip(bench, data, X_train, seeds, max_tried: int) -> dict:
             params.update(n_seeds=len(seeds))
         if method == "maft":
             params.update(seed_selection="as_given")
-        a, b, t = (get_method(method)(**params).run(model, data.domain, seeds=seeds)
+        a, b, t = (get_method(method)(**params).run(model, data.domain, seeds=seeds_for(method, seeds))
                    for model in (keras_model, onnx_model, tf_only))
         keys = [{tuple(np.r_[x.ravel(), c.ravel()]) for x, c in zip(r.inputs, r.counterparts)} for r in (a, b, t)]
         rows.append({"method": method, "tried": [a.tried, b.tried], "pairs": [len(a.inputs), len(b.inputs)],

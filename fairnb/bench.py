@@ -52,6 +52,7 @@ import numpy as np
 import pandas as pd
 
 from .search import get_method
+from .search.registry import seeds_for
 from .search.seeds import cluster_seeds
 from .store import models_folder
 
@@ -227,7 +228,7 @@ def run_benchmark(name: str, methods, *, seeds: int = 1000, local: int = 1000, m
             if "n_seeds" in params:     # german's training split has 600 rows: all of them are the seeds
                 params["n_seeds"] = min(params["n_seeds"], len(seed_array))
             search = cls(random_state=random_state + r, progress=False, **{**params, **extra})
-            result = search.run(model, data.domain, seeds=seed_array)
+            result = search.run(model, data.domain, seeds=seeds_for(search, seed_array))
             rows.append(_row(bench.name, method, seeds, local, r, result))
             if log:
                 row = rows[-1]

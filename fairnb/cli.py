@@ -181,14 +181,18 @@ def _make_search(spec: str, *, n_seeds: int | None = None, **params):
     """The search a ``--method`` spec (``name[key=value;...]``) names, with ``params`` added (and ``n_seeds``
     for a method that has it, unless the spec sets it)."""
     from .bench import parse_methods
-    from .search import get_method
+    from .search.registry import method_record
 
     specs = parse_methods(spec)
     if len(specs) != 1:
         raise ValueError(f"--method names {len(specs)} methods ({spec!r}); give one, e.g. eidig[decay=0.3]")
     _, name, extra = specs[0]
-    cls = get_method(name)
+    record = method_record(name)
+    cls = record.load()
     if n_seeds is not None:
+        if not record.takes_seeds:
+            raise ValueError(f"--seeds sets how many seeds a method starts from, and {name!r} draws its own inputs "
+                             "(it takes no seeds); leave --seeds out")
         if "n_seeds" not in cls._get_param_names():
             raise ValueError(f"--seeds sets a method's n_seeds, and {name!r} has none; leave --seeds out")
         params["n_seeds"] = n_seeds
@@ -217,6 +221,7 @@ def _cmd_evaluate(args) -> dict:
 
 def _cmd_search(args) -> dict:
     from . import models
+    from .search.registry import seeds_for
 
     check_output_file(args.out, "--out", (".csv", ".parquet"))
     if not args.protected.replace(",", "").strip():
@@ -225,7 +230,7 @@ def _cmd_search(args) -> dict:
                           max_found=args.max_found, random_state=args.random_state, progress=sys.stderr.isatty())
     data = _load_data(args, args.protected)
     model = models.load_model(args.model)
-    result = search.run(model, data.domain, seeds=data.domain.clip(data.seed_inputs()))
+    result = search.run(model, data.domain, seeds=seeds_for(search, data.domain.clip(data.seed_inputs())))
     summary = {"dataset": data.name, **result.summary()}
     if args.out:
         summary["saved"] = str(result.save(args.out))

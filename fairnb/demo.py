@@ -23,6 +23,7 @@ from .oracle import Oracle
 from .report import write_report
 from .summaries import fmt_count, fmt_share
 from .search import METHODS, get_method
+from .search.registry import seeds_for
 
 DEMO_METHODS = ("random", "aequitas", "sg", "adf", "eidig", "neuronfair", "maft")
 
@@ -43,7 +44,7 @@ def run_demo(out_dir="fairnb-report", *, seconds: float = 10.0, max_found: int =
     results, summary = [], {"dataset": data.name, "methods": {}}
     for name in [m for m in methods if m in METHODS]:
         search = get_method(name)(max_time=seconds, max_found=max_found, random_state=0, progress=False)
-        result = search.run(model, data.domain, seeds=X_train)
+        result = search.run(model, data.domain, seeds=seeds_for(search, X_train))
         found = result.inputs
         agree = float(truth.is_discriminatory(found).mean()) if len(found) else None
         s = {**result.summary(), "share_confirmed_by_ground_truth": None if agree is None else round(agree, 4)}

@@ -55,6 +55,7 @@ def run_grid(methods, models, data, protected, *, max_time: float | None = None,
     (a tuple searches several at once); ``max_time`` is each run's budget in seconds."""
     from .bench import parse_methods
     from .search import get_method
+    from .search.registry import seeds_for
 
     if repeats < 1:
         raise ValueError(f"repeats must be at least 1, got {repeats}")
@@ -74,7 +75,7 @@ def run_grid(methods, models, data, protected, *, max_time: float | None = None,
                     search = cls(**{**budget, **params, "random_state": random_state + repeat, "progress": False})
                     row = {"model": model_label, "protected": "+".join(attributes), "method": label, "repeat": repeat}
                     try:
-                        result = search.run(model, domain, seeds=seeds)
+                        result = search.run(model, domain, seeds=seeds_for(search, seeds))
                     except (ValueError, TypeError) as refusal:     # e.g. a gradient method on a black box
                         rows.append({**row, "status": f"refused: {refusal}"})
                         if log:

@@ -1,8 +1,8 @@
 """Fault injection for searches: Ctrl-C at a chosen event or moment (once or twice), a model that fails
 on its k-th call, and a reader thread that looks at the live Result.
 
-Used by ``tests/test_reliability.py`` against every registered method and TestSGD; reusable for any
-new search (pass its class to ``fast_search``'s table or build it yourself).
+Used by ``tests/test_reliability.py`` against every registered method and TestSGD; a new search is covered
+by registering it (``fairnb.search.registry.register``) with its ``fast`` parameters.
 """
 from __future__ import annotations
 
@@ -15,32 +15,12 @@ import numpy as np
 
 from fairnb.oracle import Oracle
 
-# Tiny budgets per registered method: a few batches each, well under a second.
-FAST = {
-    "random": dict(n_samples=20_000, batch_size=100),
-    "themis": dict(n_samples=20_000, batch_size=100),
-    "adf": dict(n_seeds=40, n_local=200, batch_size=8),
-    "eidig": dict(n_seeds=40, n_local=200, batch_size=8),
-    "neuronfair": dict(n_seeds=40, n_local=200, batch_size=8, interpret_rows=200),
-    "maft": dict(n_seeds=40, n_local=200, batch_size=8),
-    "aequitas": dict(n_seeds=40, n_local=200, batch_size=8),
-    "aequitas-fully": dict(n_seeds=40, n_local=200, batch_size=8),
-    "aequitas-semi": dict(n_seeds=40, n_local=200, batch_size=8),
-    "aequitas-random": dict(n_seeds=40, n_local=200, batch_size=8),
-    "kosei": dict(n_seeds=40, n_local=200, batch_size=8),
-    "dice": dict(n_seeds=40, n_local=200, batch_size=8, debug_rows=200),
-    "sg": dict(limit=400, n_samples=200, batch_size=4),
-    "limi": dict(n_latent=4000, n_boundary=3000, batch_size=50),
-    "vbtx": dict(n_loops=6, n_train=1000, max_solutions=20),
-    **{m: dict(n_seeds=60, n_local=50, batch_size=8) for m in ("adf_asc", "adf_hf", "asc", "hf", "rp")},
-    "expga_text": dict(n_candidates=60, lime_samples=200, n_local=50, batch_size=60),
-}
-
-
 def fast_search(method: str, **extra):
-    from fairnb.search import get_method
+    """``method`` (a registered name) with its registry record's ``fast`` parameters, ``extra`` on top."""
+    from fairnb.search.registry import method_record
 
-    return get_method(method)(random_state=0, progress=False, **{**FAST[method], **extra})
+    record = method_record(method)
+    return record.load()(random_state=0, progress=False, **{**record.fast, **extra})
 
 
 def sigint_soon(delay: float) -> threading.Timer:

@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from faults import fast_search  # noqa: E402
+from fairnb.search.registry import seeds_for  # noqa: E402
 
 BUDGETS = ["max_time", "max_tried", "max_found", "batch_size", "n_samples", "n_seeds", "n_local", "limit",
            "step_size"]
@@ -36,7 +37,7 @@ def test_bad_budgets_raise_a_clear_error(name, value, method, synthetic, biased_
     # (given max_time, a seeded search draws fresh seeds until the time is spent: fairnb.search.seed_rounds)
     search.set_params(**({"max_time": 10} if name == "max_tried" else {"max_tried": 50_000}))
     try:
-        result = search.run(biased_model, synthetic.domain, seeds=synthetic.X)
+        result = search.run(biased_model, synthetic.domain, seeds=seeds_for(search, synthetic.X))
     except (ValueError, TypeError) as e:
         assert name in str(e), f"the error does not name {name}: {e}"
         return

@@ -46,8 +46,20 @@ def test_seeds_on_the_command_line_means_what_n_seeds_means_in_python(own, capsy
     python = get_method("maft")(n_seeds=30, n_local=5, random_state=0).run(load_model(args[-1]), data.domain,
                                                               seeds=data.domain.clip(data.seed_inputs()))
     assert cli["unique_idis_eidig"] == python.count() and cli["tried"] == python.tried
-    assert main(["search", *args, "--protected", "sex", "--method", "random", "--seeds", "30"]) == 2
+    for method in ("random", "aft"):          # their registry records say they take no seeds
+        assert main(["search", *args, "--protected", "sex", "--method", method, "--seeds", "30"]) == 2
+        assert f"{method!r} draws its own inputs (it takes no seeds); leave --seeds out" in capsys.readouterr().err
+    assert main(["search", *args, "--protected", "sex", "--method", "limi", "--seeds", "30"]) == 2
     assert "has none" in capsys.readouterr().err
+
+
+def test_a_method_that_takes_no_seeds_searches_from_the_command_line(own, capsys):
+    """The command line gives the training split as seeds only to a method that takes them (AFT refuses them)."""
+    _, args = own
+    assert main(["search", *args, "--protected", "sex", "--method", "aft[n_loops=2;n_train=500]",
+                 "--random-state", "0"]) == 0
+    summary = _last_json(capsys)
+    assert summary["method"] == "aft" and summary["loops"] == 2 and summary["tried"] > 0
 
 
 def test_search_evaluate_and_groups_on_your_own_csv(own, capsys):

@@ -17,6 +17,7 @@ from fairnb import Oracle
 from fairnb.search import RandomSearch
 from fairnb.search.aequitas import Aequitas
 from fairnb.search.eidig import EIDIG
+from fairnb.search.registry import seeds_for
 
 distributed = pytest.importorskip("distributed")
 from fairnb.distributed import local_cluster  # noqa: E402
@@ -88,8 +89,9 @@ def test_one_shard_is_the_local_run(client, synthetic, biased_model):
     for search in (lambda: EIDIG(n_seeds=40, n_local=30, random_state=3, progress=False),
                    lambda: RandomSearch(n_samples=3000, random_state=3, progress=False),
                    lambda: Aequitas(n_seeds=50, n_local=20, random_state=3, progress=False)):
-        local = search().run(biased_model, synthetic.domain, synthetic.X)
-        sharded = search().run(biased_model, synthetic.domain, synthetic.X, client=client, n_shards=1)
+        seeds = seeds_for(search(), synthetic.X)
+        local = search().run(biased_model, synthetic.domain, seeds)
+        sharded = search().run(biased_model, synthetic.domain, seeds, client=client, n_shards=1)
         assert local.count() > 0 and same_pairs(local, sharded), type(search()).__name__
         assert (local.tried, local.count("adf")) == (sharded.tried, sharded.count("adf"))
 
@@ -117,7 +119,7 @@ def test_live_counters_never_decrease_and_end_at_the_merged_counts(client, synth
     params = {"random": {"n_samples": 600_000, "batch_size": 500}, "adf": {"n_seeds": 60, "n_local": 300}}[method]
     search = fairnb.search.get_method(method)(random_state=0, progress=False, **params)
     events = []
-    result = search.run(biased_model, synthetic.domain, synthetic.X, client=client, n_shards=2,
+    result = search.run(biased_model, synthetic.domain, seeds_for(search, synthetic.X), client=client, n_shards=2,
                         listeners=[events.append])
     assert [e.kind for e in events][::len(events) - 1] == ["start", "done"] and len(events) > 3
     for name in ("tried", "found", "found_adf"):

@@ -100,7 +100,9 @@ def test_strategy_protocol_and_params(synthetic, biased_model):
 
 def test_seeds_are_validated(synthetic, biased_model):
     with pytest.raises(ValueError, match="seeds has shape"):
-        RandomSearch().run(biased_model, synthetic.domain, seeds=np.zeros((3, 2)))
+        fairnb.search.get_method("aequitas")().run(biased_model, synthetic.domain, seeds=np.zeros((3, 2)))
+    with pytest.raises(ValueError, match="random draws its own inputs and does not use seeds; leave seeds out"):
+        RandomSearch().run(biased_model, synthetic.domain, seeds=synthetic.X)
 
 
 def test_unknown_method():

@@ -18,12 +18,11 @@ import fairnb
 from fairnb.domains import Feature, TabularDomain
 from fairnb.group import TestSGD
 from fairnb.results import Result
-from fairnb.search import METHODS as ALL_METHODS
-from fairnb.search import get_method
+from fairnb.search.registry import RECORDS, method_record, seeds_for
 
-from faults import FAST, FailingModel, InterruptAt, LiveReader, assert_sound, fast_search, sigint_soon
+from faults import FailingModel, InterruptAt, LiveReader, assert_sound, fast_search, sigint_soon
 
-METHODS = sorted(m for m in ALL_METHODS if m in FAST)   # tables and texts (images: test_images_search.py)
+METHODS = sorted(m for m, r in RECORDS.items() if r.inputs != "image")   # tables, texts (images: test_images_search.py)
 
 pytestmark = pytest.mark.skipif(threading.current_thread() is not threading.main_thread(),
                                 reason="SIGINT tests need the main thread")
@@ -31,7 +30,7 @@ pytestmark = pytest.mark.skipif(threading.current_thread() is not threading.main
 
 def _run(search, model, data, **kw):
     try:
-        return search.run(model, data.domain, seeds=data.X, **kw)
+        return search.run(model, data.domain, seeds=seeds_for(search, data.X), **kw)
     except KeyboardInterrupt:
         pytest.fail("KeyboardInterrupt escaped run(): the Result was lost")
 
@@ -46,11 +45,11 @@ def text_bench():
 
 def _bench(method, synthetic, biased_model, text_bench):
     """``(model, data)`` that ``method`` searches: the text bench for text methods, else the synthetic census."""
-    return text_bench if "substitutions" in get_method(method).domain_needs else (biased_model, synthetic)
+    return text_bench if method_record(method).inputs == "text" else (biased_model, synthetic)
 
 
 # ---------------------------------------------------------------------------------------------- Ctrl-C
-@pytest.mark.parametrize("method", sorted(METHODS))
+@pytest.mark.parametrize("method", METHODS)
 def test_ctrl_c_returns_the_result(method, synthetic, biased_model, text_bench):
     model, data = _bench(method, synthetic, biased_model, text_bench)
     result = _run(fast_search(method), model, data, listeners=[InterruptAt(at=2)])
@@ -59,7 +58,7 @@ def test_ctrl_c_returns_the_result(method, synthetic, biased_model, text_bench):
     assert_sound(result, model, data.domain)
 
 
-@pytest.mark.parametrize("method", sorted(METHODS))
+@pytest.mark.parametrize("method", METHODS)
 @pytest.mark.parametrize("gap", [0.0005, 0.003, 0.01])
 def test_double_ctrl_c_still_returns_the_result(method, gap, synthetic, biased_model, text_bench):
     model, data = _bench(method, synthetic, biased_model, text_bench)
@@ -98,7 +97,7 @@ def test_ctrl_c_at_random_moments(method, synthetic, biased_model, monkeypatch):
         _drain([])   # a SIGINT of an earlier run that a loaded machine delivers late must not hit this one
         started = []
         try:
-            result = search.run(biased_model, synthetic.domain, seeds=synthetic.X,
+            result = search.run(biased_model, synthetic.domain, seeds=seeds_for(search, synthetic.X),
                                 listeners=[lambda event: started.append(event.kind), press_twice])
         except KeyboardInterrupt:
             _drain(timers)
@@ -159,12 +158,12 @@ def test_record_is_atomic_under_ctrl_c(synthetic, biased_model):
 
 
 # ---------------------------------------------------------------------------------------------- failing models
-@pytest.mark.parametrize("method", sorted(METHODS))
+@pytest.mark.parametrize("method", METHODS)
 def test_a_model_failing_midway_keeps_the_partial_result(method, synthetic, biased_model, text_bench):
     inner, data = _bench(method, synthetic, biased_model, text_bench)
     model = FailingModel(inner, fail_on=6)
     with pytest.raises(RuntimeError, match="injected") as info:
-        fast_search(method).run(model, data.domain, seeds=data.X)
+        fast_search(method).run(model, data.domain, seeds=seeds_for(method, data.X))
     result = info.value.result
     assert result.status == "failed" and result.error is info.value
     assert result.tried > 0
@@ -208,7 +207,7 @@ def test_ctrl_c_while_waiting_for_a_background_search_interrupts_it(synthetic, b
 def test_live_reads_see_consistent_snapshots(method, synthetic, biased_model):
     search = fast_search(method, max_time=1.5, **({"n_samples": None} if method == "random" else {}))
     reader = LiveReader(search)
-    result = search.run(biased_model, synthetic.domain, seeds=synthetic.X)
+    result = search.run(biased_model, synthetic.domain, seeds=seeds_for(search, synthetic.X))
     reader.stop()
     assert not reader.errors, reader.errors[0]
     assert reader.reads > 0
@@ -412,7 +411,7 @@ def test_max_time_inf_is_allowed_and_said(synthetic, biased_model, capsys):
 
 def test_max_found_keeps_at_most_that_many(synthetic, biased_model):
     for method in ("random", "eidig"):
-        r = fast_search(method, max_found=1).run(biased_model, synthetic.domain, seeds=synthetic.X)
+        r = fast_search(method, max_found=1).run(biased_model, synthetic.domain, seeds=seeds_for(method, synthetic.X))
         assert r.count() == 1 == len(r.pairs) and r.status == "budget"
 
 
@@ -484,7 +483,8 @@ def test_stop_during_kmeans_answers_within_a_second(synthetic, biased_model, mon
 
     monkeypatch.setattr(KMeans, "fit_predict", lambda self, X: time.sleep(20))
     for method in ("eidig", "sg"):
-        run = fast_search(method).start(biased_model, synthetic.domain, synthetic.X)
+        run = fast_search(method, **({"seed_selection": "kmeans"} if method == "eidig" else {})).start(
+            biased_model, synthetic.domain, synthetic.X)
         time.sleep(0.3)
         t0 = time.perf_counter()
         result = run.stop(timeout=5)

@@ -23,49 +23,21 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 
 from fairnb.search import METHODS, get_method
+from fairnb.search.registry import RECORDS, method_record, seeds_for
 from blackbox_checks import assert_pairs_rechecked
 from text_checks import assert_text_pairs_valid, bench, biased_linear, ignoring_linear
 from image_checks import assert_image_pairs_rechecked, detector, domain, seed_images
 
-# Small sizes per method so that a run takes well under a second.
-FAST = {
-    "RandomSearch": dict(n_samples=3000, batch_size=500),
-    "ADF": dict(n_seeds=30, n_local=20, seed_selection="as_given"),
-    "EIDIG": dict(n_seeds=30, n_local=20, seed_selection="as_given"),
-    "MAFT": dict(n_seeds=30, n_local=20, seed_selection="as_given"),
-    "NeuronFair": dict(n_seeds=30, n_local=20, seed_selection="as_given", interpret_rows=500),
-    "Aequitas": dict(n_seeds=300, n_local=30),
-    "AequitasSemiDirected": dict(n_seeds=300, n_local=30),
-    "AequitasRandom": dict(n_seeds=300, n_local=30),
-    "Kosei": dict(n_seeds=300, n_local=300),
-    "AFT": dict(n_loops=3, n_train=1000, max_pairs=30, max_samples=20),
-    "VBTX": dict(n_loops=3, n_train=1000, max_solutions=20),
-    "GRFT": dict(n_seeds=30, n_local=20, seed_selection="as_given"),
-    "DICE": dict(n_seeds=30, n_local=20, seed_selection="as_given", debug_rows=500),
-    "LIMI": dict(n_latent=500, n_boundary=3000, batch_size=250),
-    "ExpGA": dict(n_candidates=300, n_seeds=50, n_local=30, lime_samples=300),
-    "ExpGAText": dict(n_candidates=60, n_local=5, lime_samples=200),
-    "SymbolicGeneration": dict(limit=60, n_samples=400, batch_size=8),
-    "ADFTextASC": dict(n_seeds=60, n_local=10),
-    "TextASC": dict(n_seeds=60, n_local=10),
-    "ADFTextHotFlip": dict(n_seeds=60, n_local=10),
-    "TextHotFlip": dict(n_seeds=60, n_local=10),
-    "TextRandom": dict(n_seeds=60, n_local=10),
-    "NeuronFairImage": dict(n_seeds=60),
-    "ADFImage": dict(n_seeds=60),
-    "EIDIGImage": dict(n_seeds=60),
-}
-IMAGE_CLASSES = ("NeuronFairImage", "ADFImage", "EIDIGImage")
-CLASSES = sorted({get_method(name) for name in METHODS}, key=lambda c: c.__name__)
+NAMES = sorted(RECORDS)       # one per method (aliases left out); each record's ``fast`` sizes a run well under a second
 
 
-@pytest.fixture(params=CLASSES, ids=lambda c: c.__name__)
+@pytest.fixture(params=NAMES)
 def cls(request):
-    return request.param
+    return get_method(request.param)
 
 
 def fast(cls, **params):
-    return cls(**{**FAST[cls.__name__], **params})
+    return cls(**{**method_record(cls).fast, **params})
 
 
 @pytest.fixture(scope="module")
@@ -87,14 +59,8 @@ def image_case():
                            black_boxes=(lambda X: np.full(len(X), 0.5),), recheck=assert_image_pairs_rechecked)
 
 
-@pytest.fixture
-def case(cls, request, synthetic, biased_model, fair_model):
-    """What ``cls`` searches: a text bench for the text methods, small images for the image methods, the
-    synthetic census for the others."""
-    if "substitutions" in cls.domain_needs:
-        return request.getfixturevalue("text_case")
-    if cls.__name__ in IMAGE_CLASSES:
-        return request.getfixturevalue("image_case")
+@pytest.fixture(scope="module")
+def tabular_case(synthetic, biased_model, fair_model):
     X, _, y, _ = synthetic.split()
     return SimpleNamespace(domain=synthetic.domain, seeds=synthetic.X, biased=biased_model, fair=fair_model,
                            black_boxes=(LogisticRegression(max_iter=500).fit(X, y),
@@ -102,13 +68,22 @@ def case(cls, request, synthetic, biased_model, fair_model):
                            recheck=assert_pairs_rechecked)
 
 
-def test_every_registered_class_has_fast_parameters():
-    assert {c.__name__ for c in CLASSES} == set(FAST)
+def case_for(cls, request):
+    """What ``cls`` searches (its record's ``inputs``): the synthetic census, a text bench or small images;
+    ``seeds`` are None for a method that takes none (``all_seeds`` are the bench's)."""
+    bench_case = request.getfixturevalue(f"{method_record(cls).inputs}_case")
+    return SimpleNamespace(**{**vars(bench_case), "seeds": seeds_for(cls, bench_case.seeds),
+                              "all_seeds": bench_case.seeds})
+
+
+@pytest.fixture
+def case(cls, request):
+    return case_for(cls, request)
 
 
 def test_registered_under_its_own_name(cls):
     names = [n for n in METHODS if get_method(n) is cls]
-    assert cls.name in names
+    assert cls.name in names and method_record(cls).name == cls.name
 
 
 def test_scikit_learn_estimator_conventions(cls):
@@ -201,7 +176,7 @@ def resolve_default(domain):
 def test_sklearn_models_and_plain_callables(cls, case):
     for model in case.black_boxes:
         search = fast(cls, random_state=0)
-        if cls.needs_gradients or cls.needs_activations or getattr(cls, "uses_gradients", False):
+        if method_record(cls).needs:
             with pytest.raises(TypeError, match=f"{cls.name} needs"):
                 search.run(model, case.domain, seeds=case.seeds)
             continue
@@ -213,10 +188,11 @@ def test_sklearn_models_and_plain_callables(cls, case):
 def test_stop_from_another_thread_keeps_what_was_found(cls, case):
     """Run without a natural end (a large size, a long time budget); another thread stops it once a pair is found."""
     big = {"RandomSearch": dict(n_samples=None), "SymbolicGeneration": dict(limit=None), "AFT": dict(n_loops=None),
-           "LIMI": dict(n_latent=None),
-           "VBTX": dict(n_loops=None),
-           **{name: dict(n_seeds=None, batch_size=1) for name in IMAGE_CLASSES}}.get(
-        cls.__name__, dict(n_seeds=4000, n_local=1000))
+           "LIMI": dict(n_latent=None), "VBTX": dict(n_loops=None)}
+    if method_record(cls).inputs == "image":
+        big = dict(n_seeds=None, batch_size=1)
+    else:          # a subclass of one of those (a user's method) runs as its base does
+        big = next((big[c.__name__] for c in cls.__mro__ if c.__name__ in big), dict(n_seeds=4000, n_local=1000))
     search = fast(cls, max_time=120, random_state=0, **big)
     seen = threading.Event()
     out = {}
@@ -255,3 +231,69 @@ def test_names_a_newcomer_can_guess():
     assert search_package is importlib.import_module("fairnb.search") is fairnb.search
     assert fairnb.search.RandomSearch is get_method("random")
     assert fairnb.run_search is search_package.run_search and callable(fairnb.run_search)
+
+
+# ---------------------------------------------------------------------------------------------- the record
+def test_the_record_is_complete_and_agrees_with_the_class(cls):
+    """Each field of the method's registry record is there and true of its class (the suites trust them)."""
+    from fairnb.summaries import LABELS, TERMS
+
+    record, params = method_record(cls), set(cls._get_param_names())
+    name = record.name
+    assert record.fast, f"{name}: its record has no 'fast' configuration (small parameters for the test suites)"
+    assert set(record.fast) <= params, f"{name}: 'fast' sets {sorted(set(record.fast) - params)}, not parameters"
+    assert set(record.divided) <= params, f"{name}: 'divided' names {sorted(set(record.divided) - params)}"
+    needs = {"gradients": cls.needs_gradients or getattr(cls, "uses_gradients", False),
+             "activations": cls.needs_activations}
+    assert set(record.needs) == {k for k, v in needs.items() if v}, f"{name}: 'needs' is not what {cls.__name__} needs"
+    assert (record.inputs == "text") == ("substitutions" in cls.domain_needs), f"{name}: 'inputs' {record.inputs!r}"
+    for key in record.summary_keys:
+        assert key in LABELS and key in TERMS, f"{name}: 'summary_keys' has {key!r}, without a label and glossary term"
+
+
+def test_the_summary_has_the_methods_own_keys(cls, case):
+    summary = fast(cls, random_state=0).run(case.biased, case.domain, seeds=case.seeds).summary()
+    missing = set(method_record(cls).summary_keys) - set(summary)
+    assert not missing, f"{cls.name}: 'summary_keys' {sorted(missing)} are not in its summary"
+
+
+def test_seeds_are_used_or_refused(cls, case):
+    """A method that takes ``seeds=`` uses them (it needs them, or its run differs without them); one that
+    does not refuses them, naming itself, rather than ignore them."""
+    if not method_record(cls).takes_seeds:
+        with pytest.raises(ValueError, match=f"{cls.name} draws its own inputs and does not use seeds; leave"):
+            fast(cls, random_state=0).run(case.biased, case.domain, seeds=case.all_seeds)
+        return
+    given = fast(cls, random_state=0).run(case.biased, case.domain, seeds=case.seeds)
+    try:
+        without = fast(cls, random_state=0).run(case.biased, case.domain)
+    except ValueError as refusal:
+        assert "seeds" in str(refusal)
+        return
+    assert (given.tried, given.count(), given.summary().get("natural_n")) != \
+        (without.tried, without.count(), without.summary().get("natural_n")), f"{cls.name} ignores its seeds"
+
+
+def run_in_shards(search, model, domain, seeds, n_shards: int) -> list:
+    """The Results of ``search`` cut into ``n_shards`` shards, each run here in turn as a worker runs it
+    (``fairnb.distributed.runner.run_shard``), without Dask."""
+    from fairnb.distributed import plan_shards
+    from fairnb.search.engine import domain_seeds
+
+    checked = None if seeds is None else domain_seeds(seeds, domain)
+    return [type(search)(**{**search.get_params(), **shard.params, "random_state": shard.stream, "progress": False})
+            .run(model, domain, seeds, selected_seeds=shard.seeds)
+            for shard in plan_shards(search, checked, n_shards, domain=domain)]
+
+
+@pytest.mark.parametrize("budget", [{}, {"max_tried": 2000}], ids=["own budgets", "max_tried"])
+def test_two_shards_try_what_one_does(cls, case, budget):
+    """Under the same count budgets, two shards check as many candidates as one (within 10 %): the record's
+    ``divided`` budgets are cut between them."""
+    search = fast(cls, random_state=0, progress=False, **budget)
+    one = run_in_shards(search, case.biased, case.domain, case.seeds, 1)
+    two = run_in_shards(search, case.biased, case.domain, case.seeds, 2)
+    tried1, tried2 = sum(r.tried for r in one), sum(r.tried for r in two)
+    assert len(one) == 1 and tried1 > 0
+    assert abs(tried2 - tried1) <= 0.1 * tried1, \
+        f"{cls.name}: 2 shards tried {tried2}, 1 shard {tried1} (divided: {method_record(cls).divided})"

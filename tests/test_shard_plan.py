@@ -24,3 +24,24 @@ def test_plan_splits_budgets_and_seeds():
     with pytest.raises(ValueError, match="n_shards"):
         plan_shards(RandomSearch(), None, 0)
 
+
+
+def test_each_methods_own_count_budgets_are_divided_as_its_record_says():
+    """AFT and VBT-X divide their loops, LIMI its latent codes, KOSEI its expansions (all walks together): two
+    shards used to run each of them whole (2 shards tried about twice what 1 did)."""
+    from fairnb.search import get_method
+
+    plans = {name: [s.params for s in plan_shards(get_method(name)(random_state=0, **params), None, 2)]
+             for name, params in {"aft": dict(n_loops=3), "vbtx": dict(n_loops=3), "limi": dict(n_latent=5),
+                                  "kosei": dict(n_seeds=4, n_local=7)}.items()}
+    assert plans == {"aft": [{"n_loops": 2}, {"n_loops": 1}], "vbtx": [{"n_loops": 2}, {"n_loops": 1}],
+                     "limi": [{"n_latent": 3}, {"n_latent": 2}],
+                     "kosei": [{"n_seeds": 2, "n_local": 4}, {"n_seeds": 2, "n_local": 3}]}
+
+
+def test_a_subclass_divides_what_its_registered_base_divides():
+    class Mine(RandomSearch):
+        name = "mine"
+
+    assert [s.params for s in plan_shards(Mine(n_samples=5, random_state=0), None, 2)] == [{"n_samples": 3},
+                                                                                          {"n_samples": 2}]

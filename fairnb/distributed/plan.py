@@ -9,8 +9,8 @@ Two ways, chosen by what the strategy starts from:
   pointing at the right seed. The strategy's other inputs (``seeds`` itself: NeuronFair's
   interpretation rows, SG's sampling distribution) go to every shard whole.
 * **Budget** (random sampling, AEQUITAS without seeds): each shard gets its part of the strategy's
-  count budgets (``DIVIDED_BUDGETS``: ``n_samples``, ``n_seeds``, SG's ``limit``) and draws its
-  own inputs.
+  count budgets (its registry record's ``divided``: ``n_samples``, ``n_seeds``, SG's ``limit``, AFT's
+  ``n_loops``, ...) and draws its own inputs.
 
 Either way ``max_tried`` is divided too, time budgets apply to every shard (they run side by side),
 and each shard draws from its own stream: ``numpy.random.SeedSequence(random_state).spawn(n)``. One
@@ -30,26 +30,20 @@ from dataclasses import dataclass
 import numpy as np
 
 
-# the count parameters that size what a search draws or generates itself, divided among the shards (besides
-# max_tried), by the class that has them ("module:Class": nothing is imported to match, so ``import fairnb``
-# stays light); a search of another class keeps its parameters whole in every shard
-DIVIDED_BUDGETS = {"fairnb.search.random:RandomSearch": ("n_samples",), "fairnb.search.aequitas:Aequitas": ("n_seeds",),
-                   "fairnb.search.sg:SymbolicGeneration": ("limit", "n_seeds"),
-                   "fairnb.search.two_phase:TwoPhaseSearch": ("n_seeds",)}
-
-
 def divided_budgets(search) -> tuple:
-    """The count parameters of ``search`` that the shards divide (``DIVIDED_BUDGETS`` of its nearest class).
+    """The count parameters of ``search`` that the shards divide: its registry record's ``divided``
+    (``fairnb.search.registry``); none for a search that is not registered.
 
     >>> from fairnb.search import get_method
-    >>> divided_budgets(get_method("eidig")()), divided_budgets(get_method("rp")())
-    (('n_seeds',), ())
+    >>> divided_budgets(get_method("eidig")()), divided_budgets(get_method("rp")()), divided_budgets(get_method("aft")())
+    (('n_seeds',), (), ('n_loops',))
     """
-    for cls in type(search).__mro__:
-        names = DIVIDED_BUDGETS.get(f"{cls.__module__}:{cls.__qualname__}")
-        if names is not None:
-            return names
-    return ()
+    from ..search.registry import method_record
+
+    try:
+        return method_record(search).divided
+    except ValueError:      # not registered: every parameter stays whole in each shard
+        return ()
 
 
 @dataclass

@@ -634,6 +634,7 @@ class Search(Estimator):
         """``(model, seeds)`` ready to search: the model wrapped, the seeds validated; raises for a parameter,
         a model or a domain this search cannot use."""
         from ..models import supports_activations, supports_gradients, wrap
+        from .registry import refuse_seeds
 
         self._validate_params()
         model = wrap(model)
@@ -648,6 +649,7 @@ class Search(Estimator):
         if other:
             raise TypeError(f"{self.name} handles {', '.join(self.feature_kinds)} features, not {', '.join(other)}; "
                             "recode them (fairnb.datasets.from_frame: bins=...) or choose another method")
+        refuse_seeds(self, seeds)            # a method that draws its own inputs says so, rather than ignore them
         if seeds is not None:
             seeds = domain_seeds(seeds, domain)
         return model, seeds
