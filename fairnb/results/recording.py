@@ -325,12 +325,14 @@ class Result(PairTables, SavedResult, ResultDisplay):
         a = self._arrays()
         spread = self._spread()
         pairs = spread.pop("unique_idi_pairs")
+        rows = spread.pop("pair_rows")      # one row per unordered pair: the kinds of pairs add up to ``pairs``
+        moved = material(a["P"][rows], a["PC"][rows])
         out = {
             "method": self.method,
             "status": self.status,
             "protected": list(getattr(self.domain, "protected_names", ())),
             **self.natural(),
-            "material_idis": int(material(a["P"], a["PC"]).sum()),
+            "material_pairs": int(moved.sum()),
             "unique_idis_eidig": self.count("eidig"),
             "unique_idis_adf": self.count("adf"),
             "unique_idi_pairs": pairs,
@@ -343,8 +345,8 @@ class Result(PairTables, SavedResult, ResultDisplay):
             "idis_per_s": round(self.count("eidig") / self.elapsed, 2) if self.elapsed > 0 else None,
             "time_to_first_s": _round(self.time_to(1)),
             "time_to_1000_s": _round(self.time_to(1000)),
-            "near_threshold": int(near_threshold(a["P"], a["PC"]).sum()),
-            "immaterial_pairs": int((~material(a["P"], a["PC"])).sum()),
+            "near_threshold": int(near_threshold(a["P"][rows], a["PC"][rows]).sum()),
+            "immaterial_pairs": int((~moved).sum()),
         }
         for k, v in self.extras.items():
             if isinstance(v, (int, float, str, bool)) or v is None:
