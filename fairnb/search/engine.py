@@ -513,6 +513,13 @@ class Search(Estimator):
     needs_gradients = False
     needs_activations = False
     natural_from_data = True     # given data, measure the natural rate on it (``fairnb.search.natural``)
+
+    @property
+    def measures_data(self) -> bool:
+        """Whether a run given data measures the natural rate on it as it starts: a method of bounded tables
+        (``"bounded"`` in ``domain_needs``) that has not opted out (``natural_from_data``); a text or image
+        method measures the seeds it declares instead."""
+        return self.natural_from_data and "bounded" in self.domain_needs
     feature_kinds = ("categorical", "ordinal", "continuous")
 
     def __init__(self, *, max_time: float | None = None, max_tried: int | None = None,
@@ -693,7 +700,7 @@ class Search(Estimator):
                               stop_event=self._stop_event, convention=self.dedup, constraints=constraints,
                               control=control)
         ctx = SearchContext(model, domain, oracle, np.random.default_rng(self.random_state), seeds, self.engine_,
-                            selected_seeds, NaturalInputs(domain, seeds, self.natural_from_data))
+                            selected_seeds, NaturalInputs(domain, seeds, self.measures_data))
         strategy = seed_rounds(self, ctx) if draws_rounds(self, domain, selected_seeds) else self._generate(ctx)
         return self.engine_.run(self._concluding(ctx, strategy), limit_threads=limit_threads,
                                 prepare=getattr(model, "warm_up", None))
