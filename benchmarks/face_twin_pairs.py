@@ -82,7 +82,7 @@ def rerendered_draws(data, rows, delta, rng):
 
 def measure(kind, seed, method, twin, model, dom, data, seed_faces) -> dict:
     r = get_method(method)(random_state=0, progress=False, **twins.BUDGETS[method]).run(model, dom, seeds=seed_faces)
-    row = {"kind": kind, "seed": seed, "method": method, "twin": twin, "material": r.summary()["material_idis"]}
+    row = {"kind": kind, "seed": seed, "method": method, "twin": twin, "material": r.summary()["material_pairs"]}
     keep = material(r.proba, r.counterpart_proba)
     if not keep.any():
         return row

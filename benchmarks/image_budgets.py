@@ -5,7 +5,7 @@ The twins of ``benchmarks/twins.py`` (synthetic faces, 16 pixels; the biased det
 call 65 % of the dark training faces non-faces; the twin from true labels with every training face also
 re-rendered in the other tone), the FGSM flip (``faces``) and the exact re-rendering (``faces_exact``). Every
 image method runs on both under ``[PixelBudget(linf), AttributeConfirmed()]`` for each budget and global step.
-Per run: the material IDIs (``summary()["material_idis"]``), the pairs found on the seed as it is (iteration
+Per run: the material IDIs (``summary()["material_pairs"]``), the pairs found on the seed as it is (iteration
 0: nothing moved), and the pairs whose face the search moved to the budget's edge (some pixel changed by the
 whole budget). Usage::
 
@@ -37,7 +37,7 @@ def measure(kind, seed, method, linf, step, twin, model, dom, seeds) -> dict:
     r = get_method(method)(random_state=0, progress=False, global_step=step, **twins.BUDGETS[method],
                            constraints=[PixelBudget(linf), AttributeConfirmed()]).run(model, dom, seeds=seeds)
     row = {"kind": kind, "seed": seed, "method": method, "linf": linf, "step": step, "twin": twin,
-           "material": r.summary()["material_idis"], "valid": r.count(), "natural_pairs": 0, "at_edge": 0}
+           "material": r.summary()["material_pairs"], "valid": r.count(), "natural_pairs": 0, "at_edge": 0}
     if len(r):
         moved = np.abs(r.inputs - r.extras["seeds"][r.seed_ids]).reshape(len(r), -1).max(axis=1)
         row["natural_pairs"] = sum(r.details(i)["iteration"] == 0 for i in range(len(r)))

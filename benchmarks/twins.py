@@ -260,7 +260,7 @@ def row(kind, seed, twin, method, model, dom, seeds) -> dict:
     breaking = broken_pairs(r)
     return {"kind": kind, "seed": seed, "twin": twin, "method": method, "natural_rate": s.get("natural_rate"),
             "natural_low": s.get("natural_low"), "natural_high": s.get("natural_high"), "natural_n": s.get("natural_n"),
-            "valid_idis": r.count(), "material_idis": s["material_idis"],
+            "valid_idis": r.count(), "material_idis": s["material_pairs"],
             "all_idis": r.count() + int(r.extras.get("rejected_idis", 0)),
             "immaterial": s["immaterial_pairs"], "refused": refused, "constraints": r.extras.get("constraints"),
             "breaking_pairs": breaking, "words_changed_median": words_changed(r), "terms": swapped_to(r),
@@ -368,7 +368,7 @@ def summarise(rows) -> list[dict]:
 
 
 def material(row) -> int:
-    """A row's valid IDIs whose two probabilities differ by at least 0.1 (``Result.summary()["material_idis"]``;
+    """A row's valid IDIs whose two probabilities differ by at least 0.1 (``Result.summary()["material_pairs"]``;
     rows written before that key existed give it as valid IDIs minus the immaterial pairs)."""
     return row.get("material_idis", row["valid_idis"] - row["immaterial"])
 
@@ -390,7 +390,7 @@ def markdown(report) -> str:
     lines += ["",
              "Natural rate: the share of the seeds discriminatory as they are (mean over training seeds); "
              "*apart*: the 95 % intervals of biased and unbiased do not overlap for any seed. Headline IDIs: the "
-             "count a summary leads with after the natural rate (`summary()['material_idis']`): the pairs that keep "
+             "count a summary leads with after the natural rate (`summary()['material_pairs']`): the pairs that keep "
              "the default constraints and whose two probabilities differ by at least 0.1. Valid IDIs: every pair that "
              "keeps the constraints (`len(result)`), the immaterial ones (both sides at the decision threshold) "
              "included. All IDIs: valid plus the distinct inputs the constraints refused. The target (biased >= 3x "

@@ -16,6 +16,7 @@ import argparse
 import json
 import os
 import sys
+import warnings
 from pathlib import Path
 
 
@@ -268,13 +269,28 @@ COMMANDS = {"demo": _cmd_demo, "evaluate": _cmd_evaluate, "search": _cmd_search,
 
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
-    try:
-        summary = COMMANDS[args.command](args)
-    except (ValueError, OSError, TypeError) as e:
-        print(f"fairnb {args.command}: error: {e}", file=sys.stderr)
-        return 2
+    with warnings.catch_warnings():
+        warnings.showwarning = _warning_printer(args.command)
+        try:
+            summary = COMMANDS[args.command](args)
+        except (ValueError, OSError, TypeError) as e:
+            print(f"fairnb {args.command}: error: {e}", file=sys.stderr)
+            return 2
     print(json.dumps(summary))
     return 0
+
+
+def _warning_printer(command: str):
+    """A ``warnings.showwarning`` that prints a warning as the CLI's errors are printed: its message alone
+    (no source line: at the command line the line is fairnb's, not the user's).
+
+    >>> _warning_printer("search")("n_seeds=1000 but only 178 seed inputs were given", UserWarning, "x.py", 3,
+    ...                            file=sys.stdout)
+    fairnb search: warning: n_seeds=1000 but only 178 seed inputs were given
+    """
+    def show(message, category, filename, lineno, file=None, line=None):
+        print(f"fairnb {command}: warning: {message}", file=sys.stderr if file is None else file)
+    return show
 
 
 if __name__ == "__main__":

@@ -32,7 +32,7 @@ import pandas as pd
 
 ID_COLUMNS = ["model", "protected", "method"]
 # summary() keys every row keeps (when the Result has them), then any key with a metric prefix
-KEYS = ["natural_rate", "natural_low", "natural_high", "material_idis", "unique_idis_eidig", "unique_idis_adf",
+KEYS = ["natural_rate", "natural_low", "natural_high", "material_pairs", "unique_idis_eidig", "unique_idis_adf",
         "tried", "success_rate", "elapsed_s", "idis_per_s", "time_to_1000_s"]
 METRIC_PREFIXES = ("unique_idi_pairs", "precision", "coverage_", "diversity_")
 

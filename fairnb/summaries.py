@@ -25,15 +25,20 @@ LABELS = {
     "method": "method",
     "status": "ended",
     "protected": "protected attributes",
-    "natural_rate": "seeds discriminatory as they are (compare with a fair model's)",
+    "natural_rate": "data seeds discriminatory as they are (compare with a control model's)",
     "natural_low": "  95 % interval, low",
     "natural_high": "  95 % interval, high",
-    "natural_n": "  seeds checked as they are",
-    "control_natural_rate": "the same seeds on the control model (a model without the bias), discriminatory",
+    "natural_n": "  data seeds checked as they are",
+    "control_label": "the control model",
+    "control_natural_rate": "the same seeds on the control model, discriminatory",
     "control_natural_low": "  95 % interval, low",
     "control_natural_high": "  95 % interval, high",
     "control_natural_n": "  seeds checked on the control model",
-    "material_idis": "discriminatory inputs whose decision moves by at least 0.1 (material)",
+    "random_rate": "seeds drawn at random from the domain, discriminatory as they are (not the data's share)",
+    "random_low": "  95 % interval, low",
+    "random_high": "  95 % interval, high",
+    "random_n": "  random seeds checked as they are",
+    "material_pairs": "discriminatory pairs whose decision moves by 0.1 or more (material)",
     "unique_idis_eidig": "discriminatory inputs (unique full inputs)",
     "unique_idis_adf": "discriminatory inputs (unique without protected attributes)",
     "unique_idi_pairs": "discriminatory pairs (unordered: a pair and its reverse are one)",
@@ -49,13 +54,14 @@ LABELS = {
     "time_to_first_s": "time to the first discriminatory input",
     "time_to_1000_s": "time to 1,000 discriminatory inputs",
     "near_threshold": "pairs within a millionth of the decision threshold (float rounding may decide them)",
-    "immaterial_pairs": "pairs whose two probabilities differ by less than 0.1 (boundary noise, counted apart)",
+    "immaterial_pairs": "discriminatory pairs whose two probabilities differ by less than 0.1 (boundary noise)",
     "rejected_idis": "discriminatory inputs refused by the constraints (not counted above)",
     "constraints": "constraints the pairs keep",
     "rejected_realistic": "refused as not realistic (unlike every row of the training data)",
     # the methods' own numbers (extras), in the words of the glossary
     "natural_idis": "seeds discriminatory as they are",
     "control_natural_idis": "seeds discriminatory as they are on the control model",
+    "random_idis": "random seeds discriminatory as they are",
     "seeds_used": "seeds the search started from",
     "skipped_seeds": "seeds skipped (no protected term, or unusable)",
     "generated": "distinct inputs generated",
@@ -116,17 +122,25 @@ TERMS = {
                                         "white-box ones also its gradients or neurons."),
     "status": (_SPEED, "Why the search ended: it completed, reached a budget, or was stopped."),
     "protected": ("Protected attribute", "The features the decision should not depend on; a pair changes only them."),
-    "natural_rate": (_NATURAL, "The share of seeds discriminatory before any change; compare it with a fair model's."),
+    "natural_rate": (_NATURAL, "The share of the data's seeds discriminatory before any change; compare it with a "
+                               "control model's."),
     "natural_low": (_NATURAL, "The low end of the natural rate's 95 % interval."),
     "natural_high": (_NATURAL, "The high end of the natural rate's 95 % interval."),
-    "natural_n": (_NATURAL, "How many seeds were checked as they are."),
-    "control_natural_rate": (_CONTROL, "The natural rate of the same seeds on the control model, a model without "
-                                       "the bias: what the model's would be without it."),
+    "natural_n": (_NATURAL, "How many of the data's seeds were checked as they are (the same for every method)."),
+    "control_label": (_CONTROL, "What the control model is, in the words given with control=(model, label)."),
+    "control_natural_rate": (_CONTROL, "The natural rate of the same seeds on the control model given as control=; "
+                                       "which question it answers depends on that model."),
     "control_natural_low": (_CONTROL, "The low end of the control model's natural rate's 95 % interval."),
     "control_natural_high": (_CONTROL, "The high end of the control model's natural rate's 95 % interval."),
     "control_natural_n": (_CONTROL, "How many seeds were checked as they are on the control model."),
-    "material_idis": ("Immaterial pair", "Discriminatory inputs whose probability moves by at least 0.1 between "
-                                         "the two sides of the pair."),
+    "random_rate": (_NATURAL, "The share of seeds drawn at random from the domain discriminatory as they are: the "
+                              "input space's, not the data's."),
+    "random_low": (_NATURAL, "The low end of the random seeds' rate's 95 % interval."),
+    "random_high": (_NATURAL, "The high end of the random seeds' rate's 95 % interval."),
+    "random_n": (_NATURAL, "How many seeds drawn at random from the domain were checked as they are."),
+    "random_idis": (_NATURAL, "Seeds drawn at random from the domain that are discriminatory as they are."),
+    "material_pairs": ("Immaterial pair", "Discriminatory pairs (unordered, as unique_idi_pairs) whose probability "
+                                          "moves by 0.1 or more between the two sides."),
     "unique_idis_eidig": (_UNIQUE, "Discriminatory inputs counted once per distinct full input (EIDIG's count)."),
     "unique_idis_adf": (_UNIQUE, "Discriminatory inputs counted once per input without its protected attributes "
                                 "(ADF's count)."),
@@ -139,8 +153,8 @@ TERMS = {
     "time_to_1000_s": (_SPEED, "Seconds until 1,000 unique discriminatory inputs."),
     "near_threshold": ("near_threshold", "Pairs whose output is within a millionth of the decision threshold: "
                                          "rounding could decide them."),
-    "immaterial_pairs": ("Immaterial pair", "Pairs whose two probabilities differ by less than 0.1: boundary noise, "
-                                            "counted apart."),
+    "immaterial_pairs": ("Immaterial pair", "Discriminatory pairs whose two probabilities differ by less than 0.1: "
+                                            "boundary noise; with material_pairs, unique_idi_pairs."),
     "rejected_realistic": ("Constraint", "Generated rows refused because no training row has their combination of "
                                          "categories (or none is that close): the optional Realistic constraint."),
     "rejected_idis": ("Constraint", "Discriminatory inputs a constraint refused; never reported as pairs."),
@@ -192,8 +206,7 @@ TERMS = {
     "layer_auc": ("Attribute AUC", "Per hidden layer, how strongly its neurons react to the protected attribute."),
     "natural_severity_bits": (_SEVERITY, "Mean bits about the protected attribute the decision reveals on the seeds "
                               "as they are: compare with a control's (0 only if it ignores the attribute)."),
-    "control_natural_severity_bits": (_CONTROL, "The same mean bits on the same seeds, on the control model (a model "
-                                                "without the bias)."),
+    "control_natural_severity_bits": (_CONTROL, "The same mean bits on the same seeds, on the control model."),
     "severity_bits_mean": (_SEVERITY, "Mean bits about the protected attribute the decision reveals on the IDIs found: "
                            "how severe they are, not how common (at least 1 on any model)."),
     "severity_bits_max": (_SEVERITY, "The most bits about the protected attribute the decision reveals for one of the "
@@ -225,7 +238,8 @@ TERMS = {
     "iteration": (_PHASES, "The global-phase step at which the search reached this discriminatory input."),
 }
 SHARES = ("success_rate", "precision", "natural_rate", "natural_low", "natural_high", "control_natural_rate",
-          "control_natural_low", "control_natural_high", "local_success_rate", "gsr",
+          "control_natural_low", "control_natural_high", "random_rate", "random_low", "random_high",
+          "local_success_rate", "gsr",
           "flip_success_rate", "f_sa_accuracy", "discriminatory_share", "share_ci_low", "share_ci_high")   # as %
 _BUDGETS = {
     "max_time": lambda v: f"time budget of {fmt_seconds(v)} reached",
@@ -259,12 +273,25 @@ def fmt_bytes(n) -> str:
     return f"{n / 1e6:.0f} MB" if n >= 1e6 else f"{n / 1e3:.0f} kB"
 
 
-def fmt_share(x) -> str:
-    """A share in [0, 1] as a percentage with three significant digits."""
+def fmt_share(x, decimals: int | None = None) -> str:
+    """A share in [0, 1] as a percentage with three significant digits (or ``decimals`` decimals)."""
+    return f"{100 * float(x):.{_decimals(x) if decimals is None else decimals}f} %"
+
+
+def fmt_shares(*shares) -> list[str]:
+    """Shares shown side by side, with one number of decimals: the most that one of them needs.
+
+    >>> fmt_shares(0.0, 0.00421, 0.02)
+    ['0.000 %', '0.421 %', '2.000 %']
+    """
+    decimals = max(_decimals(x) for x in shares)
+    return [fmt_share(x, decimals) for x in shares]
+
+
+def _decimals(x) -> int:
+    """The decimals ``fmt_share`` gives the share ``x``: three significant digits, at least one."""
     pct = 100 * float(x)
-    if pct == 0 or pct >= 10:
-        return f"{pct:.1f} %"
-    return f"{pct:.{max(1, 2 - math.floor(math.log10(abs(pct))))}f} %"
+    return 1 if pct == 0 or pct >= 10 else max(1, 2 - math.floor(math.log10(abs(pct))))
 
 
 def fmt_seconds(s) -> str:
@@ -399,41 +426,83 @@ def term_html(key: str, text: str) -> str:
 
 
 def headline(summary: dict) -> str:
-    """What an inspector's summary band says first, in words a student understands: the natural rate with its
-    95 % interval (what tells a biased model from a fair one) and, when the search had a control model (a model
-    without the bias), the same share on it; then the material discriminatory inputs found.
+    """What an inspector's summary band says first, in words a student understands: the natural rate (the share of
+    the data's seeds discriminatory as they are) with its 95 % interval, what tells a biased model from a fair one;
+    with a control model (``control=``, named by its label), the same share on it and whether the two intervals
+    are apart or overlap; the share of the seeds drawn at random, apart; then the discriminatory pairs found and
+    how many of them move the decision by 0.1 or more. The shares side by side have one number of decimals.
 
     >>> headline({"natural_rate": 0.313, "natural_low": 0.263, "natural_high": 0.367, "natural_n": 300,
-    ...           "material_idis": 1234})     # doctest: +NORMALIZE_WHITESPACE
+    ...           "unique_idi_pairs": 1500, "material_pairs": 1234})     # doctest: +NORMALIZE_WHITESPACE
     '31.3 % of the 300 inputs checked as they are (before the search changed them) are discriminatory
-     (95 % interval: 26.3 % to 36.7 %); whether that is high shows only beside a model without the bias
-     (give one to the search as control=...). The search found 1,234 discriminatory inputs whose decision moves by
-     at least 0.1.'
+     (95 % interval: 26.3 % to 36.7 %); whether that is high shows only beside a control model (give one to the
+     search as control=...). The search found 1,500 discriminatory pairs; 1,234 of them move the decision by 0.1
+     or more.'
     >>> headline({"natural_rate": 0.313, "natural_low": 0.263, "natural_high": 0.367, "natural_n": 300,
     ...           "control_natural_rate": 0.04, "control_natural_low": 0.02, "control_natural_high": 0.07,
-    ...           "material_idis": 1234})     # doctest: +NORMALIZE_WHITESPACE
-    '31.3 % of the 300 inputs checked as they are (before the search changed them) are discriminatory
-     (95 % interval: 26.3 % to 36.7 %); on the control model, a model without the bias given to compare with,
-     4.00 % of the same inputs are (2.00 % to 7.00 %). The search found 1,234 discriminatory inputs whose decision
-     moves by at least 0.1.'
-    >>> headline({"material_idis": 0})[:60]
+    ...           "control_label": "shuffled sex", "unique_idi_pairs": 5, "material_pairs": 0})
+    ... # doctest: +NORMALIZE_WHITESPACE
+    '31.30 % of the 300 inputs checked as they are (before the search changed them) are discriminatory
+     (95 % interval: 26.30 % to 36.70 %); on the control model (shuffled sex), 4.00 % of the same inputs are
+     discriminatory (2.00 % to 7.00 %): the two intervals are apart. The search found 5 discriminatory pairs; none
+     moves the decision by 0.1 or more.'
+    >>> headline({"unique_idi_pairs": 0})[:60]
     'The search checked no inputs as they are, so there is no nat'
     """
-    found = fmt_count(summary.get("material_idis", summary.get("unique_idis_eidig", 0)))
-    then = f"The search found {found} discriminatory inputs whose decision moves by at least 0.1."
+    found = _found_sentence(summary)
     if summary.get("natural_rate") is None:
-        return ("The search checked no inputs as they are, so there is no natural rate to compare with a fair "
-                f"model's. {then}")
-    if summary.get("control_natural_rate") is None:
-        beside = ("whether that is high shows only beside a model without the bias (give one to the search as "
-                  "control=...)")
+        if summary.get("random_rate") is None:
+            return ("The search checked no inputs as they are, so there is no natural rate to compare with a "
+                    f"control model's. {found}")
+        return (f"The search was given no data to check as it is; {_random_clause(summary)}, a share of the whole "
+                f"input space, not of the data. {found}")
+    keys = ["natural_rate", "natural_low", "natural_high"]
+    if summary.get("control_natural_rate") is not None:
+        keys += ["control_natural_rate", "control_natural_low", "control_natural_high"]
+    shown = dict(zip(keys, fmt_shares(*(summary[k] for k in keys))))
+    if "control_natural_rate" not in shown:
+        beside = "whether that is high shows only beside a control model (give one to the search as control=...)"
     else:
-        beside = (f"on the control model, a model without the bias given to compare with, "
-                  f"{fmt_share(summary['control_natural_rate'])} of the same inputs are "
-                  f"({fmt_share(summary['control_natural_low'])} to {fmt_share(summary['control_natural_high'])})")
-    return (f"{fmt_share(summary['natural_rate'])} of the {fmt_count(summary['natural_n'])} inputs checked as they "
-            f"are (before the search changed them) are discriminatory (95 % interval: "
-            f"{fmt_share(summary['natural_low'])} to {fmt_share(summary['natural_high'])}); {beside}. {then}")
+        label = summary.get("control_label")
+        named = f"the control model ({label})" if label else "the control model"
+        beside = (f"on {named}, {shown['control_natural_rate']} of the same inputs are discriminatory "
+                  f"({shown['control_natural_low']} to {shown['control_natural_high']}): the two intervals "
+                  f"{'are apart' if _apart(summary) else 'overlap'}")
+    random = f" Apart from the data, {_random_clause(summary)}." if summary.get("random_rate") is not None else ""
+    return (f"{shown['natural_rate']} of the {fmt_count(summary['natural_n'])} inputs checked as they are (before "
+            f"the search changed them) are discriminatory (95 % interval: {shown['natural_low']} to "
+            f"{shown['natural_high']}); {beside}.{random} {found}")
+
+
+def _apart(summary: dict) -> bool:
+    """Whether the natural rate's 95 % interval and the control model's do not overlap."""
+    return (summary["control_natural_high"] < summary["natural_low"]
+            or summary["natural_high"] < summary["control_natural_low"])
+
+
+def _random_clause(summary: dict) -> str:
+    """The share of the seeds drawn at random from the domain that are discriminatory, in words."""
+    rate, low, high = fmt_shares(summary["random_rate"], summary["random_low"], summary["random_high"])
+    return (f"{rate} of the {fmt_count(summary['random_n'])} inputs drawn at random from the domain are "
+            f"discriminatory as they are (95 % interval: {low} to {high})")
+
+
+def _found_sentence(summary: dict) -> str:
+    """The discriminatory pairs found and how many of them move the decision by 0.1 or more (material).
+
+    >>> _found_sentence({"unique_idi_pairs": 1, "material_pairs": 1})
+    'The search found 1 discriminatory pair; it moves the decision by 0.1 or more.'
+    """
+    pairs = summary.get("unique_idi_pairs", 0)
+    material = summary.get("material_pairs", pairs)
+    if not pairs:
+        return "The search found no discriminatory pairs."
+    found = f"The search found {fmt_count(pairs)} discriminatory pair{'' if pairs == 1 else 's'}"
+    if material == 0:
+        return f"{found}; none moves the decision by 0.1 or more."
+    if material == pairs:
+        return f"{found}; {'it moves' if pairs == 1 else 'all of them move'} the decision by 0.1 or more."
+    return f"{found}; {fmt_count(material)} of them move{'s' if material == 1 else ''} the decision by 0.1 or more."
 
 
 def network_findings(summary: dict) -> list[dict]:

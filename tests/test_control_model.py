@@ -15,7 +15,7 @@ from fairnb.report import write_report
 from fairnb.results import Result, merge_results
 from fairnb.search import get_method
 from fairnb.search.eidig import EIDIG
-from fairnb.summaries import fmt_share, headline
+from fairnb.summaries import fmt_shares, headline
 
 from image_checks import detector, domain as image_domain, seed_images
 from text_checks import bench, biased_linear, ignoring_linear
@@ -43,13 +43,28 @@ def controlled(synthetic, biased_model, fair_model):
     return eidig(control=fair_model).run(biased_model, synthetic.domain, synthetic.X)
 
 
-def test_a_control_that_ignores_the_attribute_reads_near_zero_beside_the_planted_bias(controlled, fair_model):
+SHARES = ("natural_rate", "natural_low", "natural_high", "control_natural_rate", "control_natural_low",
+          "control_natural_high")
+
+
+def control_share(s) -> str:
+    """The control's natural rate as the headline shows it (with the decimals of the shares beside it)."""
+    return fmt_shares(*(s[k] for k in SHARES))[3]
+
+
+def data_rows(data) -> int:
+    """The data's seeds a search given ``data`` measures the natural rate on (each distinct row once)."""
+    return len(np.unique(np.asarray(data, dtype=float), axis=0))
+
+
+def test_a_control_that_ignores_the_attribute_reads_near_zero_beside_the_planted_bias(controlled, fair_model,
+                                                                                      synthetic):
     s = controlled.summary()
-    assert s["control_natural_n"] == s["natural_n"] == 200              # the same seeds, checked on both
+    assert s["control_natural_n"] == s["natural_n"] == data_rows(synthetic.X)   # the same data, checked on both
     assert s["control_natural_rate"] == 0 and s["control_natural_low"] == 0 < s["control_natural_high"]
     assert s["control_natural_high"] < s["natural_low"]                 # the two intervals stand apart
     keys = list(s)
-    assert keys.index("natural_n") < keys.index("control_natural_rate") < keys.index("material_idis")
+    assert keys.index("natural_n") < keys.index("control_natural_rate") < keys.index("material_pairs")
     assert controlled.params["control"] == repr(fairnb.models.wrap(fair_model)) == "NumpyMLP(7-32-16-1, sigmoid)"
 
 
@@ -66,12 +81,13 @@ def test_without_a_control_nothing_is_added_and_the_model_is_called_no_more(synt
     assert "give one to the search as control=" in headline(plain.summary())
 
 
-def test_every_round_of_seeds_is_checked_on_the_control(synthetic, biased_model, fair_model):
+def test_the_data_is_checked_on_the_control_and_random_draws_apart(synthetic, biased_model, fair_model):
     search = EIDIG(n_seeds=50, max_iter=2, n_local=5, random_state=0, progress=False, max_tried=3000,
                    max_time=60.0, control=fair_model)
     r = search.run(biased_model, synthetic.domain, synthetic.X[:100])
-    assert r.extras["natural_n"] > 100                                     # fresh seeds were drawn
-    assert r.extras["control_natural_n"] == r.extras["natural_n"]
+    assert r.extras["seeds_from_domain"] > 0                               # fresh seeds were drawn
+    assert r.extras["control_natural_n"] == r.extras["natural_n"] == data_rows(synthetic.X[:100])
+    assert r.extras["random_n"] == r.extras["seeds_from_domain"] and "control_random_n" not in r.extras
 
 
 def test_random_search_checks_every_sample_on_the_control(synthetic, biased_model, fair_model):
@@ -91,9 +107,10 @@ def test_the_control_counts_merge_over_shards_and_merges(synthetic, biased_model
               for part in (chosen[:120], chosen[120:])]
     merged = merge_results(shards, synthetic.domain, "eidig", search.result_params())
     for key in ("natural_n", "natural_idis", "control_natural_n", "control_natural_idis"):
-        assert merged.extras[key] == sum(s.extras[key] for s in shards) == whole.extras[key], key
+        # every shard measures the whole data: the shards agree, and the merge keeps their number
+        assert merged.extras[key] == shards[0].extras[key] == shards[1].extras[key] == whole.extras[key], key
     again = merge_results([merged, shards[0]], synthetic.domain, "eidig")
-    assert again.summary()["control_natural_n"] == 200 + 120
+    assert again.summary()["control_natural_n"] == data_rows(X)
     assert {k: merged.summary()[k] for k in CONTROL_KEYS} == {k: whole.summary()[k] for k in CONTROL_KEYS}
 
 
@@ -109,15 +126,15 @@ def test_the_params_describe_the_control_and_a_clone_keeps_it_trained(synthetic,
     assert search.result_params()["control"] == "SklearnModel(LogisticRegression)"
     copy = clone(search)
     assert copy.control is control and copy.get_params(deep=False).keys() == search.get_params(deep=False).keys()
-    assert copy.run(biased_model, synthetic.domain, synthetic.X).summary()["control_natural_n"] == 200
+    assert copy.run(biased_model, synthetic.domain, synthetic.X).summary()["control_natural_n"] == data_rows(synthetic.X)
 
 
 def test_headline_compare_and_report_show_the_control(controlled, tmp_path):
     s = controlled.summary()
     words = headline(s)
-    assert (f"on the control model, a model without the bias given to compare with, "
-            f"{fmt_share(s['control_natural_rate'])} of the same inputs are ({fmt_share(s['control_natural_low'])} "
-            f"to {fmt_share(s['control_natural_high'])})") in words
+    rate, low, high = fmt_shares(*(s[k] for k in SHARES))[3:]
+    assert (f"on the control model, {rate} of the same inputs are discriminatory ({low} to {high}): the two "
+            "intervals are apart") in words
     table = fairnb.compare({"with": controlled}).table
     assert table.loc["with", "the same on the control model"] == s["control_natural_rate"]
     assert "the same seeds on the control model" in write_report([controlled], tmp_path / "r").read_text()
@@ -126,13 +143,13 @@ def test_headline_compare_and_report_show_the_control(controlled, tmp_path):
 def test_compare_and_report_leave_the_control_out_when_no_search_had_one(synthetic, biased_model, tmp_path):
     r = eidig().run(biased_model, synthetic.domain, synthetic.X)
     assert "the same on the control model" not in fairnb.compare([r]).table.columns
-    assert "control model" not in write_report([r], tmp_path / "r").read_text()
+    assert "the same seeds on the control model" not in write_report([r], tmp_path / "r").read_text()
 
 
 def test_the_tabular_inspectors_summary_band_shows_the_control(controlled):
     s = controlled.summary()
     inspector = controlled.inspect()
-    shown = f"{fmt_share(s['control_natural_rate'])} of the same inputs are"
+    shown = f"{control_share(s)} of the same inputs are"
     assert shown in inspector.headline and shown in inspector.static_html()
 
 
@@ -146,7 +163,8 @@ def test_a_bad_control_gets_a_clear_error(synthetic, biased_model):
     with pytest.raises(ValueError, match="control: the control model returns 3 class probabilities per input, "
                                          "the searched model 2"):
         eidig(control=three).run(biased_model, synthetic.domain, X)
-    with pytest.raises(InvalidParameterError, match="control must be None or a model without the bias"):
+    with pytest.raises(InvalidParameterError, match=r"control must be a control model \(anything a search takes as "
+                                                    r"its model, alone or as \(model, 'its label'\)\) or None"):
         eidig(control="fair.pkl").run(biased_model, synthetic.domain, X)
 
 
@@ -155,7 +173,7 @@ def test_dice_measures_the_controls_severity(synthetic, biased_model, fair_model
         biased_model, synthetic.domain, synthetic.X)
     s = r.summary()
     assert s["control_natural_severity_bits"] == 0.0 < s["natural_severity_bits"]
-    assert s["control_natural_n"] == s["natural_n"] == 100
+    assert s["control_natural_n"] == s["natural_n"] == data_rows(synthetic.X)
     texts = [f["text"] for f in r.inspect().network]
     assert any("the control model's decision reveals on average 0 bits" in t for t in texts)
 
@@ -168,7 +186,7 @@ def test_a_text_search_shows_its_control():
     assert s["control_natural_n"] == s["natural_n"] > 0 and s["control_natural_rate"] == 0
     assert s["control_natural_high"] < s["natural_low"]
     inspector = r.inspect()
-    assert f"{fmt_share(s['control_natural_rate'])} of the same inputs are" in inspector.headline
+    assert f"{control_share(s)} of the same inputs are" in inspector.headline
     assert "control model" in inspector.static_html()
 
 
@@ -179,7 +197,7 @@ def test_an_image_search_shows_its_control():
     assert s["control_natural_n"] == s["natural_n"] == 15 and s["control_natural_rate"] == 0
     assert s["natural_rate"] > s["control_natural_rate"]
     inspector = r.inspect()
-    assert f"{fmt_share(s['control_natural_rate'])} of the same inputs are" in inspector.headline
+    assert f"{control_share(s)} of the same inputs are" in inspector.headline
     assert "control model" in inspector.static_html()
 
 

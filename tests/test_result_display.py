@@ -91,29 +91,30 @@ def test_the_directions_say_which_way_decisions_move_per_value(synthetic, biased
 
 def test_the_directions_count_the_material_pairs_per_value_as_the_headline_does(synthetic, biased_model):
     """The per-value table counts, beside all pairs, those that move the output by at least 0.1 (the pairs the
-    headline's ``material_idis`` counts), so a value whose pairs are boundary noise is told from a finding; the
+    headline's ``material_pairs`` counts), so a value whose pairs are boundary noise is told from a finding; the
     display shows the count."""
     r = get_method("random")(max_tried=5000, random_state=0).run(biased_model, synthetic.domain)
     pairs = r.pairs
     table = r.directions().set_index("to")
     per_value = pairs[pairs["material"]].groupby("sex'").size()
     assert table["material"].to_dict() == {v: int(per_value.get(v, 0)) for v in table.index}
-    assert table["material"].sum() == r.summary()["material_idis"] and (table["material"] <= table["pairs"]).all()
+    assert table["material"].sum() == pairs["material"].sum() and (table["material"] <= table["pairs"]).all()
+    assert r.summary()["material_pairs"] <= table["material"].sum()    # the headline counts a pair and its reverse once
     assert "of them moving it by at least 0.1" in r._repr_html_()
 
 
 def test_every_inspectors_summary_band_leads_with_the_natural_rate_and_its_interval(shown):
     """What the widget gets (``headline``, synced to the browser, which writes it first in the summary band) and
     its static fallback lead with the share of inputs discriminatory as they are and its 95 % interval."""
-    from fairnb.summaries import fmt_share
+    from fairnb.summaries import fmt_shares
 
     result, _ = shown
     s = result.summary()
     inspector = result.inspect()
     assert s["natural_n"] > 0 and "headline" in inspector.trait_names(sync=True)
-    assert inspector.headline.startswith(f"{fmt_share(s['natural_rate'])} of the {s['natural_n']:,} inputs checked "
-                                         "as they are (before the search changed them) are discriminatory (95 % "
-                                         f"interval: {fmt_share(s['natural_low'])} to {fmt_share(s['natural_high'])})")
-    assert f"The search found {s['material_idis']:,} discriminatory inputs" in inspector.headline
+    rate, low, high = fmt_shares(s["natural_rate"], s["natural_low"], s["natural_high"])
+    assert inspector.headline.startswith(f"{rate} of the {s['natural_n']:,} inputs checked as they are (before the "
+                                         f"search changed them) are discriminatory (95 % interval: {low} to {high})")
+    assert f"The search found {s['unique_idi_pairs']:,} discriminatory pair" in inspector.headline
     page = inspector.static_html()
     assert "<p class='fairnb-headline'>" in page and page.index("fairnb-headline") < page.index("<table")

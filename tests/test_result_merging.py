@@ -156,7 +156,7 @@ def test_a_result_saved_by_release_dcae052_still_loads(tmp_path, synthetic):
                               random_state=0, progress=False)
     np.testing.assert_array_equal(back.inputs, again.inputs)
     np.testing.assert_array_equal(back.extras["seeds"], again.extras["seeds"])
-    later = ("seeds", "natural_n", "natural_idis", "constraints",       # the seeds; what came after dcae052
+    later = ("seeds", "natural_n", "natural_idis", "random_n", "random_idis", "constraints",   # after dcae052
              "seed_marks", "seeds_found", "seeds_exhausted", "seeds_skipped")
     assert {k: v for k, v in back.extras.items() if k not in later} == \
         {k: v for k, v in again.extras.items() if k not in later}

@@ -33,7 +33,9 @@ def test_a_time_budget_draws_fresh_seeds_until_another_budget_ends_it(cls, synth
     assert r.seed_ids.min() >= 0 and r.seed_ids.max() < len(seeds) and r.seed_ids.max() >= n
     assert len(r.seed_outcomes) == len(seeds)
     assert r.extras["seeds_found"] + r.extras["seeds_exhausted"] + r.extras["seeds_skipped"] == len(seeds)
-    assert r.extras["natural_n"] == len(seeds)
+    # the natural rate is the data's, however many rounds ran; the domain's draws are counted apart
+    assert r.extras["natural_n"] == once.extras["natural_n"] == len(np.unique(np.asarray(synthetic.X, float), axis=0))
+    assert r.extras.get("random_n", 0) == r.extras["seeds_from_domain"]
     assert r.extras["generated"] >= r.count("adf")
     assert Oracle(biased_model, synthetic.domain).check(r.inputs).discriminatory.all()
 
@@ -73,3 +75,31 @@ def test_a_shard_given_its_seeds_does_not_draw(synthetic, biased_model):
     search = Aequitas(**FAST[Aequitas], max_time=600, max_tried=5_000, random_state=0, progress=False)
     r = search.run(biased_model, synthetic.domain, seeds=synthetic.X, selected_seeds=synthetic.X[:30])
     assert r.status == "completed" and "seed_rounds" not in r.extras and len(r.extras["seeds"]) == 30
+
+
+def test_the_few_seeds_warning_names_the_users_line_and_what_the_rounds_do(synthetic, biased_model):
+    """Issue #34 item 7: the warning points at the line that started the search (not at fairnb's inside) and,
+    under ``max_time``, does not claim that only the given seeds were used."""
+    few = synthetic.X[:20]
+    with pytest.warns(UserWarning, match=r"n_seeds=30 but only 20 seed inputs were given; using all 20") as plain:
+        run(Aequitas, biased_model, synthetic.domain, few)
+    with pytest.warns(UserWarning, match=r"the first round starts from all 20, and while max_time lasts later "
+                                         r"rounds draw fresh seeds") as timed:
+        r = run(Aequitas, biased_model, synthetic.domain, few, max_time=600, max_tried=5_000)
+    assert r.extras["seeds_used"] > 20 and r.extras["random_n"] > 0
+    assert {w.filename for w in [*plain, *timed]} == {__file__}
+
+
+def test_the_cli_prints_a_warning_as_its_message_alone(monkeypatch, capsys):
+    import warnings
+
+    from fairnb import cli
+
+    def command(args):
+        warnings.warn("eidig: n_seeds=1000 but only 178 seed inputs were given")
+        return {}
+
+    monkeypatch.setitem(cli.COMMANDS, "demo", command)
+    assert cli.main(["demo"]) == 0
+    err = capsys.readouterr().err
+    assert err == "fairnb demo: warning: eidig: n_seeds=1000 but only 178 seed inputs were given\n"

@@ -30,9 +30,9 @@ from .packing import compact, pack_pairs, unpack_pairs
 from .recording import Result
 from .storage import UncheckedResultWarning
 from .tables import NEAR_THRESHOLD, near_threshold
-from .tallies import Count, Derived, Distinct, Mean, PerShard, Ratio, Same, Tally
+from .tallies import Count, Derived, Distinct, Mean, Measured, PerShard, Ratio, Same, Tally, inputs_name
 from . import seed_outcomes
 
-__all__ = ["Result", "Tally", "Count", "Distinct", "Mean", "Same", "PerShard", "Ratio", "Derived", "merge_results",
+__all__ = ["Result", "Tally", "Count", "Distinct", "Mean", "Measured", "inputs_name", "Same", "PerShard", "Ratio", "Derived", "merge_results",
            "merged_pairs", "seed_outcomes", "compact", "pack_pairs", "unpack_pairs", "near_threshold", "NEAR_THRESHOLD", "jsonable",
            "UncheckedResultWarning"]

@@ -39,22 +39,34 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..counting import hashable_keys
+from ..counting import first_occurrences, hashable_keys
 
 GRANULARITIES = (2, 4)      # bins per non-protected feature of the coverage grids
 
 
 def unique_pairs(domain, X, C) -> int:
     """Distinct unordered pairs ``{X[i], C[i]}`` (a pair and its reverse count once)."""
+    return len(pair_rows(domain, X, C))
+
+
+def pair_rows(domain, X, C) -> np.ndarray:
+    """The index of each distinct unordered pair ``{X[i], C[i]}``'s first row: the rows ``unique_idi_pairs``
+    counts, so that counts of the pairs' kinds (material, immaterial) add up to it.
+
+    >>> from fairnb.domains import Feature, TabularDomain
+    >>> dom = TabularDomain([Feature("sex", 0, 1), Feature("x", 0, 9)], protected=["sex"])
+    >>> pair_rows(dom, np.array([[0, 1], [1, 1], [0, 2]]), np.array([[1, 1], [0, 1], [1, 2]])).tolist()
+    [0, 2]
+    """
     if not len(X):
-        return 0
+        return np.zeros(0, np.int64)
     if is_gridded(domain):
         lower, sizes = np.asarray(domain.lower, float), np.asarray(domain.upper, float) - domain.lower + 1
         a, b = _row_codes(np.asarray(X) - lower, sizes), _row_codes(np.asarray(C) - lower, sizes)
         if a is not None:
-            return _distinct_count(np.sort(np.column_stack([a, b]), axis=1))
+            return first_occurrences(np.sort(np.column_stack([a, b]), axis=1))
     a, b = hashable_keys(domain.key(X, "eidig")), hashable_keys(domain.key(C, "eidig"))
-    return len({(p, q) if p <= q else (q, p) for p, q in zip(a, b)})
+    return first_occurrences([(p, q) if p <= q else (q, p) for p, q in zip(a, b)])
 
 
 def _row_codes(M, sizes) -> np.ndarray | None:
@@ -70,14 +82,6 @@ def _row_codes(M, sizes) -> np.ndarray | None:
     place = np.ones(len(sizes), dtype=np.int64)          # the product of the sizes of the columns after each
     place[:-1] = np.cumprod(sizes[::-1].astype(np.int64))[::-1][1:]
     return np.rint(np.asarray(M, dtype=float)).astype(np.int64) @ place
-
-
-def _distinct_count(M) -> int:
-    """How many distinct rows the integer matrix ``M`` has (sorted, not hashed: fast for many rows)."""
-    if not len(M):
-        return 0
-    M = M[np.lexsort(M.T[::-1])]
-    return 1 + int(np.count_nonzero((np.diff(M, axis=0) != 0).any(axis=1)))
 
 
 def _distinct_rows(M, sizes) -> np.ndarray:
@@ -157,8 +161,10 @@ def diversity_distance(domain, X) -> float:
 
 def spread(domain, X, C) -> dict:
     """The metrics of the pairs ``(X[i], C[i])`` themselves, as ``summary()`` keys: ``unique_idi_pairs``,
-    and on a tabular domain ``coverage_<k>`` and ``diversity_distance`` (see the module docstring)."""
-    out = {"unique_idi_pairs": unique_pairs(domain, X, C)}
+    and on a tabular domain ``coverage_<k>`` and ``diversity_distance`` (see the module docstring); and
+    ``pair_rows`` (no summary key): the rows ``unique_idi_pairs`` counts (``pair_rows``)."""
+    rows = pair_rows(domain, X, C)
+    out = {"unique_idi_pairs": len(rows), "pair_rows": rows}
     if is_gridded(domain):
         out.update({f"coverage_{k}": coverage(domain, X, k) for k in GRANULARITIES})
         out["diversity_distance"] = round(diversity_distance(domain, X), 6)

@@ -328,12 +328,14 @@ class Result(PairTables, SavedResult, ResultDisplay):
         a = self._arrays()
         spread = self._spread()
         pairs = spread.pop("unique_idi_pairs")
+        rows = spread.pop("pair_rows")      # one row per unordered pair: the kinds of pairs add up to ``pairs``
+        moved = material(a["P"][rows], a["PC"][rows])
         out = {
             "method": self.method,
             "status": self.status,
             "protected": list(getattr(self.domain, "protected_names", ())),
             **self.natural(),
-            "material_idis": int(material(a["P"], a["PC"]).sum()),
+            "material_pairs": int(moved.sum()),
             "unique_idis_eidig": self.count("eidig"),
             "unique_idis_adf": self.count("adf"),
             "unique_idi_pairs": pairs,
@@ -346,8 +348,8 @@ class Result(PairTables, SavedResult, ResultDisplay):
             "idis_per_s": round(self.count("eidig") / self.elapsed, 2) if self.elapsed > 0 else None,
             "time_to_first_s": _round(self.time_to(1)),
             "time_to_1000_s": _round(self.time_to(1000)),
-            "near_threshold": int(near_threshold(a["P"], a["PC"]).sum()),
-            "immaterial_pairs": int((~material(a["P"], a["PC"])).sum()),
+            "near_threshold": int(near_threshold(a["P"][rows], a["PC"][rows]).sum()),
+            "immaterial_pairs": int((~moved).sum()),
         }
         for k, v in self.extras.items():
             if isinstance(v, (int, float, str, bool)) or v is None:
@@ -365,18 +367,19 @@ class Result(PairTables, SavedResult, ResultDisplay):
         return dict(cached[1])
 
     def natural(self) -> dict:
-        """The headline that tells a biased model from a fair one: the share of the search's seeds that are
+        """The headline that tells a biased model from a fair one: the share of the data's seeds that are
         discriminatory as they are (``natural_rate``), its 95 % Wilson interval (``natural_low``,
-        ``natural_high``) and how many seeds could be (``natural_n``); empty when the search checked none.
-        With a control model (``Search(control=...)``), the same four of the same seeds on it follow
-        (``control_natural_rate``, ``control_natural_low``, ``control_natural_high``, ``control_natural_n``).
+        ``natural_high``) and how many seeds could be (``natural_n``); empty when the search checked none
+        (``fairnb.search.natural``). With a control model (``Search(control=...)``), the same four of the same
+        seeds on it follow (``control_natural_rate``, ...), then the same four of the seeds drawn at random
+        from the domain, counted apart (``random_rate``, ``random_low``, ``random_high``, ``random_n``).
 
         >>> r = Result(None); r.tally(natural_n=Count(200), natural_idis=Count(50)); r.natural()["natural_rate"]
         0.25
         >>> r.tally(control_natural_n=Count(200), control_natural_idis=Count(0)); r.natural()["control_natural_high"]
         0.018845
         """
-        return {**self._share("natural"), **self._share("control_natural")}
+        return {**self._share("natural"), **self._share("control_natural"), **self._share("random")}
 
     def _share(self, prefix: str) -> dict:
         """``{prefix}_rate``, ``_low``, ``_high`` and ``_n`` from the tallies ``{prefix}_idis`` of ``{prefix}_n``."""

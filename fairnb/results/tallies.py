@@ -10,6 +10,9 @@ types, which say what the number is and so how the Results of a sharded run's sh
   so each shard weighs as many inputs as it measured;
 * ``Same(value)``: a value every shard computes alike from the whole run's inputs (NeuronFair's biased
   layer); the merge keeps it when the shards agree and warns, keeping each shard's, when they do not;
+* ``Measured({inputs: n})``: a count measured on named sets of inputs (the natural rate's); the merge adds
+  the counts of different sets and takes a set that several shards measured once (every shard of a sharded
+  run measures the whole data), so it reads right over shards, seed rounds and merges of separate runs;
 * ``Ratio(numerator, denominator)`` and ``Derived(function)``: recomputed from the merged Result;
 * ``PerShard(value)``: a finding of one shard (a table, a probability vector), kept per shard.
 
@@ -163,6 +166,48 @@ class Same(PerShard):
                       f"({[t.value for t in tallies]!r}): kept per shard in extras['per_shard']",
                       RuntimeWarning, stacklevel=4)
         return None
+
+
+class Measured(Tally):
+    """A count measured on named sets of inputs, ``{name: count}`` (a name: ``inputs_name(X)``). Measuring a
+    set again adds nothing; the merge adds the counts of different sets and takes each set once.
+
+    >>> data, draws = Measured({}).plus("data", 3), Measured({}).plus("data", 3).plus("draws", 2)
+    >>> Measured.merge([data, draws]).value_in(None), data.plus("data", 3).value_in(None)
+    (5, 3)
+    """
+
+    def __init__(self, counts: dict):
+        self.counts = dict(counts)
+
+    def value_in(self, result) -> int:
+        return int(sum(self.counts.values()))
+
+    def plus(self, name: str, n: int) -> "Measured":
+        """This tally with the set ``name`` measured (``n``); a set measured already keeps its count."""
+        return Measured({name: int(n), **self.counts})
+
+    @classmethod
+    def merge(cls, tallies):
+        counts: dict = {}
+        for t in tallies:
+            for name, n in t.counts.items():
+                counts.setdefault(name, n)
+        return cls(counts)
+
+
+def inputs_name(X) -> str:
+    """A short name of the inputs ``X`` (a digest of their values) for ``Measured``.
+
+    >>> import numpy as np
+    >>> inputs_name(np.zeros((2, 3))) == inputs_name(np.zeros((2, 3))) != inputs_name(np.ones((2, 3)))
+    True
+    """
+    import hashlib
+
+    X = np.asarray(X)
+    raw = repr(X.tolist()).encode() if X.dtype == object else np.ascontiguousarray(X).tobytes() + str(X.shape).encode()
+    return hashlib.blake2b(raw, digest_size=8).hexdigest()
 
 
 class Derived(Tally):

@@ -33,7 +33,8 @@ def run_search(model, domain, method: str = "random", seeds=None, *, listeners=(
                n_shards: int | None = None, **params):
     """Run ``method`` (a name from ``METHODS``) with hyperparameters ``params``; returns the Result.
     ``client`` (a ``dask.distributed.Client``) shards it on a cluster (see ``fairnb.distributed``).
-    ``control=other_model`` (every method takes it): a model without the bias, whose natural rate on the same
-    seeds the summary and the displays show beside the model's (``Search``)."""
+    ``control=other_model`` or ``control=(other_model, "its label")`` (every method takes it): a control model,
+    whose natural rate on the same seeds the summary and the displays show beside the model's (``Search``;
+    docs/glossary.md, *Control model*, says which control answers which question)."""
     return get_method(method)(**params).run(model, domain, seeds, listeners=listeners, client=client,
                                             n_shards=n_shards)

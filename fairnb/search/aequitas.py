@@ -191,7 +191,7 @@ class Aequitas(Search):
             return None
         if seeds is None:
             raise ValueError("Aequitas(global_from='seeds') needs seeds: pass seeds=X_train to run()")
-        warn_if_few_seeds(self.name, self.n_seeds, len(seeds))
+        warn_if_few_seeds(self, self.n_seeds, len(seeds))
         if len(seeds) <= self.n_seeds:
             return seeds
         picked = np.random.default_rng(self.random_state).choice(len(seeds), self.n_seeds, replace=False)

@@ -143,11 +143,11 @@ class TreeApproximation(Search):
                                       random_state=int(rng.integers(2 ** 31))).fit(X, y)
 
     def _fresh_start(self, ctx, first: bool) -> tuple[np.ndarray, np.ndarray]:
-        """``n_train`` random inputs and their labels; the first ones are also checked as they are, for the
-        Result's headline (the share of uniform random inputs discriminatory as they are)."""
+        """``n_train`` random inputs and their labels; the first ones are also checked as they are, as random
+        draws (``random_rate``: the share of uniform random inputs discriminatory as they are)."""
         X = ctx.domain.sample(self.n_train, ctx.rng)
         if first:
-            ctx.engine.measure_natural(X)
+            ctx.engine.measure_random(X)
         return X, self._labelled(ctx, X)
 
 

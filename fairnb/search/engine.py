@@ -47,10 +47,11 @@ from ..oracle import Oracle, Verdict, make_oracle
 from ..constraints import resolve as resolve_constraints, seed_rows
 from ..params import COUNT, RANDOM_STATE, Estimator, Interval, Options, Satisfies
 from ..counting import UniqueCounter
-from ..results import Count, Distinct, Result, seed_outcomes
+from ..results import Count, Distinct, Measured, Result, Same, inputs_name, seed_outcomes
 from .background import BackgroundSearch
 from .kernel_messages import CommPump, busy_while_blocking
 from .executors import executor_for
+from .natural import NaturalInputs, control_label, control_parts
 from .seed_rounds import draws_rounds, seed_rounds
 
 @dataclass
@@ -138,6 +139,7 @@ class SearchContext:
     seeds: np.ndarray | None
     engine: "Engine"
     selected_seeds: np.ndarray | None = None
+    natural: NaturalInputs | None = None       # what the run checks as it is (``fairnb.search.natural``)
 
     @property
     def result(self) -> Result:
@@ -157,7 +159,8 @@ class SearchContext:
 
         They are kept as ``result.extras["seeds"]`` (float32 seeds, e.g. images, stay float32), so the pair
         inspector can show which features the search changed from each pair's seed, and checked as they are
-        for the Result's headline, the share of seeds already discriminatory (``Engine.measure_natural``).
+        for the Result's headline: those that are no rows of the data are checked as random draws, and on a text or
+        image domain all of them give the natural rate (``fairnb.search.natural``).
         Each ends with an outcome in ``result.seed_outcomes`` (see ``seed_outcome``).
         """
         given = np.asarray(X)
@@ -167,7 +170,8 @@ class SearchContext:
         r.extras["seeds"] = np.concatenate([r.extras["seeds"][:first], kept]) if first else kept
         seed_outcomes.declare(r, len(X), first=first)
         r.tally(seeds_used=Count(len(X)))
-        self.engine.measure_natural(X)
+        if self.natural is not None:
+            self.natural.declared(self.engine, X)
         return X
 
     def seed_outcome(self, ids, outcome: str, reason: str = "") -> None:
@@ -301,13 +305,18 @@ class Engine:
         return verdict
 
     def measure_natural(self, X, chunk: int = 4096) -> None:
-        """Check the inputs ``X`` (a search's seeds) as they are, outside the budget and the counts: how many
-        could be discriminatory (``natural_n``: those with a protected variant) and how many are, by the
-        oracle and the pair constraints (``natural_idis``). ``Result.summary`` leads with their share: it tells
-        a biased model from its unbiased twin where the count of generated IDIs often does not. With a control
-        model, the same inputs are checked on it too (``measure_control``)."""
+        """Check the inputs ``X`` (the data's seeds, ``fairnb.search.natural``) as they are, outside the budget
+        and the counts: how many could be discriminatory (``natural_n``: those with a protected variant) and how
+        many are, by the oracle and the pair constraints (``natural_idis``). ``Result.summary`` leads with their
+        share: it tells a biased model from its unbiased twin where the count of generated IDIs often does not.
+        With a control model, the same inputs are checked on it too (``measure_control``)."""
         self._tally_natural("natural", self.oracle, X, chunk)
         self.measure_control(X, chunk)
+
+    def measure_random(self, X, chunk: int = 4096) -> None:
+        """Check seeds drawn at random (no rows of the data) as they are, as ``measure_natural`` does, and count
+        them apart: ``random_n``, ``random_idis`` (a share of the input space, not of the data's)."""
+        self._tally_natural("random", self.oracle, X, chunk)
 
     def measure_control(self, X, chunk: int = 4096) -> None:
         """Check the inputs ``X`` as they are on the control model (``Search(control=...)``), by the same oracle
@@ -327,7 +336,8 @@ class Engine:
 
     def _tally_natural(self, prefix: str, oracle: Oracle, X, chunk: int) -> None:
         """Tally ``{prefix}_n`` (the inputs of ``X`` with a protected variant) and ``{prefix}_idis`` (those that
-        ``oracle`` and the pair constraints find discriminatory as they are)."""
+        ``oracle`` and the pair constraints find discriminatory as they are), ``Measured`` on ``X``: the same
+        inputs measured twice (by two shards, or two runs merged) count once."""
         n = found = 0
         pair_constraints = [c for c in self.constraints if c.stage == "pair"]
         for start in range(0, len(X), chunk):
@@ -339,9 +349,9 @@ class Engine:
                                                       verdict.counterpart[rows]), dtype=bool)
             n += int(verdict.comparable.sum())
             found += int(keep.sum())
-        r = self.result
-        r.tally(**{f"{prefix}_n": Count(r.extras.get(f"{prefix}_n", 0) + n),
-                   f"{prefix}_idis": Count(r.extras.get(f"{prefix}_idis", 0) + found)})
+        r, name = self.result, inputs_name(X)
+        r.tally(**{f"{prefix}_{what}": r.tallies.get(f"{prefix}_{what}", Measured({})).plus(name, count)
+                   for what, count in (("n", n), ("idis", found))})
 
     def _constrained(self, verdict: Verdict, seed_ids) -> Verdict:
         """``verdict`` with the discriminatory candidates that a constraint refuses marked not discriminatory;
@@ -448,10 +458,11 @@ class Engine:
 
 
 def _is_model(value) -> bool:
-    """Whether ``value`` is something a search takes as its model (``fairnb.models.wrap`` accepts it)."""
+    """Whether ``value`` is something a search takes as its model (``fairnb.models.wrap`` accepts it), alone or
+    with its label: ``(model, "what it is")``."""
     from ..models import wrap
 
-    return wrap(value) is not None
+    return wrap(control_parts(value)[0]) is not None
 
 
 class Search(Estimator):
@@ -473,10 +484,12 @@ class Search(Estimator):
     terms and changes at most 4 words, an image stays within a pixel budget of its seed; none on tables),
     ``"paper"`` (the paper's unconstrained search) or a list (``["default", mine]`` adds to the defaults).
     A candidate a constraint refuses is never reported; ``result.extras`` counts them per constraint.
-    ``control``: a model without the bias (e.g. the same classifier trained without the protected column), to
-    read the natural rate against: every input checked as it is for the natural rate is also checked on it, by
-    the same oracle, and ``summary()`` gives its share beside the model's (``control_natural_rate``, ...). Its
-    checks take time like the natural rate's: under ``max_time``, a little less of it is left to search.
+    ``control``: a control model to read the natural rate against, alone or with a label that says what it is
+    (``control=(model, "trained on a shuffled sex column")``; docs/glossary.md, *Control model*, says which
+    control answers which question): the data's seeds checked as they are for the natural rate
+    (``fairnb.search.natural``) are also checked on it, by the same oracle, and ``summary()`` gives its share
+    beside the model's (``control_natural_rate``, ..., and ``control_label``). Its checks take time like the
+    natural rate's: under ``max_time``, a little less of it is left to search.
 
     Subclasses implement ``_generate(ctx)``, a generator of ``Batch``es (see the module docstring),
     and may set ``domain_needs`` (the domain capabilities they use: ``"sample"``, ``"bounded"``; see
@@ -495,10 +508,18 @@ class Search(Estimator):
                               "max_tried": [None, COUNT], "max_found": [None, COUNT],
                               "random_state": RANDOM_STATE, "progress": [None, bool],
                               "constraints": [Options({"default", "paper"}), list, tuple],
-                              "control": [None, Satisfies(_is_model, "None or a model without the bias (anything "
-                                                                     "a search takes as its model)")]}
+                              "control": [None, Satisfies(_is_model, "a control model (anything a search takes as "
+                                                                     "its model, alone or as (model, 'its label'))")]}
     needs_gradients = False
     needs_activations = False
+    natural_from_data = True     # given data, measure the natural rate on it (``fairnb.search.natural``)
+
+    @property
+    def measures_data(self) -> bool:
+        """Whether a run given data measures the natural rate on it as it starts: a method of bounded tables
+        (``"bounded"`` in ``domain_needs``) that has not opted out (``natural_from_data``); a text or image
+        method measures the seeds it declares instead."""
+        return self.natural_from_data and "bounded" in self.domain_needs
     feature_kinds = ("categorical", "ordinal", "continuous")
 
     def __init__(self, *, max_time: float | None = None, max_tried: int | None = None,
@@ -526,7 +547,7 @@ class Search(Estimator):
 
         params = self.get_params(deep=False)
         if params.get("control") is not None:      # a subclass may leave control out of its signature
-            params["control"] = repr(wrap(params["control"]))
+            params["control"] = repr(wrap(control_parts(params["control"])[0]))
         return params
 
     def __sklearn_clone__(self):
@@ -666,19 +687,22 @@ class Search(Estimator):
     def _run(self, model, domain, seeds, *, listeners, progress, limit_threads, oracle=None,
              selected_seeds=None) -> Result:
         self.engine_ = None
+        label = control_label(self.control, model)
         model, seeds = self._checked(model, domain, seeds)
-        control = None if self.control is None else make_oracle(oracle, self.control, domain)   # the same check
+        control = None if self.control is None else make_oracle(oracle, control_parts(self.control)[0], domain)
         oracle = make_oracle(oracle, model, domain)
         self._stop_event = threading.Event()
         constraints = resolve_constraints(self.constraints, domain)
         result = Result(domain, self.name, self.result_params())
         result.extras["constraints"] = ", ".join(c.name for c in constraints) or "none"    # the ones active
+        if label is not None:
+            result.tally(control_label=Same(label))        # what the headline calls the control model
         self.engine_ = Engine(oracle, result, max_time=self.max_time, max_tried=self.max_tried,
                               max_found=self.max_found, listeners=self._listeners(listeners, progress),
                               stop_event=self._stop_event, convention=self.dedup, constraints=constraints,
                               control=control)
         ctx = SearchContext(model, domain, oracle, np.random.default_rng(self.random_state), seeds, self.engine_,
-                            selected_seeds)
+                            selected_seeds, NaturalInputs(domain, seeds, self.measures_data))
         strategy = seed_rounds(self, ctx) if draws_rounds(self, domain, selected_seeds) else self._generate(ctx)
         return self.engine_.run(self._concluding(ctx, strategy), limit_threads=limit_threads,
                                 prepare=getattr(model, "warm_up", None))
@@ -720,6 +744,8 @@ class Search(Estimator):
     def _concluding(self, ctx: SearchContext, strategy):
         """``strategy``, then ``_conclude(ctx)`` once, however it ends (completed, a budget, Stop, Ctrl-C)."""
         try:
+            if ctx.natural is not None:
+                ctx.natural.start(ctx.engine)      # the natural rate on the data's seeds, before any search
             yield from strategy
         finally:
             self._conclude(ctx)

@@ -78,7 +78,7 @@ class GRFT(Search):
         """``n_seeds`` of the given inputs: K-Means round robin with random members (EIDIG's), or the first ones."""
         if seeds is None or not len(seeds):
             raise ValueError("grft starts from seed inputs: pass seeds=... (e.g. the training inputs)")
-        warn_if_few_seeds(self.name, self.n_seeds, len(seeds))
+        warn_if_few_seeds(self, self.n_seeds, len(seeds))
         if self.seed_selection == "as_given":
             return np.array(seeds[: self.n_seeds], dtype=float)
         return cluster_seeds(seeds, self.n_seeds, c_num=self.c_num, order="random", random_state=self.random_state,

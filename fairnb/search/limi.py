@@ -129,8 +129,6 @@ class LIMI(Search):
             n_latent = self.DEFAULT_LATENT
         dom, rng = ctx.domain, ctx.rng
         generator = self._generator(ctx)
-        if ctx.seeds is not None:       # the headline: the share of the data discriminatory as it is
-            ctx.engine.measure_natural(ctx.seeds)
         seen = UniqueCounter(dom, self.dedup)
         probed, hits = 0, {0: 0, 1: 0, -1: 0}
         try:

@@ -33,6 +33,7 @@ class RandomSearch(Search):
     """
 
     name = "random"
+    natural_from_data = False    # its natural rate is that of its random inputs, checked as it searches them
     domain_needs = ("sample",)
     DEFAULT_SAMPLES = 10_000
     _parameter_constraints = {**Search._parameter_constraints,

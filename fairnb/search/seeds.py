@@ -53,13 +53,18 @@ def cluster_seeds(X, n: int, *, c_num: int = 4, order: str = "ascending",
     return X[np.array(rows[:n])]
 
 
-def warn_if_few_seeds(method: str, requested: int, available: int) -> None:
-    """Warn when a search asks for more seeds than it was given (it then uses all of them)."""
-    if requested > available:
-        import warnings
+def warn_if_few_seeds(search, requested: int, available: int) -> None:
+    """Warn when ``search`` asks for more seeds than it was given (its first round then uses all of them), at the
+    user's line (``fairnb.user_frame``). Under ``max_time`` the message says that later rounds draw fresh seeds
+    (``fairnb.search.seed_rounds``), so ``summary()["seeds_used"]`` may well exceed ``available``."""
+    if requested <= available:
+        return
+    from ..user_frame import warn
 
-        warnings.warn(f"{method}: n_seeds={requested} but only {available} seed inputs were given; using all "
-                      f"{available} (summary()['seeds_used'])", stacklevel=3)
+    then = (f"the first round starts from all {available}, and while max_time lasts later rounds draw fresh seeds "
+            "from the domain (summary()['seeds_used'] counts every round's, summary()['random_n'] the draws)"
+            if search.max_time is not None else f"using all {available} (summary()['seeds_used'])")
+    warn(f"{search.name}: n_seeds={requested} but only {available} seed inputs were given; {then}")
 
 
 def _cluster(kmeans, X: np.ndarray, should_stop) -> np.ndarray | None:

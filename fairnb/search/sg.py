@@ -132,7 +132,7 @@ class SymbolicGeneration(Search):
         if data is None:
             raise ValueError("SG needs seed data (the training data): pass seeds=X_train to run()")
         n = self.n_seeds or (min(self.limit, len(data)) if self.limit else len(data))
-        warn_if_few_seeds(self.name, n, len(data))
+        warn_if_few_seeds(self, n, len(data))
         if self.seed_order == "round-robin":
             return cluster_seeds(data, n, c_num=self.c_num, order="ascending", random_state=2019,
                                  should_stop=should_stop)

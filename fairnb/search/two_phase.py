@@ -482,7 +482,7 @@ class TwoPhaseSearch(TwoPhase):
         ``should_stop()`` said True while K-Means ran."""
         if seeds is None or not len(seeds):
             raise ValueError(f"{self.name} starts from seed inputs: pass seeds=... (e.g. the training inputs)")
-        warn_if_few_seeds(self.name, self.n_seeds, len(seeds))
+        warn_if_few_seeds(self, self.n_seeds, len(seeds))
         if self.seed_selection == "as_given":
             return np.array(seeds[: self.n_seeds], dtype=float)
         state = 2019 if self.seed_order == "ascending" else self.random_state
