@@ -74,7 +74,7 @@ def run_demo(out_dir="fairnb-report", *, seconds: float = 10.0, max_found: int =
 
 
 #: what the terminal's one-line JSON keeps of each method's summary (the whole of it is in summary.json)
-BRIEF_KEYS = ("unique_idis_eidig", "material_idis", "natural_rate", "elapsed_s", "share_confirmed_by_ground_truth")
+BRIEF_KEYS = ("unique_idis_eidig", "material_pairs", "natural_rate", "elapsed_s", "share_confirmed_by_ground_truth")
 
 
 def brief(summary: dict) -> dict:

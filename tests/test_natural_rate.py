@@ -44,19 +44,17 @@ def test_every_method_given_the_same_data_measures_the_natural_rate_on_it(synthe
     """The natural rate is the data's (issue #34 item 5): every registered method that takes seeds on a table,
     given the same data, checks the same inputs (each distinct data row once), whichever seeds it then searches
     from, and the number is the one ``discrimination_rate`` gives on those rows."""
-    from fairnb.search import METHODS, get_method
-    from test_search_conformance import FAST
+    from fairnb.search.registry import RECORDS
 
     data = synthetic.X[:300]
     rows = np.unique(np.asarray(data, dtype=float), axis=0)
     expected = discrimination_rate(biased_model, synthetic.domain, inputs=rows)
-    tabular = sorted({get_method(n) for n in METHODS if "bounded" in get_method(n).domain_needs},
-                     key=lambda c: c.__name__)
-    assert len(tabular) >= 12 and all(c().measures_data for c in tabular)
+    tabular = [r for r in RECORDS.values() if r.inputs == "tabular" and r.takes_seeds]
+    assert len(tabular) >= 12 and all(r.load()().measures_data for r in tabular)
     measured = {}
-    for cls in tabular:
-        r = cls(**FAST[cls.__name__], max_tried=300, random_state=0, progress=False).run(
+    for record in tabular:
+        r = record.load()(**record.fast, max_tried=300, random_state=0, progress=False).run(
             biased_model, synthetic.domain, seeds=data)
-        measured[cls.__name__] = (r.extras["natural_n"], r.extras["natural_idis"])
+        measured[record.name] = (r.extras["natural_n"], r.extras["natural_idis"])
     assert set(measured.values()) == {(expected.n, expected.hits)}, measured
     assert expected.n == len(rows)
