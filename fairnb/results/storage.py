@@ -91,6 +91,13 @@ class SavedResult:
                 t.unlink(missing_ok=True)
         return path
 
+    def save_suite(self, path) -> Path:
+        """Save the pairs as a regression suite that ``fairnb.check(model, path)`` re-checks any model on (the
+        files ``save`` writes; see ``fairnb.suites``)."""
+        from ..suites import save_suite
+
+        return save_suite(self, path)
+
     @classmethod
     def load(cls, path) -> "Result":
         """Read a result written by ``save``; checks the recorded checksums (a file changed since it
