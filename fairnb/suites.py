@@ -13,7 +13,8 @@ The natural rate is measured on the seeds the search kept (``result.extras["seed
 seeds (``random``) measured it on uniform samples of the domain; the check then draws as many (at most
 ``NATURAL_SAMPLES``) from the domain with a fixed random state, the same inputs at every check. The pair
 constraints a search applied are not re-applied: the rate counts every seed with a protected variant that
-gets another decision.
+gets another decision. An image suite's domain is saved without its attribute flipper, which makes the variants:
+give ``check`` the domain with it (``domain=suite_domain.with_flipper(flipper)``) to measure its natural rate.
 
 Example
 -------
@@ -127,11 +128,13 @@ class SuiteCheck:
                 f"{c['reversed']:,} reversed), {c['fair']:,} became fair{rate})")
 
 
-def check(model, suite, *, oracle=None) -> SuiteCheck:
+def check(model, suite, *, oracle=None, domain=None) -> SuiteCheck:
     """Re-check ``model`` (anything ``fairnb.models.wrap`` takes, or a model file's path) on ``suite`` (a path
     :func:`save_suite` wrote, or a Result): every pair in two model calls, the suite's seeds in a few more.
 
-    ``oracle``: the :class:`fairnb.Oracle` to decide with (default: a label flip, as the searches)."""
+    ``oracle``: the :class:`fairnb.Oracle` to decide with (default: a label flip, as the searches); ``domain``:
+    the domain whose variants the natural rate is measured with (default the suite's; needed for an image suite,
+    saved without its flipper)."""
     from .models import load_model
     from .oracle import Oracle
     from .results import Result
@@ -154,7 +157,12 @@ def check(model, suite, *, oracle=None) -> SuiteCheck:
     was = (a["P"].argmax(axis=1), a["PC"].argmax(axis=1))
     same = differs & (P.argmax(axis=1) == was[0]) & (PC.argmax(axis=1) == was[1])
     status = np.where(~differs, "fair", np.where(same, "same", "reversed")).astype(object)
-    return SuiteCheck(result, path, P, PC, status, natural_rate(oracle, natural_inputs(result)))
+    if domain is not None or getattr(result.domain, "flipper", True) is not None:
+        natural = natural_rate(Oracle(oracle.model, domain or result.domain, validate=False, decide=oracle.decide),
+                               natural_inputs(result))
+    else:
+        natural = {}        # an image domain loaded without its flipper cannot make the seeds' variants
+    return SuiteCheck(result, path, P, PC, status, natural)
 
 
 def natural_inputs(result):
