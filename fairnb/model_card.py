@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import math
+from importlib import metadata
 import platform
 import time
 from pathlib import Path
@@ -57,9 +58,11 @@ def versions() -> dict:
     """The versions the card's numbers were measured with."""
     import sklearn
 
-    from . import __version__
-
-    return {"fairnb": __version__, "python": platform.python_version(), "numpy": np.__version__,
+    try:
+        fairnb = metadata.version("fairnb")
+    except metadata.PackageNotFoundError:
+        fairnb = "not installed"
+    return {"fairnb": fairnb, "python": platform.python_version(), "numpy": np.__version__,
             "pandas": pd.__version__, "scikit-learn": sklearn.__version__}
 
 

