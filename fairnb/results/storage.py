@@ -46,9 +46,10 @@ class SavedResult:
     """Save and load (a part of ``fairnb.results.Result``)."""
 
     def save(self, path) -> Path:
-        """Write the pairs (encoded) to ``.csv`` or ``.parquet`` and the rest to ``<path>.json``.
+        """Write the pairs (encoded) to ``.csv`` or ``.parquet``, the search's seeds and their outcomes to
+        ``<path>.seeds.npz`` (when it kept seeds) and the rest to ``<path>.json``.
 
-        Both files are written to temporary names first and then renamed, so an interrupted save
+        The files are written to temporary names first and then renamed, so an interrupted save
         leaves any earlier result at ``path`` whole. The JSON names the columns that hold the
         inputs, counterparts and outputs (features may have any names, also ``p_1`` or ``phase``),
         and records the SHA-256 of the table and of itself, which ``load`` checks.
