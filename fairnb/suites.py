@@ -134,7 +134,7 @@ def check(model, suite, *, oracle=None, domain=None) -> SuiteCheck:
     the domain whose variants the natural rate is measured with (default the suite's; needed for an image suite,
     saved without its flipper)."""
     from .models import load_model
-    from .oracle import Oracle
+    from .oracle import Oracle, in_pieces
     from .results import Result
 
     if isinstance(suite, Result):
@@ -146,8 +146,10 @@ def check(model, suite, *, oracle=None, domain=None) -> SuiteCheck:
         model = load_model(model)
     oracle = oracle or Oracle(model, result.domain, validate=False)
     X, C = result.inputs, result.counterparts
-    if len(X):
-        P, PC = oracle.predict_proba(result.domain.encode(X)), oracle.predict_proba(result.domain.encode(C))
+    if len(X):      # in pieces that keep each model call within the oracle's memory budget (100,000 images)
+        row_bytes = int(np.prod(getattr(result.domain, "item_shape", (1,)))) * 8
+        P, PC = (in_pieces(lambda rows: oracle.predict_proba(result.domain.encode(rows)), items, row_bytes=row_bytes)
+                 for items in (X, C))
     else:
         P = PC = np.zeros((0, 2))
     a = result._arrays()

@@ -124,3 +124,19 @@ def test_suite_fixture_in_a_conftest_gives_the_saved_suite_to_tests(suite, tmp_p
                          cwd=tmp_path, capture_output=True, text=True, timeout=300,
                          env={**__import__("os").environ, "PYTHONPATH": str(ROOT)})
     assert run.returncode == 0 and "1 passed" in run.stdout, run.stdout[-2000:]
+
+
+def test_a_suite_is_rechecked_in_calls_within_the_memory_budget(found, suite, biased_model, monkeypatch):
+    import fairnb.oracle
+
+    monkeypatch.setattr(fairnb.oracle, "MEMORY_BUDGET", 8 * 7 * 100)      # 100 rows of 7 features a call
+    sizes = []
+    model = wrap(biased_model)
+
+    class Counting:
+        def predict_proba(self, X):
+            sizes.append(len(X))
+            return model.predict_proba(X)
+
+    checked = fairnb.check(Counting(), suite)
+    assert checked.counts()["same"] == len(found) and max(sizes) <= 100
