@@ -12,6 +12,8 @@
     (``strength=0``) that does read sex. AEQUITAS (200 seeds) on the planted model gives the suite; the gate
     (``Gate()``: the natural rate's 95 % Wilson lower end above 0.05) judges the three models. The models are
     logistic regressions (``train_demo_model``'s MLP takes about 5 s a training on this shared machine).
+(d) **The gate's level.** The exact probability (binomial, no simulation) that the gate fails a model whose true
+    natural rate is exactly the limit, for several numbers of seeds.
 
 Writes ``benchmarks/results/suites.{md,json}``:
 
@@ -103,6 +105,16 @@ def gate_rounds(rounds: int, folder: Path) -> dict:
             "mean_still": {k: round(float(np.mean(v)), 1) for k, v in still.items()}}
 
 
+def gate_level(limit: float = 0.05, sizes=(100, 200, 300, 1000, 10_000)) -> dict:
+    """``{n: P(Wilson lower end > limit)}`` for k ~ Binomial(n, limit)."""
+    from scipy.stats import binom
+
+    from fairnb.stats import wilson_interval
+
+    return {n: round(float(sum(binom.pmf(k, n, limit) for k in range(n + 1) if wilson_interval(k, n)[0] > limit)), 4)
+            for n in sizes}
+
+
 def markdown(report: dict) -> str:
     a, b, c = report["saved_seeds"], report["suite"], report["gate"]
     now = a["files_now"]
@@ -131,6 +143,10 @@ def markdown(report: dict) -> str:
                         ("unplanted", "trained on data without the planted effect, reads sex")):
         lines.append(f"| {label} | {c['failed'][name]} of {c['rounds']} | {c['mean_natural_rate'][name]} | "
                      f"{c['max_natural_rate'][name]} | {c['mean_still'][name]} |")
+    lines += ["", "## (d) The gate's level", "",
+              "The probability that the gate fails a model whose true natural rate is exactly the limit 0.05 (exact "
+              "binomial): " + ", ".join(f"{v:.2%} with {int(n):,} seeds" for n, v in report["level"].items()) + ".",
+              "A model below the limit fails less often."]
     return "\n".join(lines) + "\n"
 
 
@@ -148,6 +164,7 @@ def main() -> None:
         report["saved_seeds"] = saved_seeds(data, model, folder)
         report["suite"] = big_suite(data, model, folder)
         report["gate"] = gate_rounds(args.rounds, folder)
+    report["level"] = gate_level()
     report["uptime_after"] = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
     report["machine"] = machine()
     save_report(ROOT / "benchmarks" / "results" / "suites", report, markdown(report))

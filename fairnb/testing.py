@@ -5,7 +5,7 @@ The rule (:class:`Gate`), on a model re-checked on a saved suite (``fairnb.check
 * **natural rate**: fail when the lower end of the 95 % Wilson interval of the natural rate (the share of the
   suite's seeds discriminatory as they are on the model) is above ``natural_limit`` (default 0.05). This is a
   one-sided test of "the model's natural rate is at most the limit" at level 2.5 %: a model whose true rate is
-  at the limit fails at most about 2.5 % of the time, one below it less often, and a model well above it
+  at the limit fails 2.4 % to 2.9 % of the time (exact binomial, 100 to 10,000 seeds), one below it less often, and a model well above it
   (the rate of a biased model on seeds that found discrimination) fails nearly always once a few hundred seeds
   are checked. Read the limit beside a control's rate (a model without the bias: its natural rate is boundary
   noise);
