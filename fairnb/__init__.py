@@ -22,11 +22,12 @@ from .domains import Feature, TabularDomain
 from .oracle import Oracle
 from .results import Result
 from .search import run_search
+from .suites import check
 from .models.training import accuracy, train_demo_model
 from .widgets.compare import compare
 
 __version__ = "0.1.0"
-__all__ = ["datasets", "domains", "models", "search", "Feature", "TabularDomain", "Oracle", "Result", "run_search",
+__all__ = ["datasets", "domains", "models", "search", "Feature", "TabularDomain", "Oracle", "Result", "run_search", "check",
            "train_demo_model", "accuracy", "compare", "mitigate", "mitigation", "__version__"]
 
 

@@ -116,7 +116,8 @@ REFERENCE.update({(b, {"eidig": EIDIG_ARTIFACT, "maft": MAFT_ARTIFACT}[m], s, l)
                   for (b, m, s, l), v in list(REFERENCE.items()) if m in ("eidig", "maft") and s == 1000})
 
 COLUMNS = ["benchmark", "method", "seeds", "local", "round", "status", "unique_idis", "unique_idis_adf",
-           "generated", "tried", "success_rate", "gsr", "global_idis", "elapsed_s", "idis_per_s", "time_to_1000_s"]
+           "generated", "tried", "success_rate", "gsr", "global_idis", "elapsed_s", "idis_per_s", "time_to_1000_s",
+           "natural_rate", "control_natural_rate", "material_pairs"]
 
 
 def _params_of(cls) -> list[str]:
@@ -208,13 +209,16 @@ def _row(bench, method, seeds, local, round_, result) -> dict:
             "generated": int(generated), "tried": result.tried, "success_rate": s["success_rate"],
             "gsr": round(result.count() / generated, 6) if generated else 0.0,
             "global_idis": result.extras.get("global_idis"), "elapsed_s": s["elapsed_s"],
-            "idis_per_s": s["idis_per_s"], "time_to_1000_s": s["time_to_1000_s"]}
+            "idis_per_s": s["idis_per_s"], "time_to_1000_s": s["time_to_1000_s"], "natural_rate": s.get("natural_rate"),
+            "control_natural_rate": s.get("control_natural_rate"), "material_pairs": s["material_pairs"]}
 
 
 def run_benchmark(name: str, methods, *, seeds: int = 1000, local: int = 1000, max_time: float | None = None,
-                  rounds: int = 1, random_state: int = 0, data_dir=None, models_dir=None, log=None) -> pd.DataFrame:
+                  rounds: int = 1, random_state: int = 0, data_dir=None, models_dir=None, control=None,
+                  log=None) -> pd.DataFrame:
     """Run ``methods`` (registered names, or a ``parse_methods`` string) on benchmark ``name``; one row per
-    method and round."""
+    method and round. ``control``: a model without the bias, whose natural rate on each round's seeds the rows
+    give beside the model's (``control_natural_rate``)."""
     if seeds < 1 or local < 0 or rounds < 1:
         raise ValueError(f"need seeds >= 1, local >= 0 and rounds >= 1 (got {seeds}, {local}, {rounds})")
     specs = parse_methods(methods) if isinstance(methods, str) else [(m, m, {}) for m in methods]
@@ -227,6 +231,8 @@ def run_benchmark(name: str, methods, *, seeds: int = 1000, local: int = 1000, m
             params = method_params(cls, seeds=seeds, local=local, max_time=max_time)
             if "n_seeds" in params:     # german's training split has 600 rows: all of them are the seeds
                 params["n_seeds"] = min(params["n_seeds"], len(seed_array))
+            if control is not None:
+                params["control"] = control
             search = cls(random_state=random_state + r, progress=False, **{**params, **extra})
             result = search.run(model, data.domain, seeds=seeds_for(search, seed_array))
             rows.append(_row(bench.name, method, seeds, local, r, result))
@@ -342,7 +348,8 @@ def run_from_cli(args) -> dict:
     log = (lambda msg: print(msg, file=sys.stderr, flush=True))
     frames = [run_benchmark(name, methods, seeds=args.seeds, local=args.local, max_time=args.max_time,
                             rounds=rounds, random_state=getattr(args, "random_state", 0), data_dir=args.data_dir,
-                            models_dir=args.models_dir, log=log) for name in names]
+                            models_dir=args.models_dir, control=getattr(args, "control", None), log=log)
+              for name in names]
     rows = pd.concat(frames, ignore_index=True)
     summary = summarise(rows)
     out = {"benchmark": args.benchmark, "seeds": args.seeds, "local": args.local, "rounds": rounds,

@@ -1,6 +1,8 @@
-"""The ``fairnb`` command line: ``demo | evaluate | search | bench | groups``.
+"""The ``fairnb`` command line: ``demo | evaluate | search | bench | groups | check | card``.
 
-Every command that produces numbers prints a one-line JSON summary as its last line. ``evaluate``,
+Every command that produces numbers prints a one-line JSON summary as its last line. ``check`` re-checks a
+model on a saved suite (``search --suite``) and exits with status 1 when it fails the fairness gate
+(``fairnb.testing.Gate``). ``evaluate``,
 ``search`` and ``groups`` read a benchmark data set (``--dataset``) or your own table (``--csv FILE
 --label COLUMN``, encoded by ``fairnb.datasets.from_csv``). Output paths, benchmark names and method
 parameters are checked before any work: a mistake exits with status 2 and one line.
@@ -75,6 +77,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "training split, as search.run(model, domain, seeds=X_train) does in Python")
     p.add_argument("--random-state", type=int, default=0)
     p.add_argument("--out", default=None, help="save the pairs (.csv or .parquet)")
+    p.add_argument("--suite", default=None,
+                   help="save the pairs as a regression suite (.parquet or .csv) for `fairnb check`")
+    _control_arg(p)
 
     p = sub.add_parser("bench", help="run a published benchmark (e.g. C-g), or methods x your models x protected "
                                      "attributes, for several methods")
@@ -95,6 +100,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--random-state", type=int, default=0, help="seed of the first round")
     p.add_argument("--out", default=None, help="folder for the CSV and markdown reports")
     p.add_argument("--json", default=None, help="write the full results as JSON here")
+    _control_arg(p)
     _data_args(p, required=False)
 
     p = sub.add_parser("groups", help="TestSGD: rank group-discrimination rules")
@@ -106,7 +112,28 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--theta", type=float, default=0.05, help="support threshold of a rule set (default 0.05)")
     p.add_argument("--random-state", type=int, default=0)
     p.add_argument("--json", default=None, help="write all scored rule sets as JSON here")
+
+    p = sub.add_parser("check", help="re-check a model on a saved suite; exit status 1 when it fails the gate")
+    p.add_argument("--suite", required=True, help="a suite saved by `fairnb search --suite` or result.save_suite")
+    _model_arg(p)
+    p.add_argument("--natural-limit", type=float, default=0.05,
+                   help="fail when the natural rate's 95 %% interval lies above this share (default 0.05; "
+                        "-1 switches the rule off)")
+    p.add_argument("--max-still", type=int, default=None,
+                   help="fail when more than this many of the suite's pairs still discriminate (default: no limit)")
+    p.add_argument("--show", type=int, default=5, help="the worst pairs to print when the gate fails (default 5)")
+
+    p = sub.add_parser("card", help="the fairness-testing section of a model card (Markdown + JSON) from saved results")
+    p.add_argument("results", nargs="+", help="saved results (.parquet or .csv, from `fairnb search --out`)")
+    p.add_argument("--out", default="model-card", help="folder for MODEL_CARD.md and fairness.json (./model-card)")
+    p.add_argument("--title", default=None, help="the model's name in the card")
     return parser
+
+
+def _control_arg(p):
+    p.add_argument("--control", default=None,
+                   help="a control model file (a model without the bias, e.g. trained without the protected column):"
+                        " its natural rate on the same seeds is reported beside the model's")
 
 
 # ---------------------------------------------------------------------------------------------- checks
@@ -225,17 +252,33 @@ def _cmd_search(args) -> dict:
     from .search.registry import seeds_for
 
     check_output_file(args.out, "--out", (".csv", ".parquet"))
+    check_output_file(args.suite, "--suite", (".parquet", ".csv"))
     if not args.protected.replace(",", "").strip():
         raise ValueError("--protected names no attribute; give one or more, comma-separated (e.g. --protected sex)")
+    control = _control(args)
     search = _make_search(args.method, n_seeds=args.seeds, max_time=args.max_time, max_tried=args.max_tried,
-                          max_found=args.max_found, random_state=args.random_state, progress=sys.stderr.isatty())
+                          max_found=args.max_found, random_state=args.random_state, progress=sys.stderr.isatty(),
+                          **({} if control is None else {"control": control}))
     data = _load_data(args, args.protected)
     model = models.load_model(args.model)
     result = search.run(model, data.domain, seeds=seeds_for(search, data.domain.clip(data.seed_inputs())))
     summary = {"dataset": data.name, **result.summary()}
     if args.out:
         summary["saved"] = str(result.save(args.out))
+    if args.suite:
+        summary["suite"] = str(result.save_suite(args.suite))
     return summary
+
+
+def _control(args):
+    """The model ``--control`` names, loaded (``None`` without it)."""
+    from . import models
+
+    if args.control is None:
+        return None
+    if not Path(args.control).exists():
+        raise ValueError(f"--control {args.control!r}: no such model file")
+    return models.load_model(args.control)
 
 
 def _cmd_bench(args) -> dict:
@@ -245,6 +288,7 @@ def _cmd_bench(args) -> dict:
     check_output_file(args.json, "--json", (".json",))
     if (args.benchmark is None) == (args.model is None):
         raise ValueError("give either --benchmark (a published benchmark) or --model with the data and --protected")
+    args.control = _control(args)
     if args.benchmark is not None:
         return run_from_cli(args)
     from .harness import run_from_cli as run_grid_from_cli
@@ -263,11 +307,38 @@ def _cmd_groups(args) -> dict:
     return run_from_cli(args, _load_data(args))
 
 
+def _cmd_check(args) -> dict:
+    from .suites import check
+    from .testing import Gate
+
+    if not Path(args.suite).exists():
+        raise ValueError(f"--suite {args.suite!r}: no such file")
+    gate = Gate(None if args.natural_limit < 0 else args.natural_limit, args.max_still)
+    checked = check(args.model, args.suite)
+    failures = gate.failures(checked)
+    if failures:
+        print(gate.message(checked, args.show), file=sys.stderr)
+    return {**checked.summary(), "gate": {"natural_limit": gate.natural_limit, "max_still": gate.max_still},
+            "passed": not failures, "failures": failures}
+
+
+def _cmd_card(args) -> dict:
+    from .model_card import write_model_card
+    from .results import Result
+
+    check_output_folder(args.out, "--out")
+    results = [Result.load(path) for path in args.results]
+    paths = write_model_card(results, args.out, title=args.title)
+    return {"markdown": str(paths[0]), "json": str(paths[1]), "results": len(results)}
+
+
 COMMANDS = {"demo": _cmd_demo, "evaluate": _cmd_evaluate, "search": _cmd_search, "bench": _cmd_bench,
-            "groups": _cmd_groups}
+            "groups": _cmd_groups, "check": _cmd_check, "card": _cmd_card}
 
 
 def main(argv=None) -> int:
+    """Run the command ``argv`` names; the exit status: 0 done (``check``: passed), 1 ``check`` failed the gate,
+    2 a refused argument or file."""
     args = build_parser().parse_args(argv)
     with warnings.catch_warnings():
         warnings.showwarning = _warning_printer(args.command)
@@ -277,7 +348,7 @@ def main(argv=None) -> int:
             print(f"fairnb {args.command}: error: {e}", file=sys.stderr)
             return 2
     print(json.dumps(summary))
-    return 0
+    return 1 if summary.get("passed") is False else 0
 
 
 def _warning_printer(command: str):

@@ -32,8 +32,9 @@ import pandas as pd
 
 ID_COLUMNS = ["model", "protected", "method"]
 # summary() keys every row keeps (when the Result has them), then any key with a metric prefix
-KEYS = ["natural_rate", "natural_low", "natural_high", "material_pairs", "unique_idis_eidig", "unique_idis_adf",
-        "tried", "success_rate", "elapsed_s", "idis_per_s", "time_to_1000_s"]
+KEYS = ["natural_rate", "natural_low", "natural_high", "control_natural_rate", "control_natural_low",
+        "control_natural_high", "material_pairs", "unique_idis_eidig", "unique_idis_adf", "tried", "success_rate",
+        "elapsed_s", "idis_per_s", "time_to_1000_s"]
 METRIC_PREFIXES = ("unique_idi_pairs", "precision", "coverage_", "diversity_")
 
 
@@ -49,10 +50,11 @@ def _models(models) -> dict:
 
 
 def run_grid(methods, models, data, protected, *, max_time: float | None = None, repeats: int = 1,
-             random_state: int = 0, recheck: int = 1000, log=None) -> pd.DataFrame:
+             random_state: int = 0, recheck: int = 1000, control=None, log=None) -> pd.DataFrame:
     """One row per method, model, protected attribute and repeat (see the module docstring). ``methods`` is a
     ``fairnb.bench.parse_methods`` string or a list of registered names; ``protected`` lists attribute names
-    (a tuple searches several at once); ``max_time`` is each run's budget in seconds."""
+    (a tuple searches several at once); ``max_time`` is each run's budget in seconds; ``control`` a model without
+    the bias, whose natural rate on the same seeds every row gets beside the model's (``control_natural_rate``)."""
     from .bench import parse_methods
     from .search import get_method
     from .search.registry import seeds_for
@@ -71,6 +73,8 @@ def run_grid(methods, models, data, protected, *, max_time: float | None = None,
             seeds = domain.clip(data.seed_inputs())
             for label, cls, params in classes:
                 budget = {} if max_time is None else {"max_time": max_time}
+                if control is not None:
+                    budget["control"] = control
                 for repeat in range(repeats):
                     search = cls(**{**budget, **params, "random_state": random_state + repeat, "progress": False})
                     row = {"model": model_label, "protected": "+".join(attributes), "method": label, "repeat": repeat}
@@ -124,9 +128,10 @@ def summarise_grid(rows: pd.DataFrame) -> pd.DataFrame:
     return pd.concat([out, spread], axis=1).reset_index()
 
 
-def markdown_grid(summary: pd.DataFrame, columns=("natural_rate", "unique_idis_eidig", "unique_idis_adf",
-                                                 "unique_idi_pairs", "precision", "tried", "elapsed_s",
-                                                 "valid_share", "rechecked_share")) -> str:
+def markdown_grid(summary: pd.DataFrame, columns=("natural_rate", "control_natural_rate", "material_pairs",
+                                                 "unique_idis_eidig", "unique_idis_adf", "unique_idi_pairs",
+                                                 "precision", "tried", "elapsed_s", "valid_share",
+                                                 "rechecked_share")) -> str:
     """The summary as a markdown table: each column present as ``mean (sd)``, plus any coverage/diversity."""
     shown = [c for c in (*columns, *(c for c in summary.columns if c.startswith(("coverage_", "diversity_"))
                                      and not c.endswith("_sd"))) if c in summary.columns]
@@ -166,7 +171,7 @@ def run_from_cli(args, data) -> dict:
 
     rows = run_grid(args.methods, _model_paths(args.model), data,
                     [p.strip() for p in args.protected.split(",") if p.strip()], max_time=args.max_time,
-                    repeats=args.rounds, random_state=args.random_state,
+                    repeats=args.rounds, random_state=args.random_state, control=getattr(args, "control", None),
                     log=lambda msg: print(msg, file=sys.stderr, flush=True))
     summary = summarise_grid(rows)
     out = {"dataset": data.name, "models": list(_model_paths(args.model)), "methods": args.methods,

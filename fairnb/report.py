@@ -76,12 +76,21 @@ def example_ids(results) -> list[list[int]]:
 
 
 def write_report(results, out_dir, *, title: str = "fairnb report", intro: str = "",
-                 sections: tuple[tuple[str, str], ...] = (), checks: tuple[tuple[str, str], ...] = ()) -> Path:
+                 sections: tuple[tuple[str, str], ...] = (), checks: tuple[tuple[str, str], ...] = (),
+                 format: str = "html") -> Path:
     """Write ``out_dir/index.html`` (with ``timeline.png``) summarising ``results``.
 
     ``checks`` are ``(heading, html)`` blocks shown first (e.g. the ground-truth check), ``sections``
-    blocks appended at the end; both already-escaped HTML.
+    blocks appended at the end; both already-escaped HTML. ``format="model-card"`` writes the fairness-testing
+    section of a model card instead (``out_dir/MODEL_CARD.md`` and ``fairness.json``, see
+    ``fairnb.model_card``; ``title`` names the model there) and returns the Markdown's path.
     """
+    if format == "model-card":
+        from .model_card import write_model_card
+
+        return write_model_card(results, out_dir, title=None if title == "fairnb report" else title)[0]
+    if format != "html":
+        raise ValueError(f"format must be 'html' or 'model-card', got {format!r}")
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     _plot_timeline(results, out / "timeline.png")

@@ -114,3 +114,24 @@ def test_maft_artifact_is_reproduced_with_the_settings_it_ran(data_dir, models_d
     for label, found in zip(rows["method"], rows["unique_idis"]):
         published = bench.REFERENCE[("G-g", label, 1000, 1000)][0]
         assert abs(found / published - 1) < 0.05, (label, found, published)
+
+
+@pytest.mark.shared
+@pytest.mark.slow
+def test_a_control_model_gives_its_natural_rate_beside_the_published_models(tmp_path, data_dir, models_dir, capsys):
+    # issue #38: the command line had no --control
+    import joblib
+    from sklearn.linear_model import LogisticRegression
+
+    _, data, _, X_train = bench.load_benchmark("G-g", data_dir=data_dir, models_dir=models_dir)
+    X, _, y, _ = data.split()
+    blind = X.copy()
+    blind[:, data.domain.protected[0]] = 0           # never reads PersonStatusSex
+    joblib.dump(LogisticRegression(max_iter=2000).fit(blind, y), tmp_path / "control.joblib")
+    code = main(["bench", "--benchmark", "G-g", "--methods", "aequitas", "--seeds", "50", "--local", "5",
+                 "--control", str(tmp_path / "control.joblib"), "--data-dir", str(data_dir), "--models-dir",
+                 str(models_dir), "--out", str(tmp_path)])
+    assert code == 0
+    rows = pd.read_csv(tmp_path / "bench_G-g_50x5.csv")
+    assert rows.control_natural_rate.tolist() == [0.0] and rows.natural_rate.iloc[0] > 0
+    assert rows.material_pairs.iloc[0] <= rows.unique_idis.iloc[0]

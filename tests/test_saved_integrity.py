@@ -134,3 +134,24 @@ def test_garbage_details_are_refused_on_load_naming_the_column_and_row(tmp_path,
     with pytest.raises(ValueError, match=r"r\.csv: column 'fairnb:info', row 3 .*not JSON"):
         with pytest.warns(UncheckedResultWarning):
             Result.load(path)
+
+
+def test_seeds_are_kept_in_a_data_file_beside_the_pairs_and_checked(tmp_path, synthetic, biased_model):
+    # issue #38: 20,000 census seeds made a 1.46 MB description, as JSON lists of every seed
+    seeds = synthetic.seed_inputs()
+    r = get_method("aequitas")(n_seeds=len(seeds), max_tried=len(seeds) + 200, random_state=0,
+                               progress=False).run(biased_model, synthetic.domain, seeds=seeds)
+    path = r.save(tmp_path / "found.parquet")
+    meta = json.loads(Path(str(path) + ".json").read_text())
+    assert meta["extras"]["seeds"]["__file__"] == "found.parquet.seeds.npz" and "seed_marks" not in meta["extras"]
+    assert len(json.dumps(meta)) < 20_000 < len(json.dumps(r.extras["seeds"].tolist()))
+    back = _loads_silently(path)
+    assert np.array_equal(back.extras["seeds"], r.extras["seeds"]) and back.extras["seeds"].dtype == np.float64
+    assert back.seed_outcomes.equals(r.seed_outcomes)
+    seeds_file = tmp_path / "found.parquet.seeds.npz"
+    np.savez_compressed(seeds_file, seeds=r.extras["seeds"][::-1], dtype=np.array("<f8"))     # other seeds
+    with pytest.raises(ValueError, match="found.parquet.seeds.npz: its SHA-256 differs"):
+        Result.load(path)
+    seeds_file.unlink()
+    with pytest.raises(ValueError, match="found.parquet.seeds.npz is missing"):
+        Result.load(path)

@@ -174,7 +174,8 @@ def test_seeds_survive_save_and_load(seeded_result, tmp_path):
     loaded = Result.load(path)
     np.testing.assert_array_equal(loaded.extras["seeds"], seeded_result.extras["seeds"])   # stored as the pairs are
     meta = json.loads(Path(str(path) + ".json").read_text())
-    assert "__stored__" in meta["extras"]["seeds"]
+    assert meta["extras"]["seeds"]["__file__"] == "pairs.parquet.seeds.npz"     # in the data file beside, not JSON
+    assert "seed_marks" not in meta["extras"] and loaded.extras["seed_marks"] == list(seeded_result.extras["seed_marks"])
     ins = loaded.inspect()
     assert ins.seeds.shape == seeded_result.extras["seeds"].shape
     with pytest.raises(ValueError, match="seeds have shape"):
