@@ -9,7 +9,8 @@ suite's seeds on the model (the share of them discriminatory as they are, with i
 beside the rate the search measured on the model it searched. A suite whose files changed after saving is
 refused, naming the file.
 
-The natural rate is measured on the seeds the search kept (``result.extras["seeds"]``). A search without
+The natural rate is measured on the inputs the search measured it on: the data's rows
+(``result.extras["natural_inputs"]``, ``fairnb.search.natural``), else the seeds it kept. A search without
 seeds (``random``) measured it on uniform samples of the domain; the check then draws as many (at most
 ``NATURAL_SAMPLES``) from the domain with a fixed random state, the same inputs at every check. The pair
 constraints a search applied are not re-applied: the rate counts every seed with a protected variant that
@@ -166,12 +167,14 @@ def check(model, suite, *, oracle=None, domain=None) -> SuiteCheck:
 
 
 def natural_inputs(result):
-    """The inputs whose natural rate a check measures: the suite's seeds, else (a search without seeds) as
+    """The inputs whose natural rate a check measures: the data's rows the search measured it on, else the suite's
+    seeds, else (a search without seeds) as
     many samples of the domain as the search checked, at most ``NATURAL_SAMPLES``, drawn with random state 0;
     ``None`` when neither is available."""
-    seeds = result.extras.get("seeds")
-    if seeds is not None and len(seeds):
-        return seeds
+    for kept in ("natural_inputs", "seeds"):     # the data's rows the search measured, else its seeds
+        inputs = result.extras.get(kept)
+        if inputs is not None and len(inputs):
+            return inputs
     n = min(int(result.extras.get("natural_n") or 0) or NATURAL_SAMPLES, NATURAL_SAMPLES)
     return result.domain.sample(n, np.random.default_rng(0)) if hasattr(result.domain, "sample") else None
 

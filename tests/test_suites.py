@@ -46,13 +46,13 @@ class Swapped:
         return self.model.predict_proba(X)
 
 
-def test_a_suite_rechecked_sorts_its_pairs_and_measures_the_seeds_natural_rate(found, suite, synthetic,
+def test_a_suite_rechecked_sorts_its_pairs_and_measures_the_natural_rate_on_the_same_rows(found, suite, synthetic,
                                                                                biased_model, fair_model):
     again = fairnb.check(biased_model, suite)
     assert again.counts() == {"pairs": len(found), "still": len(found), "same": len(found), "reversed": 0, "fair": 0}
-    natural = again.natural()      # the same seeds on the same model: the search's own rate
+    natural = again.natural()      # the same data rows on the same model: the search's own rate
     assert natural["natural_rate"] == natural["found_natural_rate"] == found.summary()["natural_rate"] > 0.2
-    assert natural["natural_n"] == found.summary()["natural_n"] == 300
+    assert natural["natural_n"] == found.summary()["natural_n"] == len(found.extras["natural_inputs"])
     fair = fairnb.check(fair_model, suite)
     assert fair.counts()["fair"] == len(found) and fair.natural()["natural_rate"] == 0.0
     assert fair.natural()["found_natural_rate"] == natural["natural_rate"]

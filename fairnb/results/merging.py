@@ -30,7 +30,8 @@ from .recording import Result
 from .seed_outcomes import merged_marks
 from .tallies import Count, merge_tallies
 
-_SHARD_OWN = ("seeds", "seeds_used", "seed_marks", "shard_cpu_s")    # extras merged by position or kept in extras["shards"]
+# extras merged by position, the same in every shard (the data's rows of the natural rate), or kept in extras["shards"]
+_SHARD_OWN = ("seeds", "seeds_used", "seed_marks", "natural_inputs", "shard_cpu_s")
 
 
 def merged_pairs(parts, domain, method: str = "", params: dict | None = None, *, offsets=None, first_ids=None,
@@ -95,6 +96,9 @@ def merge_results(parts, domain, method: str = "", params: dict | None = None, *
         dict.update(merged.extras, kept[0])    # as they are: a Result loaded from a file has no tallies
     elif kept:
         merged.extras["per_shard"] = kept
+    natural = next((p.extras["natural_inputs"] for p in done if p.extras.get("natural_inputs") is not None), None)
+    if natural is not None:
+        merged.extras["natural_inputs"] = natural
     if seeds is not None:
         merged.extras["seeds"] = seeds
         merged.tally(seeds_used=Count(len(seeds)))

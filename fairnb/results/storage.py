@@ -274,21 +274,27 @@ def _packed_seeds(extras: dict, domain) -> tuple[dict, dict | None]:
     seeds = extras.get("seeds")
     shape = getattr(domain, "item_shape", None)
     if not isinstance(seeds, np.ndarray) or shape is None or seeds.shape[1:] != tuple(shape):
-        return dict(extras), None
+        return {k: v for k, v in extras.items() if k != "natural_inputs"}, None
     kept = {"seeds": seeds}
     if extras.get("seed_marks") is not None:
         kept["seed_marks"] = np.asarray(extras["seed_marks"], dtype=str)
-    return {k: v for k, v in extras.items() if k not in kept}, kept
+    natural = extras.get("natural_inputs")
+    if isinstance(natural, np.ndarray) and natural.shape[1:] == seeds.shape[1:]:
+        kept["natural_inputs"] = natural
+    return {k: v for k, v in extras.items() if k not in kept and k != "natural_inputs"}, kept
 
 
 def _write_seeds(path: Path, kept: dict) -> None:
     """The per-seed values to ``path`` (``.npz``): the seeds as 32-bit integers when they are whole numbers
     (table rows, token ids, 8-bit pixels: they compress best so) with the dtype to give back, the marks as codes
     into their distinct strings."""
-    seeds = kept["seeds"]
-    whole = (np.issubdtype(seeds.dtype, np.floating) and np.isfinite(seeds).all()
-             and (np.abs(seeds) < 2 ** 31).all() and (seeds == np.round(seeds)).all())
-    arrays = {"seeds": seeds.astype(np.int32) if whole else seeds, "dtype": np.array(seeds.dtype.str)}
+    arrays = {"dtype": np.array(kept["seeds"].dtype.str)}
+    for name in ("seeds", "natural_inputs"):      # the search's seeds; the data's rows of its natural rate
+        if name in kept:
+            a = kept[name]
+            whole = (np.issubdtype(a.dtype, np.floating) and np.isfinite(a).all()
+                     and (np.abs(a) < 2 ** 31).all() and (a == np.round(a)).all())
+            arrays[name] = a.astype(np.int32) if whole else a
     if "seed_marks" in kept:
         arrays["mark_names"], arrays["marks"] = np.unique(kept["seed_marks"], return_inverse=True)
     with open(path, "wb") as f:
@@ -309,7 +315,10 @@ def _unpacked_seeds(extras: dict, domain, path: Path) -> dict:
             raise ValueError(f"{file}: its SHA-256 differs from the one recorded when the result was saved, so "
                              "the seeds changed since (edited or from another save), and the result is not loaded")
         with np.load(file, allow_pickle=False) as kept:
-            extras = {**extras, "seeds": kept["seeds"].astype(np.dtype(str(kept["dtype"])))}
+            dtype = np.dtype(str(kept["dtype"]))
+            extras = {**extras, "seeds": kept["seeds"].astype(dtype)}
+            if "natural_inputs" in kept:
+                extras["natural_inputs"] = kept["natural_inputs"].astype(dtype)
             if "marks" in kept:
                 extras["seed_marks"] = kept["mark_names"][kept["marks"]].tolist()
     elif isinstance(seeds, dict) and "__stored__" in seeds:
