@@ -612,15 +612,10 @@ class Search(Estimator):
             if result.status == "running":
                 result.status, result.elapsed = "interrupted", self.engine_.elapsed
         finally:
-            self._busy.release()
-        if result.elapsed >= heap.RELEASE_AFTER_S:    # its temporary arrays are freed: give their pages back
-            heap.release()
-        if result.status == "budget" and result.ended_by[0] == "result_memory":
-            warnings.warn(f"{result.method} stopped at fairnb.config.result_memory "
-                          f"({summaries.fmt_bytes(result.ended_by[1])}): its Result keeps {result.count():,} unique "
-                          f"IDIs in {summaries.fmt_bytes(result.nbytes)}, all it found; pass max_found to stop at a "
-                          "number of pairs, or raise fairnb.config.result_memory ($FAIRNB_RESULT_MEMORY) where the "
-                          "machine has the memory", RuntimeWarning, stacklevel=3)
+            with deferred_interrupts(reraise=False):
+                self._busy.release()
+        with deferred_interrupts(reraise=False):      # a Ctrl-C as the search ends finds it over: its Result returns
+            self._ended(result)
         if result.status == "failed":
             error = result.error
             error.result = result
@@ -629,6 +624,18 @@ class Search(Estimator):
                                "pairs found before are kept in this exception's .result")
             raise error
         return result
+
+    @staticmethod
+    def _ended(result: Result):
+        """Give the heap's freed pages back after a search of a second or more; warn of a memory-capped Result."""
+        if result.elapsed >= heap.RELEASE_AFTER_S:    # its temporary arrays are freed: give their pages back
+            heap.release()
+        if result.status == "budget" and result.ended_by[0] == "result_memory":
+            warnings.warn(f"{result.method} stopped at fairnb.config.result_memory "
+                          f"({summaries.fmt_bytes(result.ended_by[1])}): its Result keeps {result.count():,} unique "
+                          f"IDIs in {summaries.fmt_bytes(result.nbytes)}, all it found; pass max_found to stop at a "
+                          "number of pairs, or raise fairnb.config.result_memory ($FAIRNB_RESULT_MEMORY) where the "
+                          "machine has the memory", RuntimeWarning, stacklevel=4)
 
     def _checked(self, model, domain, seeds):
         """``(model, seeds)`` ready to search: the model wrapped, the seeds validated; raises for a parameter,
