@@ -44,7 +44,7 @@ from .. import config, heap, summaries
 from ..interrupts import deferred_interrupts, noted_interrupts
 from ..domains.base import check_convention, require_capabilities
 from ..oracle import Oracle, Verdict, make_oracle
-from ..constraints import resolve as resolve_constraints, seed_rows
+from ..constraints import apply as apply_constraint, resolve as resolve_constraints, seed_rows
 from ..params import COUNT, RANDOM_STATE, Estimator, Interval, Options, Satisfies
 from ..counting import UniqueCounter
 from ..results import Count, Distinct, Result, seed_outcomes
@@ -335,8 +335,8 @@ class Engine:
             rows = np.flatnonzero(verdict.discriminatory)
             keep = np.ones(len(rows), bool)
             for constraint in pair_constraints:
-                keep &= np.asarray(constraint.allowed(oracle.domain, verdict.X[rows], verdict.X[rows],
-                                                      verdict.counterpart[rows]), dtype=bool)
+                keep &= apply_constraint(constraint, oracle.domain, verdict.X[rows], verdict.X[rows],
+                                         verdict.counterpart[rows])
             n += int(verdict.comparable.sum())
             found += int(keep.sum())
         r = self.result
@@ -354,7 +354,7 @@ class Engine:
         keep = np.ones(len(rows), bool)
         r = self.result
         for constraint in self.constraints:
-            ok = np.asarray(constraint.allowed(self.oracle.domain, X, seeds, counterparts), dtype=bool)
+            ok = apply_constraint(constraint, self.oracle.domain, X, seeds, counterparts)
             name = f"rejected_{constraint.name}"
             r.tally(**{name: Count(r.extras.get(name, 0) + int((~ok).sum()))})
             keep &= ok
