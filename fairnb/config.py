@@ -38,7 +38,7 @@ def result_memory_cap() -> float:
         memory = process_memory()
         return memory / 4 if memory else math.inf
     try:
-        cap = float(value)
+        cap = math.nan if isinstance(value, bool) else float(value)    # True is 1 byte, not "a cap, please"
     except (TypeError, ValueError):
         cap = math.nan
     if not cap > 0:

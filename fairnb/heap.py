@@ -12,25 +12,31 @@ True
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
-import functools
 
 #: searches shorter than this (seconds) leave the heap as it is: trimming costs milliseconds, and they free little
 RELEASE_AFTER_S = 1.0
 
 
-@functools.lru_cache(maxsize=1)
 def _malloc_trim():
+    """glibc's ``malloc_trim`` as this process links it, or None (not glibc: macOS, Windows, musl).
+
+    Looked up once, at import, in the symbols the process already has (``dlopen(NULL)``): no ``ldconfig``
+    subprocess (``ctypes.util.find_library`` starts one), which a Ctrl-C could interrupt as a search ends, and
+    no second copy of a C library whose ``malloc_trim`` would work on another allocator's state."""
     try:
-        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
-    except (OSError, AttributeError):          # no C library found, or not glibc (macOS, Windows, musl)
+        trim = ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError, TypeError):    # no process symbol table (Windows), or no malloc_trim
         return None
+    trim.argtypes, trim.restype = [ctypes.c_size_t], ctypes.c_int
+    return trim
+
+
+_TRIM = _malloc_trim()
 
 
 def release() -> bool:
     """Return the C heap's free pages to the system; whether the C library could be asked (glibc only)."""
-    trim = _malloc_trim()
-    if trim is None:
+    if _TRIM is None:
         return False
-    trim(0)
+    _TRIM(0)
     return True

@@ -75,3 +75,20 @@ def test_seeds_are_validated_with_a_named_error(seeds):
 def test_a_string_protected_attribute_is_never_split_into_characters():
     with pytest.raises(ValueError, match="unknown feature 'sx'"):
         TabularDomain(FEATURES, "sx")
+
+
+@pytest.mark.parametrize("names, protected, bad", [
+    (["p", "age"], ["p"], "p"), (["sex", "p"], ["sex"], "p"), (["sex", "label'"], ["sex"], "label'"),
+    (["sex", "time"], ["sex"], "time"), (["sex", "seed", "x"], ["sex"], "seed"),
+    (["sex", "sex'"], ["sex"], "sex'"), (["sex", "age", "age'"], ["sex"], "age'")])
+def test_a_feature_named_as_a_column_of_the_pairs_is_refused(names, protected, bad):
+    # issue #34: a protected feature `p` gave result.pairs one p' (the probabilities), and directions() read the
+    # probabilities as protected values (1,856 rows instead of 2)
+    with pytest.raises(ValueError, match=rf"feature {bad!r}: result.pairs names its own columns p, p', label.*"
+                                         r"rename the feature"):
+        TabularDomain([Feature(n, 0, 1) for n in names], protected=protected)
+
+
+def test_a_feature_may_hold_a_pair_column_name_inside_its_own():
+    dom = TabularDomain([Feature(n, 0, 1) for n in ["sex", "p_value", "label_0", "a'b", "time'"]], protected=["sex"])
+    assert dom.names[1:] == ("p_value", "label_0", "a'b", "time'")

@@ -95,6 +95,22 @@ def test_a_tabular_model_on_a_text_domain_is_refused_as_one(dom):
         get_method("rp")(n_local=5, random_state=0).run(model, dom, seeds=["the muslim cook is kind"])
 
 
+@pytest.mark.parametrize("kind", ["NumpyMLP", "FunctionModel", "callable"])
+def test_a_model_of_numbers_on_a_text_domain_is_named_with_what_texts_need(dom, kind):
+    # issue #34: rp said only "could not convert string to float: 'the muslim cook is kind'"
+    import fairnb
+
+    model = {"NumpyMLP": fairnb.models.NumpyMLP([np.ones((7, 1))], [np.zeros(1)]),
+             "FunctionModel": fairnb.models.FunctionModel(lambda X: X[:, 0] / 10),
+             "callable": lambda X: np.asarray(X, dtype=float)[:, 0] / 10}[kind]
+    said = {"NumpyMLP": r"NumpyMLP\(7-1, sigmoid\) is a fairnb model of tables",
+            "FunctionModel": r"FunctionModel\(<lambda>\) is a fairnb model of tables",
+            "callable": r"text model '<lambda>' \(function\) cannot read texts \(could not convert string to float"}[kind]
+    with pytest.raises(TypeError, match=rf"{said}.*a text search gives its model a list of strings.*TabularDomain.*"
+                                        r"a model that reads texts"):
+        get_method("rp")(n_local=5, random_state=0, progress=False).run(model, dom, seeds=["the muslim cook is kind"])
+
+
 def test_a_seed_text_cut_before_its_identity_term_is_skipped_with_a_warning(dom):
     long = "the muslim cook " + "the cook is kind " * 125            # 503 tokens, cut to its last 5
     with pytest.warns(UserWarning, match=r"seeds: 1 of 2 texts \(items \[0\]\) mention a protected term only beyond "

@@ -10,6 +10,7 @@ import pytest
 from fairnb.constraints import (AttributeConfirmed, Constraint, MaxWordsChanged, PixelBudget, Realistic,
                                 SameIdentityTerms, SameTokens, resolve, seed_rows)
 from fairnb.domains import TabularDomain, TextDomain, Feature
+from fairnb.search import get_method
 from fairnb.text import Vocabulary
 
 from image_checks import domain as image_domain, seed_images
@@ -240,3 +241,37 @@ def test_every_pair_of_a_realistic_search_is_realistic_when_rechecked(by, tmp_pa
     loaded = type(result).load(result.save(tmp_path / "realistic.csv"))
     assert loaded.params["constraints"] == ["default", {"constraint": "Realistic", "by": by, "columns": columns,
                                                         "quantile": 0.5, "rows": len(train)}]
+
+
+class _Returns(Constraint):
+    """A user's constraint that returns ``value`` (or ``value(X)``) whatever it is given."""
+
+    name = "mine"
+
+    def __init__(self, value):
+        self.value = value
+
+    def allowed(self, domain, X, seeds, counterparts=None):
+        return self.value(X) if callable(self.value) else self.value
+
+
+@pytest.mark.parametrize("value, said", [
+    (True, "True"), ([False], r"a bool array of shape \(1,\)"), (None, "None"), (float("nan"), "nan"),
+    ("yes", "'yes'"), (lambda X: np.ones(len(X) + 1, bool), r"a bool array of shape \(\d+,\)"),
+    (lambda X: np.ones(len(X)), r"a float64 array"), (lambda X: np.flatnonzero(np.ones(len(X))), r"a int64 array"),
+    (lambda X: np.array(["yes"] * len(X)), "a <U3 array"), (np.True_, r"a bool array of shape \(\)")])
+def test_a_constraint_that_returns_no_mask_is_named_with_what_it_returned(value, said, synthetic, biased_model):
+    # issue #34: True, [False], None kept or refused every candidate silently; a wrong length raised numpy's error
+    search = get_method("random")(n_samples=200, random_state=0, constraints=[_Returns(value)], progress=False)
+    with pytest.raises(TypeError, match=r"constraint 'mine' \(_Returns.allowed\) must return one bool per candidate.*"
+                                        rf"returned {said}"):
+        search.run(biased_model, synthetic.domain)
+
+
+def test_a_constraint_may_return_a_list_or_a_series_of_bools(synthetic, biased_model):
+    import pandas as pd
+
+    for value in (lambda X: [bool(x % 2) for x in X[:, 0]], lambda X: pd.Series(X[:, 0] % 2 == 0)):
+        result = get_method("random")(n_samples=300, random_state=0, constraints=[_Returns(value)],
+                                      progress=False).run(biased_model, synthetic.domain)
+        assert result.extras["rejected_mine"] > 0 and len(result.pairs) > 0

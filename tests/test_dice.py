@@ -283,3 +283,16 @@ def test_bad_arguments_are_named(synthetic, biased_model, race_domain):
         DICE(epsilon=2.0, n_seeds=5).run(biased_model, synthetic.domain, synthetic.X)
     with pytest.raises(ValueError, match="no discriminatory inputs"):
         result_localization(biased_model, fairnb.results.Result(race_domain), synthetic.X)
+
+
+def test_a_model_without_hidden_layers_is_refused_before_the_search_with_debug_false_suggested(synthetic):
+    # issue #34: the debugging failed after the whole search ("the model has no hidden layer to debug")
+    W = np.zeros((synthetic.domain.n_features, 1))
+    W[list(synthetic.domain.names).index("sex")] = 3.0
+    linear = NumpyMLP([W], [np.array([-1.0])])
+    fast = dict(n_seeds=10, n_local=10, max_iter=2, random_state=0, progress=False)
+    with pytest.raises(ValueError, match=r"dice: NumpyMLP\(7-1, sigmoid\) has no hidden layer.*debug=False") as error:
+        DICE(**fast).run(linear, synthetic.domain, synthetic.X)
+    assert getattr(error.value, "result", None) is None           # refused before the search: nothing searched
+    result = DICE(debug=False, **fast).run(linear, synthetic.domain, synthetic.X)
+    assert result.status == "completed" and len(result) > 0 and result.extras["severity_inputs"] > 0

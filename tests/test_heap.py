@@ -52,3 +52,57 @@ def test_testsgd_releases_the_heap_when_it_ends_as_searches_do(monkeypatch, afte
     result = TestSGD(random_state=0).run(
         lambda X: in_planted_group(X).astype(float), planted, sensitive=["sex", "race"])
     assert len(result) > 0 and len(calls) == released
+
+
+def test_release_starts_no_process():
+    # ctypes.util.find_library runs ldconfig in a subprocess: a Ctrl-C there, as a search ended, lost its Result
+    import subprocess
+    import sys
+
+    code = ("import subprocess\n"
+            "def refuse(*a, **k): raise AssertionError('heap.release started a process')\n"
+            "subprocess.Popen = refuse\n"
+            "from fairnb import heap\n"
+            "print(heap.release())\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "True", done.stderr[-2_000:]
+
+
+@pytest.mark.parametrize("method", ["random", "eidig"])
+def test_a_ctrl_c_while_the_heap_is_released_still_returns_the_result(synthetic, biased_model, monkeypatch, method):
+    # issue #34: a double Ctrl-C whose second press landed in heap.release() escaped run() and lost the Result
+    import signal
+
+    pressed = []
+
+    def release_pressed():
+        signal.raise_signal(signal.SIGINT)
+        pressed.append(1)
+        return True
+
+    monkeypatch.setattr(heap, "RELEASE_AFTER_S", 0.0)
+    monkeypatch.setattr(heap, "release", release_pressed)
+    search = get_method(method)(max_tried=300, random_state=0, progress=False)
+    try:
+        result = search.run(biased_model, synthetic.domain, seeds=synthetic.X[:50])
+    except KeyboardInterrupt:
+        pytest.fail("a Ctrl-C while the heap was released escaped run(): the Result was lost")
+    assert pressed == [1] and result.status == "budget" and result.tried >= 300
+    assert not search._busy.locked()
+
+
+def test_a_ctrl_c_while_testsgd_releases_the_heap_still_returns_the_ranking(monkeypatch):
+    import signal
+
+    from fairnb.group import TestSGD
+    from fairnb.group.planted import in_planted_group, make_planted_group
+
+    planted = make_planted_group(n=2_000, random_state=0)
+    monkeypatch.setattr(heap, "RELEASE_AFTER_S", 0.0)
+    monkeypatch.setattr(heap, "release", lambda: signal.raise_signal(signal.SIGINT) or True)
+    try:
+        result = TestSGD(random_state=0).run(lambda X: in_planted_group(X).astype(float), planted,
+                                             sensitive=["sex", "race"])
+    except KeyboardInterrupt:
+        pytest.fail("a Ctrl-C while TestSGD released the heap escaped: the ranking was lost")
+    assert len(result) > 0

@@ -179,3 +179,24 @@ def test_a_damaged_onnx_file_is_named(tmp_path):
         warnings.simplefilter("ignore")
         with pytest.raises(ValueError, match=r"m\.onnx: ONNX Runtime cannot load it .*damaged"):
             load_model(tmp_path / "m.onnx")
+
+
+def test_a_weight_flipped_out_of_any_trained_range_is_refused_unless_a_checksum_vouches(tmp_path, rng):
+    # issue #34: a bit flipped in a weight's exponent loaded as 1.7e38, and the model answered 0 or 1 everywhere
+    import h5py
+
+    kernels = [np.full((5, 8), 0.3, "f4"), np.full((8, 1), -0.2, "f4")]
+    original = write_h5(tmp_path / "small.h5", rng, kernels)
+    with h5py.File(original, "r") as f:
+        offset = f["model_weights/dense_1/dense_1/kernel:0"].id.get_offset()
+    raw = bytearray(original.read_bytes())
+    raw[offset + 4 * 2 + 3] ^= 0x40                  # the top exponent bit of dense_1's third weight: -0.2 * 2**128
+    flipped = tmp_path / "own" / "small.h5"
+    flipped.parent.mkdir()
+    flipped.write_bytes(bytes(raw))
+    with pytest.raises(ValueError, match=r"own/small\.h5: damaged Keras \.h5 model file: Dense layer 1's kernel "
+                                         r"holds [\d.]+e\+\d+, beyond any trained network's weights.*"
+                                         r"sha256sum small\.h5 > small\.h5\.sha256"):
+        load_model(flipped)
+    (flipped.parent / "small.h5.sha256").write_text(sha256(flipped))
+    assert abs(load_model(flipped).weights[1]).max() > 1e30          # vouched for: loaded as it is

@@ -146,3 +146,35 @@ def test_missing_onnxruntime_names_the_extra():
                             "sys.modules} & {'onnxruntime', 'onnx', 'skl2onnx', 'sklearn', 'tensorflow'}))"],
                            capture_output=True, text=True)
     assert light.stdout.strip() == "[]", light.stdout + light.stderr
+
+
+@pytest.mark.parametrize("batch_size", [0, -5, 2.5, True, "8", None])
+def test_a_batch_size_that_is_no_positive_whole_number_is_named(batch_size, rng):
+    with pytest.raises(ValueError, match=rf"batch_size must be a positive whole number of rows, got {batch_size!r}"):
+        OnnxModel(linear_onnx(rng.normal(size=(3, 2))), batch_size=batch_size)
+
+
+@pytest.mark.parametrize("output", ["auto", "logits", "label"])
+def test_zero_rows_give_zero_rows_of_probabilities(output, rng):
+    model = OnnxModel(linear_onnx(rng.normal(size=(3, 2)), activation="Softmax" if output == "auto" else None),
+                      output=output)
+    assert model.predict_proba(np.zeros((0, 3))).shape == (0, 2)
+
+
+def test_a_model_with_two_inputs_is_refused_as_one():
+    graph = helper.make_graph([helper.make_node("Add", ["a", "b"], ["y"])], "two",
+                              [helper.make_tensor_value_info(n, TensorProto.FLOAT, [None, 2]) for n in "ab"],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [None, 2])])
+    two = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString()
+    for kw in ({}, {"input_name": "a"}):
+        with pytest.raises(ValueError, match=r"takes 2 inputs \['a', 'b'\]; fairnb feeds a model one tensor"):
+            OnnxModel(two, **kw)
+
+
+def test_bytes_that_are_no_onnx_model_are_named(tmp_path):
+    with pytest.raises(ValueError, match=r"the 17 bytes given: ONNX Runtime cannot load it .*not an ONNX model"):
+        OnnxModel(b"not an onnx model")
+    path = tmp_path / "m.onnx"
+    path.write_bytes(b"not an onnx model")
+    with pytest.raises(ValueError, match=r"m.onnx: ONNX Runtime cannot load it .*not an ONNX model"):
+        load_model(path)

@@ -195,3 +195,15 @@ def test_reading_the_inputs_of_many_pairs_costs_only_the_array_returned():
         tracemalloc.stop()
     assert X.shape == (r.count(), 12) and r.count() > 190_000
     assert peak < 1.2 * X.nbytes, f"reading {X.nbytes / 1e6:.0f} MB of inputs peaked at {peak / 1e6:.0f} MB"
+
+
+def test_a_memory_cap_of_true_or_false_is_refused(monkeypatch):
+    # issue #34: True was a 1-byte cap (a bool is an int): every search stopped after its first batch
+    import pytest
+
+    from fairnb import config
+
+    for value in (True, False):
+        monkeypatch.setattr(config, "result_memory", value)
+        with pytest.raises(ValueError, match=rf"fairnb.config.result_memory = {value}: give the bytes"):
+            config.result_memory_cap()

@@ -195,7 +195,7 @@ def test_finds_planted_discrimination_with_honest_counts(synthetic, biased_model
 
 
 def test_always_discriminatory_model_gives_success_rate_one():
-    dom = TabularDomain([Feature("p", 0, 1), Feature("a", 0, 9), Feature("b", 0, 9)], protected=["p"])
+    dom = TabularDomain([Feature("s", 0, 1), Feature("a", 0, 9), Feature("b", 0, 9)], protected=["s"])
     data = np.random.default_rng(0).integers(0, 10, (300, 3)).astype(float)
     data[:, 0] = data[:, 0] % 2
     model = FunctionModel(lambda X: (X[:, 0] == 1).astype(float))

@@ -32,6 +32,8 @@ array([False,  True])
 """
 from __future__ import annotations
 
+import reprlib
+
 import numpy as np
 
 STAGES = ("candidate", "pair")
@@ -58,6 +60,28 @@ class Constraint:
     def __repr__(self):
         settings = ", ".join(f"{k}={v!r}" for k, v in self.get_config().items())
         return f"{type(self).__name__}({settings})"
+
+
+def apply(constraint: Constraint, domain, X, seeds, counterparts=None) -> np.ndarray:
+    """``constraint.allowed(...)`` checked: one bool per candidate of ``X``, else a ``TypeError`` naming the
+    constraint and what it returned (``True``, ``None`` or an index array would silently keep or refuse them all).
+
+    >>> class Everything(Constraint):
+    ...     name = "everything"
+    ...     def allowed(self, domain, X, seeds, counterparts=None):
+    ...         return True
+    >>> apply(Everything(), None, np.zeros((2, 1)), None)
+    Traceback (most recent call last):
+    TypeError: constraint 'everything' (Everything.allowed) must return one bool per candidate, a bool array of shape (2,); it returned True
+    """
+    mask = constraint.allowed(domain, X, seeds, counterparts)
+    array = np.asarray(mask) if isinstance(mask, (list, tuple)) or hasattr(mask, "__array__") else None
+    if array is None or array.dtype != bool or array.shape != (len(X),):
+        got = (f"a {array.dtype} array of shape {array.shape}" if array is not None and array.dtype != object
+               else reprlib.repr(mask))
+        raise TypeError(f"constraint {constraint.name!r} ({type(constraint).__name__}.allowed) must return one bool "
+                        f"per candidate, a bool array of shape ({len(X)},); it returned {got}")
+    return array
 
 
 def resolve(spec, domain) -> list[Constraint]:

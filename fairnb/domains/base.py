@@ -108,6 +108,24 @@ def check_convention(convention: str) -> str:
     return convention
 
 
+#: the columns ``result.pairs`` adds after the input's: no feature may take one of these names
+PAIR_OUTPUTS = ("p", "p'", "label", "label'", "difference", "near_threshold", "material", "phase", "seed", "time")
+
+
+def check_feature_names(names) -> None:
+    """A ValueError naming a feature whose name ``result.pairs`` (or ``result.to_frame``) gives one of its own
+    columns: one of ``PAIR_OUTPUTS``, or another feature's name primed (``age'``, the counterpart's age).
+
+    >>> check_feature_names(["age", "p"])
+    Traceback (most recent call last):
+    ValueError: feature 'p': result.pairs names its own columns p, p', label, label', difference, near_threshold, material, phase, seed, time, and the counterpart's <feature>'; rename the feature, e.g. 'p_'
+    """
+    for name in names:
+        if name in PAIR_OUTPUTS or (name.endswith("'") and name[:-1] in names):
+            raise ValueError(f"feature {name!r}: result.pairs names its own columns {', '.join(PAIR_OUTPUTS)}, and "
+                             f"the counterpart's <feature>'; rename the feature, e.g. {name.rstrip(chr(39)) + '_'!r}")
+
+
 def protected_columns(domain) -> tuple[str, ...]:
     """The columns of ``domain``'s pair tables that show the protected part (its ``protected_columns``, or its
     ``protected_names`` for a domain that names no others).

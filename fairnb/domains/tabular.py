@@ -39,7 +39,7 @@ from typing import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from .base import check_convention, register_domain
+from .base import check_convention, check_feature_names, register_domain
 
 
 KINDS = ("categorical", "ordinal", "continuous")
@@ -171,6 +171,7 @@ class TabularDomain:
         names = [f.name for f in self.features]
         if len(set(names)) != len(names):
             raise ValueError(f"feature names must be unique, got {names}")
+        check_feature_names(names)
         self.names = tuple(names)
         self.lower = np.array([f.low for f in self.features], dtype=float)
         self.upper = np.array([f.high for f in self.features], dtype=float)

@@ -24,6 +24,7 @@ from numbers import Integral, Real
 import numpy as np
 
 from .. import heap
+from ..interrupts import deferred_interrupts
 from ..models import wrap
 from ..params import COUNT, RANDOM_STATE, SHARE, Estimator, Interval, Options, Satisfies
 from .result import GroupResult
@@ -192,7 +193,8 @@ class TestSGD(Estimator):
         result = GroupResult(rule_sets, scores, z=self.z, confidence=self.confidence, top_k=self.top_k,
                              params=self.get_params(), elapsed=time.perf_counter() - t0, info=info)
         if result.elapsed >= heap.RELEASE_AFTER_S:    # the samples' arrays are freed: give their pages back
-            heap.release()
+            with deferred_interrupts(reraise=False):  # a Ctrl-C now finds the ranking done: it is returned
+                heap.release()
         if scores.error is not None:
             scores.error.result = result
             raise scores.error

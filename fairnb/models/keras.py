@@ -33,17 +33,21 @@ _OUTPUTS = ("sigmoid", "softmax")
 #: input values per TensorFlow call of ``KerasModel`` (images: a few hundred rows; tables: ``batch_size``)
 CHUNK_VALUES = 2 ** 19
 _SKIPPED_AT_INFERENCE = ("Dropout", "InputLayer", "GaussianNoise", "AlphaDropout", "GaussianDropout")
+#: a Dense weight or bias beyond this magnitude reads as a flipped exponent bit in an unchecked ``.h5`` file
+#: (trained networks stay far below it: the published models' largest weight is 1.3)
+PLAUSIBLE_WEIGHT = 1e5
 
 
 # ---------------------------------------------------------------------------------------------- loading
 
 
-def load_keras_model(path, backend: str = "numpy"):
+def load_keras_model(path, backend: str = "numpy", *, checked: bool = False):
     """Load a Keras 2 ``.h5`` or Keras 3 ``.keras`` model file as a fairnb model.
 
     ``backend="numpy"``: a :class:`~fairnb.models.NumpyMLP` (dense networks; no TensorFlow needed for
     ``.h5``). ``backend="keras"``: a :class:`KerasModel` around a Keras 3 model. A ``.keras`` file that is
-    not a plain stack of Dense layers is returned as a ``KerasModel`` with either backend.
+    not a plain stack of Dense layers is returned as a ``KerasModel`` with either backend. ``checked``: the
+    file's SHA-256 was verified (its weights may then be of any size; see ``read_h5_dense_layers``).
     """
     if backend not in ("numpy", "keras"):
         raise ValueError(f"backend must be 'numpy' or 'keras', got {backend!r}")
@@ -61,19 +65,20 @@ def load_keras_model(path, backend: str = "numpy"):
         return model.to_numpy() if backend == "numpy" and model.is_dense_stack else model
     if path.suffix not in (".h5", ".hdf5"):
         raise ValueError(f"{path.name}: expected a Keras model file ending in .h5 (Keras 2) or .keras (Keras 3)")
-    layers = read_h5_dense_layers(path)
+    layers = read_h5_dense_layers(path, checked=checked)
     if backend == "numpy":
         return _numpy_mlp(layers, path)
     return KerasModel(_build_keras(layers))
 
 
-def read_h5_dense_layers(path) -> list[dict]:
+def read_h5_dense_layers(path, *, checked: bool = False) -> list[dict]:
     """The Dense layers of a Keras 2 ``.h5`` Sequential model: ``[{units, activation, kernel, bias}]``.
 
     Layers that do nothing at inference (Dropout, InputLayer) are skipped, a leading ``Normalization``
     is folded into the first Dense layer; other layer types raise ``ValueError``. A file whose structure
     is broken, or whose weights are not finite or do not fit together, raises ``ValueError`` naming it as
-    damaged (weights changed into other finite numbers cannot be told: see :func:`fairnb.models.load_model`).
+    damaged; so does a Dense weight beyond ``PLAUSIBLE_WEIGHT`` unless the file was ``checked`` against a
+    SHA-256 (weights changed into other plausible numbers cannot be told: see :func:`fairnb.models.load_model`).
     """
     import h5py
 
@@ -89,12 +94,13 @@ def read_h5_dense_layers(path) -> list[dict]:
                          "Keras 2 model saved with model.save('model.h5')") from None
     if not layers:
         raise ValueError(f"{path}: no Dense layer found")
-    _check_weights(layers, normalization, path)
+    _check_weights(layers, normalization, path, checked)
     return fold_normalization(layers, *normalization) if normalization else layers
 
 
-def _check_weights(layers: list[dict], normalization, path) -> None:
-    """``ValueError`` naming ``path`` as damaged when its weights are not finite or do not chain."""
+def _check_weights(layers: list[dict], normalization, path, checked: bool) -> None:
+    """``ValueError`` naming ``path`` as damaged when its weights are not finite, do not chain, or (not
+    ``checked``) a Dense weight is beyond ``PLAUSIBLE_WEIGHT``."""
     arrays = [a for layer in layers for a in (layer["kernel"], layer["bias"])] + list(normalization or ())
     if not all(np.isfinite(np.asarray(a, dtype=float)).all() for a in arrays):
         raise ValueError(f"{path}: damaged Keras .h5 model file: it holds NaN or infinite weights")
@@ -105,6 +111,14 @@ def _check_weights(layers: list[dict], normalization, path) -> None:
             raise ValueError(f"{path}: damaged Keras .h5 model file: a Dense layer of {units} units on {width} "
                              f"inputs holds a kernel of shape {kernel} and a bias of shape {bias}")
         width = units
+    for i, layer in enumerate([] if checked else layers):
+        for part in ("kernel", "bias"):
+            biggest = float(np.abs(np.asarray(layer[part], dtype=float)).max(initial=0.0))
+            if biggest > PLAUSIBLE_WEIGHT:
+                raise ValueError(f"{path}: damaged Keras .h5 model file: Dense layer {i}'s {part} holds {biggest:.3g}, "
+                                 f"beyond any trained network's weights (a flipped bit reads so); if the file is as "
+                                 f"saved, record its checksum (sha256sum {Path(path).name} > "
+                                 f"{Path(path).name}.sha256) and it loads")
 
 
 def _h5_layers(f, path) -> tuple[list[dict], tuple | None]:

@@ -14,7 +14,8 @@ therefore compares the file's SHA-256, before reading it, with
    folder (``$FAIRNB_MODELS``), its pinned SHA-256 (:data:`fairnb.models.published.PUBLISHED`).
 
 Without any of them only damage that breaks the file's structure is found (the file is then named and
-called damaged); changed weights are not, and rarely a damaged ``.h5`` makes the HDF5 library loop while
+called damaged), and a ``.h5`` weight too large for any trained network (a flipped exponent bit, refused unless
+a checksum vouches for the file); other changed weights are not, and rarely a damaged ``.h5`` makes the HDF5 library loop while
 reading it, which only a checksum (checked before reading) prevents. A pickle (``.joblib``, ``.pkl``, ``.pickle``) runs code while
 it is read: load only files you trust, and give them a ``.sha256`` to have them checked before.
 
@@ -59,7 +60,7 @@ def load_model(path, backend: str = "numpy", *, sha256: str | None = None) -> Mo
     suffix = path.suffix.lower()
     if suffix not in (*PICKLE_SUFFIXES, *KERAS_SUFFIXES, ".onnx"):
         raise ValueError(f"{path.name}: unknown model file type {path.suffix!r}; fairnb loads {FORMATS}")
-    _verify(path, sha256)
+    checked = _verify(path, sha256)
     if suffix in PICKLE_SUFFIXES:
         return _unpickled(path)
     if suffix == ".onnx":
@@ -68,11 +69,12 @@ def load_model(path, backend: str = "numpy", *, sha256: str | None = None) -> Mo
         return OnnxModel(path)
     from .keras import load_keras_model
 
-    return load_keras_model(path, backend=backend)
+    return load_keras_model(path, backend=backend, checked=checked)
 
 
-def _verify(path: Path, sha256: str | None) -> None:
-    """``ValueError`` when ``path``'s SHA-256 is not the expected one (given, beside it, or pinned)."""
+def _verify(path: Path, sha256: str | None) -> bool:
+    """``ValueError`` when ``path``'s SHA-256 is not the expected one (given, beside it, or pinned); whether one
+    was known (and matched)."""
     sidecar = Path(f"{path}.sha256")
     if sha256 is not None:
         expected, source = _hex(sha256, "sha256="), "the SHA-256 given (sha256=)"
@@ -84,6 +86,7 @@ def _verify(path: Path, sha256: str | None) -> None:
     if expected is not None and (got := file_sha256(path)) != expected:
         raise ValueError(f"{path}: SHA-256 {got} does not match {source} ({expected}); the file is damaged or "
                          "changed since that checksum was taken, and it is not loaded")
+    return expected is not None
 
 
 def _hex(text: str, source: str) -> str:

@@ -22,6 +22,7 @@ OnnxModel(input 'x' float32 x2 -> 'logits' (logits, softmaxed))
 """
 from __future__ import annotations
 
+from numbers import Integral
 from pathlib import Path
 
 import numpy as np
@@ -40,7 +41,7 @@ class OnnxModel:
 
     Parameters
     ----------
-    input_name, output_name : which input and output to use; by default the only input, and the output
+    input_name, output_name : which input (a model takes one) and output to use; by default the output
         holding class probabilities (a model with several outputs, such as skl2onnx's label and
         probabilities, gets its float tensor or probability map; ``repr`` names the one chosen).
     output : ``"proba"`` (rows of probabilities, or one column of P(y=1)), ``"logits"`` (softmaxed; one
@@ -54,8 +55,15 @@ class OnnxModel:
                  output: str = "auto", *, n_classes: int = 2, batch_size: int = 65536):
         if output not in OUTPUTS:
             raise ValueError(f"output must be one of {OUTPUTS}, got {output!r}")
+        if isinstance(batch_size, bool) or not isinstance(batch_size, Integral) or batch_size < 1:
+            raise ValueError(f"batch_size must be a positive whole number of rows, got {batch_size!r}")
         self.session = _session(model)
-        self.input = _pick(self.session.get_inputs(), input_name, "input")
+        inputs = self.session.get_inputs()
+        if len(inputs) > 1:
+            raise ValueError(f"the ONNX model takes {len(inputs)} inputs {[i.name for i in inputs]}; fairnb feeds a "
+                             "model one tensor of features: export it with a single input (join the features "
+                             "inside the model)")
+        self.input = _pick(inputs, input_name, "input")
         if self.input.type not in _DTYPES:
             raise TypeError(f"ONNX input {self.input.name!r} holds {self.input.type}; fairnb feeds numeric "
                             "tensors (encode strings and categories before the model)")
@@ -91,6 +99,9 @@ class OnnxModel:
 
     # ------------------------------------------------------------------ evaluation
     def predict_proba(self, X: np.ndarray) -> np.ndarray:
+        X = np.asarray(X)
+        if not len(X):          # no rows: the columns of one (zero) row's answer, which ONNX Runtime knows
+            return self.predict_proba(np.zeros((1, *X.shape[1:]), self.input_dtype))[:0]
         raw = self._raw(X)
         if self.output == "label":
             return (raw.reshape(-1)[:, None] == np.arange(self.n_classes)[None, :]).astype(float)
@@ -138,17 +149,19 @@ def _session(model):
     if isinstance(model, ort.InferenceSession):
         return model
     if isinstance(model, (bytes, bytearray)):
-        return ort.InferenceSession(bytes(model), providers=["CPUExecutionProvider"])
-    if isinstance(model, (str, Path)):
+        source, what = bytes(model), f"the {len(model):,} bytes given"
+    elif isinstance(model, (str, Path)):
         if not Path(model).is_file():
             raise FileNotFoundError(f"model file {str(model)!r} not found")
-        try:
-            return ort.InferenceSession(str(model), providers=["CPUExecutionProvider"])
-        except Exception as e:  # noqa: BLE001 - ONNX Runtime's own exception types (InvalidProtobuf, Fail, ...)
-            raise ValueError(f"{model}: ONNX Runtime cannot load it ({type(e).__name__}: {e}); the file is "
-                             "damaged or truncated, or not an ONNX model") from None
-    raise TypeError(f"OnnxModel takes a .onnx path, its bytes or an onnxruntime.InferenceSession, "
-                    f"not a {type(model).__name__}")
+        source, what = str(model), f"{model}"
+    else:
+        raise TypeError(f"OnnxModel takes a .onnx path, its bytes or an onnxruntime.InferenceSession, "
+                        f"not a {type(model).__name__}")
+    try:
+        return ort.InferenceSession(source, providers=["CPUExecutionProvider"])
+    except Exception as e:  # noqa: BLE001 - ONNX Runtime's own exception types (InvalidProtobuf, Fail, ...)
+        raise ValueError(f"{what}: ONNX Runtime cannot load it ({type(e).__name__}: {e}); it is damaged or "
+                         "truncated, or not an ONNX model") from None
 
 
 def _pick(args, name: str | None, what: str):

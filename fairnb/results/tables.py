@@ -38,9 +38,7 @@ class PairTables:
         ``near_threshold`` (True where a decision is within ``NEAR_THRESHOLD`` of flipping, so float32
         and float64 rounding may decide it), ``material`` (False where the two outputs differ by less than
         ``MATERIAL_MARGIN``: both sit at the decision threshold, boundary noise a fair model has too), phase,
-        seed id and the time found. A Result column whose
-        name an input column already has is prefixed ``result:`` (e.g. ``result:p`` beside a feature
-        called ``p``)."""
+        seed id and the time found (no feature takes one of these names: ``domains.base.PAIR_OUTPUTS``)."""
         a = self._arrays()
         dom = self.domain
         if decoded:
@@ -49,7 +47,6 @@ class PairTables:
         else:
             left = dom.to_columns(a["X"]).reset_index(drop=True)
             own = {f"{c}'": v.to_numpy() for c, v in dom.to_columns(a["C"]).items()}
-        names = [str(n) for n in left.columns]
         k = a["P"].shape[1]
         col = 1 if k == 2 else slice(None)
         own["p"] = a["P"][:, col] if k == 2 else a["P"].max(axis=1)
@@ -62,11 +59,7 @@ class PairTables:
         own["phase"] = a["phase"]
         own["seed"] = a["seed"]
         own["time"] = a["time"]
-        taken = set(names)
-        frame = left.copy()
-        for name, values in own.items():
-            frame[f"result:{name}" if name in taken else name] = values
-        return frame
+        return left.assign(**own)
 
 
 def directions(pairs: pd.DataFrame, columns, class_names=None) -> pd.DataFrame:

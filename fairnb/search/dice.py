@@ -110,6 +110,17 @@ class DICE(TwoPhaseSearch):
                          max_time=max_time, max_tried=max_tried, max_found=max_found,
                          random_state=random_state, progress=progress, constraints=constraints, control=control)
 
+    def _checked(self, model, domain, seeds):
+        model, seeds = super()._checked(model, domain, seeds)
+        try:
+            mlp = as_numpy_mlp(model) if self.debug else None
+        except TypeError:        # not a dense network: the search runs, and says at its end that it did not debug
+            mlp = None
+        if mlp is not None and len(mlp.layer_sizes) < 2:
+            raise ValueError(f"dice: {mlp!r} has no hidden layer, and DICE's causal debugging intervenes on hidden "
+                             "neurons; pass debug=False to search without it")
+        return model, seeds
+
     def _global_checks(self):
         return self.max_iter + 1
 

@@ -44,7 +44,7 @@ from .. import config, heap, summaries
 from ..interrupts import deferred_interrupts, noted_interrupts
 from ..domains.base import check_convention, require_capabilities
 from ..oracle import Oracle, Verdict, make_oracle
-from ..constraints import resolve as resolve_constraints, seed_rows
+from ..constraints import apply as apply_constraint, resolve as resolve_constraints, seed_rows
 from ..params import COUNT, RANDOM_STATE, Estimator, Interval, Options, Satisfies
 from ..counting import UniqueCounter
 from ..results import Count, Distinct, Measured, Result, Same, inputs_name, seed_outcomes
@@ -345,8 +345,8 @@ class Engine:
             rows = np.flatnonzero(verdict.discriminatory)
             keep = np.ones(len(rows), bool)
             for constraint in pair_constraints:
-                keep &= np.asarray(constraint.allowed(oracle.domain, verdict.X[rows], verdict.X[rows],
-                                                      verdict.counterpart[rows]), dtype=bool)
+                keep &= apply_constraint(constraint, oracle.domain, verdict.X[rows], verdict.X[rows],
+                                         verdict.counterpart[rows])
             n += int(verdict.comparable.sum())
             found += int(keep.sum())
         r, name = self.result, inputs_name(X)
@@ -364,7 +364,7 @@ class Engine:
         keep = np.ones(len(rows), bool)
         r = self.result
         for constraint in self.constraints:
-            ok = np.asarray(constraint.allowed(self.oracle.domain, X, seeds, counterparts), dtype=bool)
+            ok = apply_constraint(constraint, self.oracle.domain, X, seeds, counterparts)
             name = f"rejected_{constraint.name}"
             r.tally(**{name: Count(r.extras.get(name, 0) + int((~ok).sum()))})
             keep &= ok
@@ -633,15 +633,10 @@ class Search(Estimator):
             if result.status == "running":
                 result.status, result.elapsed = "interrupted", self.engine_.elapsed
         finally:
-            self._busy.release()
-        if result.elapsed >= heap.RELEASE_AFTER_S:    # its temporary arrays are freed: give their pages back
-            heap.release()
-        if result.status == "budget" and result.ended_by[0] == "result_memory":
-            warnings.warn(f"{result.method} stopped at fairnb.config.result_memory "
-                          f"({summaries.fmt_bytes(result.ended_by[1])}): its Result keeps {result.count():,} unique "
-                          f"IDIs in {summaries.fmt_bytes(result.nbytes)}, all it found; pass max_found to stop at a "
-                          "number of pairs, or raise fairnb.config.result_memory ($FAIRNB_RESULT_MEMORY) where the "
-                          "machine has the memory", RuntimeWarning, stacklevel=3)
+            with deferred_interrupts(reraise=False):
+                self._busy.release()
+        with deferred_interrupts(reraise=False):      # a Ctrl-C as the search ends finds it over: its Result returns
+            self._ended(result)
         if result.status == "failed":
             error = result.error
             error.result = result
@@ -650,6 +645,18 @@ class Search(Estimator):
                                "pairs found before are kept in this exception's .result")
             raise error
         return result
+
+    @staticmethod
+    def _ended(result: Result):
+        """Give the heap's freed pages back after a search of a second or more; warn of a memory-capped Result."""
+        if result.elapsed >= heap.RELEASE_AFTER_S:    # its temporary arrays are freed: give their pages back
+            heap.release()
+        if result.status == "budget" and result.ended_by[0] == "result_memory":
+            warnings.warn(f"{result.method} stopped at fairnb.config.result_memory "
+                          f"({summaries.fmt_bytes(result.ended_by[1])}): its Result keeps {result.count():,} unique "
+                          f"IDIs in {summaries.fmt_bytes(result.nbytes)}, all it found; pass max_found to stop at a "
+                          "number of pairs, or raise fairnb.config.result_memory ($FAIRNB_RESULT_MEMORY) where the "
+                          "machine has the memory", RuntimeWarning, stacklevel=4)
 
     def _checked(self, model, domain, seeds):
         """``(model, seeds)`` ready to search: the model wrapped, the seeds validated; raises for a parameter,

@@ -15,12 +15,23 @@ Example
 """
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from ..models import is_keras
 from ..models.base import as_probability_matrix
 from .tokenize import Tokenizer
 from .vocabulary import Vocabulary, as_id_array
+
+
+#: what a text domain needs of a model, said when it is given one that reads numbers
+_TEXT_MODELS = ("search it on a TabularDomain, or give a model that reads texts (a callable on a list of strings, "
+                "e.g. make_pipeline(TfidfVectorizer(), LogisticRegression()), or a Keras model whose first layer is "
+                "an Embedding or a TextVectorization)")
+#: what numpy, pandas and scikit-learn say when a string reaches a model of numbers
+_NUMBERS_EXPECTED = re.compile(r"could not convert string|dtype\('<U|dtype\('O'\)|not supported between instances "
+                               r"of 'str'|can't multiply sequence|unsupported operand type\(s\).*'str'")
 
 
 class TextFunctionModel:
@@ -41,8 +52,10 @@ class TextFunctionModel:
         columns = getattr(model, "n_features_in_", None)
         if columns is not None:
             raise TypeError(f"{type(model).__name__} was fitted on a table of {columns} columns (n_features_in_), but a "
-                            "text search gives its model a list of strings: search it on a TabularDomain, or give a "
-                            "model that reads texts (e.g. make_pipeline(TfidfVectorizer(), LogisticRegression()))")
+                            f"text search gives its model a list of strings: {_TEXT_MODELS}")
+        if type(model).__module__.startswith("fairnb.models."):      # NumpyMLP, OnnxModel, FunctionModel, ...
+            raise TypeError(f"{model!r} is a fairnb model of tables (rows of numbers), but a text search gives its "
+                            f"model a list of strings: {_TEXT_MODELS}")
         if hasattr(model, "predict_proba"):
             self._fn = model.predict_proba
         elif callable(model):
@@ -65,7 +78,15 @@ class TextFunctionModel:
 
     def predict_proba(self, ids: np.ndarray) -> np.ndarray:
         ids = as_id_array(ids)
-        return as_probability_matrix(self._fn(self.texts(ids)), len(ids), source=f"text model {self.name!r}")
+        try:
+            P = self._fn(self.texts(ids))
+        except (TypeError, ValueError) as e:
+            if not _NUMBERS_EXPECTED.search(str(e)):
+                raise
+            raise TypeError(f"text model {self.name!r} ({type(self.model).__name__}) cannot read texts ({e}): it "
+                            f"expects numbers, but a text search gives its model a list of strings: {_TEXT_MODELS}"
+                            ) from e
+        return as_probability_matrix(P, len(ids), source=f"text model {self.name!r}")
 
 
 def wrap_text_model(model, vocab):
