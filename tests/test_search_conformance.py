@@ -22,6 +22,7 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 
+from fairnb.models import wrap
 from fairnb.search import METHODS, get_method
 from blackbox_checks import assert_pairs_rechecked
 from text_checks import assert_text_pairs_valid, bench, biased_linear, ignoring_linear
@@ -54,8 +55,9 @@ FAST = {
     "NeuronFairImage": dict(n_seeds=60),
     "ADFImage": dict(n_seeds=60),
     "EIDIGImage": dict(n_seeds=60),
+    "ZeroOrderImage": dict(n_seeds=60),
 }
-IMAGE_CLASSES = ("NeuronFairImage", "ADFImage", "EIDIGImage")
+IMAGE_CLASSES = ("NeuronFairImage", "ADFImage", "EIDIGImage", "ZeroOrderImage")
 CLASSES = sorted({get_method(name) for name in METHODS}, key=lambda c: c.__name__)
 
 
@@ -84,7 +86,8 @@ def text_case():
 @pytest.fixture(scope="module")
 def image_case():
     return SimpleNamespace(domain=domain(), seeds=seed_images(3000), biased=detector(red=1.0), fair=detector(red=0.0),
-                           black_boxes=(lambda X: np.full(len(X), 0.5),), recheck=assert_image_pairs_rechecked)
+                           black_boxes=(detector(red=1.0).predict_proba,),
+                           recheck=lambda r, model, dom: assert_image_pairs_rechecked(r, wrap(model), dom))
 
 
 @pytest.fixture

@@ -37,6 +37,7 @@ METHODS = {
     "neuronfair_image": "fairnb.search.image_flip:NeuronFairImage",
     "adf_image": "fairnb.search.image_flip:ADFImage",
     "eidig_image": "fairnb.search.image_flip:EIDIGImage",
+    "zero_order_image": "fairnb.search.zero_order_image:ZeroOrderImage",
 }
 
 
