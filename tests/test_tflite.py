@@ -60,8 +60,8 @@ def tiny(tmp_path_factory):
 
 def _output(path, size: int) -> str:
     """The name of the output with ``size`` values (the converter names them PartitionedCall:k)."""
-    m = TFLiteModel(path, output_name=sorted(read_flatbuffer(path.read_bytes()).outputs)[0])
-    return next(d["name"] for d in m._interpret().get_output_details() if int(np.prod(d["shape"])) == size)
+    shapes = read_flatbuffer(path.read_bytes()).output_shapes
+    return next(name for name, shape in shapes.items() if int(np.prod(shape)) == size)
 
 
 def images(n, seed=0):
@@ -119,6 +119,15 @@ def test_an_operation_that_does_not_convert_is_refused_by_name_and_runs_as_a_bla
         TFLiteGraph(path, name)
     model = tflite_model(path, output_name=name)                # white box when possible: here it is not
     assert type(model) is TFLiteModel and model.predict_proba(images(2)).shape == (2, 3)
+
+
+def test_both_adapters_pickle_and_answer_alike_after(tiny):
+    import pickle
+
+    X = images(3)
+    for model in (TFLiteModel(tiny, _output(tiny, 3)), TFLiteGraph(tiny, _output(tiny, 3))):
+        before = model.predict_proba(X)                     # the interpreter or traced graph exists now
+        assert np.array_equal(pickle.loads(pickle.dumps(model)).predict_proba(X), before)
 
 
 def test_load_model_reads_tflite_files_as_white_or_black_boxes(tiny, tmp_path):

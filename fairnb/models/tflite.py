@@ -74,6 +74,7 @@ class Flatbuffer:
     input: int
     input_shape: tuple
     outputs: dict              # output name -> tensor index
+    output_shapes: dict        # output name -> its shape without the batch
     unsupported: list[str]     # operation names (and fused activations) that do not convert
 
 
@@ -110,8 +111,9 @@ def read_flatbuffer(data: bytes, source: str = "model") -> Flatbuffer:
         operations.append(operation)
     first = graph.Inputs(0)
     outputs = {tensors[i].Name().decode(): i for i in graph.OutputsAsNumpy().tolist()}
+    shapes = {name: tuple(int(s) for s in tensors[i].ShapeAsNumpy()[1:]) for name, i in outputs.items()}
     return Flatbuffer(operations, constants, first, tuple(int(s) for s in tensors[first].ShapeAsNumpy()[1:]),
-                      outputs, sorted(set(unsupported)))
+                      outputs, shapes, sorted(set(unsupported)))
 
 
 def _tflite_package():
@@ -243,12 +245,7 @@ class TFLiteModel:
 
     @property
     def n_classes(self) -> int:
-        return 2 if self.output == "max_logit" else max(2, int(np.prod(self._output_shape())))
-
-    def _output_shape(self):
-        interpreter = self._interpret()
-        detail = next(d for d in interpreter.get_output_details() if d["name"] == self.output_name)
-        return detail["shape"][1:]
+        return 2 if self.output == "max_logit" else max(2, int(np.prod(self.flatbuffer.output_shapes[self.output_name])))
 
     def _check(self, X) -> np.ndarray:
         X = np.asarray(X, dtype=np.float32)
@@ -282,13 +279,13 @@ class TFLiteModel:
             it.set_tensor(first, x[None])
             it.invoke()
             rows.append(it.get_tensor(out)[0].astype(np.float64))
-        return np.stack(rows) if rows else np.zeros((0, *self._output_shape()))
+        return np.stack(rows) if rows else np.zeros((0, *self.flatbuffer.output_shapes[self.output_name]))
 
     def predict_proba(self, X) -> np.ndarray:
         return _probabilities(self.raw_output(X), self.output, self.source)
 
-    def __getstate__(self):
-        return {**self.__dict__, "_interpreter": None}
+    def __getstate__(self):           # the interpreter and traced graphs are rebuilt where the model is unpickled
+        return {**self.__dict__, "_interpreter": None, **({"_fns": {}} if "_fns" in self.__dict__ else {})}
 
 
 class TFLiteGraph(TFLiteModel):
