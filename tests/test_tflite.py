@@ -138,6 +138,9 @@ def test_load_model_reads_tflite_files_as_white_or_black_boxes(tiny, tmp_path):
         load_model(tiny)
     with pytest.raises(ValueError, match=r"takes images of shape \(n, 12, 12, 3\)"):
         load_model(tiny, output_name=name).predict_proba(np.zeros((1, 8, 8, 3)))
+    (tmp_path / "text.tflite").write_text("not a model")
+    with pytest.raises(ValueError, match="text.tflite: not a TFLite model"):
+        load_model(tmp_path / "text.tflite")
     (tmp_path / "m.tflite").write_bytes(tiny.read_bytes())
     (tmp_path / "m.tflite.sha256").write_text("0" * 64)
     with pytest.raises(ValueError, match="does not match the SHA-256 in m.tflite.sha256"):

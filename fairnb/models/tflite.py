@@ -81,6 +81,8 @@ class Flatbuffer:
 def read_flatbuffer(data: bytes, source: str = "model") -> Flatbuffer:
     """Parse a TFLite flatbuffer with the ``tflite`` package (constants as numpy arrays)."""
     tfl = _tflite_package()
+    if len(data) < 8 or not tfl.Model.ModelBufferHasIdentifier(data, 0):
+        raise ValueError(f"{source}: not a TFLite model (no TFL3 flatbuffer identifier)")
     model = tfl.Model.GetRootAsModel(data, 0)
     graph = model.Subgraphs(0)
     if graph.InputsLength() != 1:
