@@ -178,6 +178,16 @@ def test_offline_with_nothing_cached_says_what_to_do(tmp_path, monkeypatch):
         blazeface_module.blazeface()
 
 
+def test_a_failed_pip_download_is_named_with_what_to_do_offline(tmp_path):
+    import sys
+
+    failing_pip = [sys.executable, "-c", "import sys; sys.exit('ERROR: no network here')"]
+    with pytest.raises(DownloadError, match=r"could not download mediapipe==0\.10\.21 \(ERROR: no network here\)\. "
+                                            r"Without network, download the wheel elsewhere.*wheel="):
+        blazeface_module.BLAZEFACE.fetch(tmp_path, pip=failing_pip)
+    assert not list(tmp_path.rglob("*"))
+
+
 @pytest.fixture(scope="module")
 def blazeface_path():
     try:
