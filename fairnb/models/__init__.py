@@ -16,15 +16,18 @@ from __future__ import annotations
 
 from .base import (ActivationModel, GradientModel, Model, as_probability_matrix, outputs_hard_labels,
                    supports_activations, supports_gradients)
+from .mediapipe import blazeface
 from .function import FunctionModel
 from .loading import PICKLE_SUFFIXES, load_model
 from .numpy_mlp import NumpyMLP
 from .onnx import OnnxModel
 from .published import obtain_published
 from .sklearn import SklearnModel
+from .tflite import TFLiteGraph, TFLiteModel
 from .wrapping import is_keras, wrap
 
 
 __all__ = ["Model", "GradientModel", "ActivationModel", "FunctionModel", "SklearnModel", "NumpyMLP",
            "wrap", "is_keras", "as_probability_matrix", "supports_gradients", "supports_activations",
-           "outputs_hard_labels", "OnnxModel", "load_model", "PICKLE_SUFFIXES", "obtain_published"]
+           "outputs_hard_labels", "OnnxModel", "load_model", "PICKLE_SUFFIXES", "obtain_published", "TFLiteModel",
+           "TFLiteGraph", "blazeface"]

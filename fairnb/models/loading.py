@@ -38,14 +38,15 @@ from .wrapping import wrap
 
 PICKLE_SUFFIXES = (".joblib", ".pkl", ".pickle")
 KERAS_SUFFIXES = (".h5", ".hdf5", ".keras")
-FORMATS = (".h5 (Keras 2) or .keras (Keras 3), .onnx (ONNX Runtime), or .joblib/.pkl/.pickle (a pickled "
-           "scikit-learn classifier)")
+FORMATS = (".h5 (Keras 2) or .keras (Keras 3), .onnx (ONNX Runtime), .tflite (TFLite), or .joblib/.pkl/.pickle "
+           "(a pickled scikit-learn classifier)")
 
 
-def load_model(path, backend: str = "numpy", *, sha256: str | None = None) -> Model:
+def load_model(path, backend: str = "numpy", *, sha256: str | None = None, white_box: bool | None = None,
+               **tflite) -> Model:
     """Load a saved model file as a fairnb model: Keras (``.h5`` of Keras 2 or ``.keras``), ONNX (``.onnx``,
-    run by ONNX Runtime: ``pip install fairnb[onnx]``), or a pickled scikit-learn classifier (``.joblib``,
-    ``.pkl``; unpickling runs code: load only files you trust).
+    run by ONNX Runtime: ``pip install fairnb[onnx]``), TFLite (``.tflite``: ``pip install fairnb[tflite]``), or a
+    pickled scikit-learn classifier (``.joblib``, ``.pkl``; unpickling runs code: load only files you trust).
 
     The file is first checked against ``sha256``, its ``<file>.sha256`` or the published model's pinned
     SHA-256 (see the module docstring) and refused, named, when it differs; a file that cannot be read is
@@ -53,16 +54,26 @@ def load_model(path, backend: str = "numpy", *, sha256: str | None = None) -> Mo
 
     For Keras files, ``backend="numpy"`` evaluates dense networks in numpy (no TensorFlow needed);
     ``backend="keras"`` rebuilds it as a Keras 3 model.
+
+    A ``.tflite`` file is a white box (converted to TensorFlow, exact gradients) when every operation converts,
+    else the interpreter's black box; ``white_box=True``/``False`` asks for one, and ``tflite`` keywords
+    (``output_name``, ``output``, ``input_range``) go to :func:`fairnb.models.tflite.tflite_model`.
     """
     path = Path(path).expanduser()
     if not path.is_file():
         raise FileNotFoundError(f"model file {str(path)!r} not found")
     suffix = path.suffix.lower()
-    if suffix not in (*PICKLE_SUFFIXES, *KERAS_SUFFIXES, ".onnx"):
+    if suffix not in (*PICKLE_SUFFIXES, *KERAS_SUFFIXES, ".onnx", ".tflite"):
         raise ValueError(f"{path.name}: unknown model file type {path.suffix!r}; fairnb loads {FORMATS}")
     checked = _verify(path, sha256)
+    if tflite and suffix != ".tflite":
+        raise TypeError(f"{path.name}: {sorted(tflite)} apply to .tflite files only")
     if suffix in PICKLE_SUFFIXES:
         return _unpickled(path)
+    if suffix == ".tflite":
+        from .tflite import tflite_model
+
+        return tflite_model(path, white_box=white_box, **tflite)
     if suffix == ".onnx":
         from .onnx import OnnxModel
 

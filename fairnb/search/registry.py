@@ -198,6 +198,8 @@ for _record in (
                  summary_keys=("flip_success_rate",), fast={"n_seeds": 60}),
     MethodRecord("eidig_image", "fairnb.search.image_flip:EIDIGImage", inputs="image", divided=("n_seeds",), needs=("gradients",),
                  summary_keys=("flip_success_rate",), fast={"n_seeds": 60}),
+    MethodRecord("zero_order_image", "fairnb.search.zero_order_image:ZeroOrderImage", inputs="image",
+                 divided=("n_seeds",), summary_keys=("flip_success_rate",), fast={"n_seeds": 60}),
 ):
     register(_record)
 METHODS.update({alias: RECORDS[name].target for alias, name in ALIASES.items()})
