@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fairnb.search import RandomSearch
+from fairnb.search import Aequitas, RandomSearch
 from fairnb.search.eidig import EIDIG
 from fairnb.search.executors import _EXECUTORS, register_executor
 
@@ -31,7 +31,7 @@ def fake_executor(monkeypatch):
 
 
 def test_run_with_a_client_goes_to_its_registered_executor(fake_executor, synthetic, biased_model):
-    search = RandomSearch(n_samples=500, random_state=0, progress=False)
+    search = Aequitas(n_seeds=50, n_local=20, random_state=0, progress=False)   # a method that takes seeds
     seen = []
     result = search.run(biased_model, synthetic.domain, synthetic.X[:50], client=FakeSubclient(), n_shards=3,
                         listeners=[seen.append])
