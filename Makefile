@@ -116,7 +116,7 @@ $(VENV)/.docs: pyproject.toml $(VENV)/.all
 docs: $(VENV)/.docs fairnb/static/.built test-notebooks
 	rm -rf build/docs-src build/docs-html build/jupyter_execute
 	mkdir -p build/docs-src/tutorials/solutions
-	cp -r docs/*.py docs/*.md docs/images docs/methods README.md build/docs-src/    # images: the README's screenshots; methods: the digests of the methods fairnb adds
+	cp -r docs/*.py docs/*.md docs/images docs/methods docs/examples README.md build/docs-src/    # images: the README's screenshots; methods: the digests of the methods fairnb adds; examples: the example model card
 	cp $(EXECUTED)/0*.ipynb build/docs-src/tutorials/
 	cp $(EXECUTED)/solutions/0*.ipynb build/docs-src/tutorials/solutions/
 	cd build/docs-src && FAIRNB_DOCS_EXECUTE=off TF_CPP_MIN_LOG_LEVEL=2 \

@@ -16,7 +16,8 @@ extensions = [
 ]
 myst_enable_extensions = ["colon_fence"]
 myst_heading_anchors = 3
-exclude_patterns = ["_build", "**.ipynb_checkpoints", "README.md"]   # README.md: included by index.md
+exclude_patterns = ["_build", "**.ipynb_checkpoints", "README.md",   # README.md: included by index.md
+                    "examples/MODEL_CARD.md"]   # included by examples/model_card.md (a card starts at its H2)
 
 # `make docs` stages the tutorials as `make test-notebooks` executed them (smoke mode) and sets FAIRNB_DOCS_EXECUTE=off
 # to show those outputs; run directly, Sphinx executes them itself and a failing cell fails the build

@@ -100,31 +100,32 @@ def _markdown(results, entries, title) -> str:
     for r, e in groups:
         lines.append(f"- group discrimination (`testsgd`): rules over the sensitive features whose groups get the "
                      f"favourable decision at different rates ({e.get('rule_sets_scored', 0):,} rule sets scored)")
-    lines += ["", "### Methods and budgets", "", "| method | inputs | protected | budget | ended |", "|---|---|---|---|---|"]
+    lines += ["", "### Methods and budgets", "", *_head("method", "inputs", "protected", "budget", "ended")]
     for r, e in zip(results, entries):
         budget = "; ".join(f"{k}={v}" for k, v in e["budget"].items()) or "defaults"
-        lines.append(f"| {e['method']} | {e['kind']} | {', '.join(e['protected'])} | {_cell(budget)} | "
-                     f"{_cell(getattr(r, 'ending', e.get('status', '')))} |")
+        lines.append(_row([e["method"], e["kind"], ", ".join(e["protected"]), budget,
+                           getattr(r, "ending", e.get("status", ""))]))
+    lines.append("")
     if searches:
-        lines += ["", "### Natural rate", "",
+        lines += ["### Natural rate", "",
                   "The share of the search's seeds that are discriminatory as they are, before any search changes "
                   "them, with its 95 % Wilson interval; beside it the same on the control model (a model without "
                   "the bias), when the search had one. This, not the count of found pairs, tells a biased model "
                   "from a fair one.", "",
-                  "| method | protected | natural rate (95 % interval) | seeds | control's natural rate (95 % interval) |",
-                  "|---|---|---|---|---|"]
+                  *_head("method", "protected", "natural rate (95 % interval)", "seeds",
+                         "control's natural rate (95 % interval)")]
         for _, e in searches:
-            lines.append(f"| {e['method']} | {', '.join(e['protected'])} | {_rate(e, 'natural')} | "
-                         f"{summaries.fmt_count(e.get('natural_n', 0))} | {_rate(e, 'control_natural') or 'no control'} |")
+            lines.append(_row([e["method"], ", ".join(e["protected"]), _rate(e, "natural"),
+                               summaries.fmt_count(e.get("natural_n", 0)), _rate(e, "control_natural") or "no control"]))
         lines += ["", "### Discriminatory inputs found", "",
                   "Material: the decision's probability moves by at least 0.1 between the two inputs of a pair "
                   "(the rest sit at the decision threshold). Unique inputs: full instances (EIDIG convention).", "",
-                  "| method | material | immaterial | unique inputs | without protected | candidates checked | seconds |",
-                  "|---|---|---|---|---|---|---|"]
+                  *_head("method", "material", "immaterial", "unique inputs", "without protected",
+                         "candidates checked", "seconds")]
         for _, e in searches:
-            lines.append(" | ".join(["", e["method"], *(summaries.fmt_count(e.get(k, 0)) for k in
-                         ("material_pairs", "immaterial_pairs", "unique_idis_eidig", "unique_idis_adf", "tried")),
-                         f"{e.get('elapsed_s', 0):g}", ""]).strip())
+            lines.append(_row([e["method"], *(summaries.fmt_count(e.get(k, 0)) for k in
+                               ("material_pairs", "immaterial_pairs", "unique_idis_eidig", "unique_idis_adf", "tried")),
+                               f"{e.get('elapsed_s', 0):g}"]))
         lines += ["", "### Directions", "",
                   "Which way the decisions move when the protected value or term is swapped to another.", ""]
         for r, e in searches:
@@ -152,15 +153,24 @@ def _directions(result) -> str:
 
 
 def _table(frame: pd.DataFrame) -> str:
-    head = [str(c) for c in frame.columns]
-    rows = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    rows = _head(*frame.columns)
     for values in frame.itertuples(index=False):
-        rows.append("| " + " | ".join(_cell(f"{v:.4g}" if isinstance(v, float) else v) for v in values) + " |")
+        rows.append(_row([f"{v:.4g}" if isinstance(v, float) else v for v in values]))
     return "\n".join(rows)
 
 
+def _head(*names) -> list[str]:
+    """A table's header and delimiter rows."""
+    return [_row(names), _row(["---"] * len(names))]
+
+
+def _row(values) -> str:
+    """One table row in the linters' compact style: one space each side of a cell, ``| |`` for an empty one."""
+    return "|" + "|".join(f" {_cell(v)} " if _cell(v) else " " for v in values) + "|"
+
+
 def _cell(value) -> str:
-    return str(value).replace("|", "/").replace("\n", " ")
+    return str(value).replace("|", "/").replace("\n", " ").strip()
 
 
 def _not_tested(results, entries) -> list[str]:
