@@ -35,6 +35,8 @@ FORESTS = ("RandomForestClassifier", "ExtraTreesClassifier")
 BOOSTING = ("GradientBoostingClassifier",)
 CHUNK = 2048            # rows walked together: the (rows x trees) index arrays stay in cache
 DROP_EVERY = 3          # levels between two removals of the rows that reached a leaf
+# SUMMED: numpy reduces an axis other than the last one row after row (its pairwise summation is for the last,
+# contiguous axis only), so a sum over axis 0 adds the trees in their order: the forest's and boosting's order.
 
 
 def compile_reason(estimator) -> str | None:
@@ -51,8 +53,9 @@ def compile_reason(estimator) -> str | None:
         if not (isinstance(init, str) and init == "zero") and not (
                 type(init).__name__ == "DummyClassifier" and init.strategy == "prior"):
             return f"{kind}'s init estimator {type(init).__name__} is not the default class prior (or 'zero')"
-        if not callable(getattr(getattr(estimator, "_loss", None), "predict_proba", None)):
-            return f"{kind} has no loss with predict_proba (this scikit-learn version keeps it elsewhere)"
+        if not (callable(getattr(getattr(estimator, "_loss", None), "predict_proba", None))
+                and callable(getattr(estimator, "_raw_predict_init", None))):
+            return f"{kind} has no _loss.predict_proba or _raw_predict_init (this scikit-learn version differs)"
     return None
 
 
@@ -130,6 +133,8 @@ class CompiledTrees:
                     out[pending[done]] = node[done]
                     pending = pending[~done]
                 node, row = node[~done], row[~done]
+                if not len(node):
+                    break
         if pending is None:
             out = node
         else:
@@ -153,10 +158,10 @@ class CompiledTrees:
         return np.concatenate([self._proba(X32[s:s + CHUNK]) for s in range(0, len(X32), CHUNK)])
 
     def _proba(self, X32: np.ndarray) -> np.ndarray:
-        terms = self.value[self.leaves(X32)]            # (trees, rows, classes)
+        terms = self.value.take(self.leaves(X32), axis=0)      # (trees, rows, classes)
         if self.kind == "tree":
             return terms[0, :, :self.n_classes]
-        total = np.add.accumulate(terms, axis=0)[-1, :, :self.n_classes]   # tree after tree, as the forest adds
+        total = np.add.reduce(terms, axis=0)[:, :self.n_classes]    # tree after tree (SUMMED), as the forest adds
         total /= len(self.roots)
         return total
 
@@ -168,7 +173,7 @@ class CompiledTrees:
             terms = np.empty((len(mine) + 1, len(X32)))
             terms[0] = init
             self.scaled.take(mine, out=terms[1:])
-            raw[:, k] = np.add.accumulate(terms, axis=0)[-1]               # stage after stage, as predict_stages adds
+            raw[:, k] = np.add.reduce(terms, axis=0)           # stage after stage (SUMMED), as predict_stages adds
         return raw
 
     def __repr__(self):
