@@ -161,3 +161,12 @@ def test_a_search_on_a_compiled_boosting_model_finds_the_same_pairs(method):
     assert results[0].tried == results[1].tried
     assert np.array_equal(results[0].inputs, results[1].inputs)
     assert np.array_equal(results[0].counterparts, results[1].counterparts)
+
+
+def test_trees_that_are_one_leaf():
+    X, y = tabular(100, 11)
+    assert_same(DecisionTreeClassifier().fit(X, np.zeros(len(X), int)), X)                 # one class, one node
+    forest = RandomForestClassifier(n_estimators=5, max_depth=1, random_state=0).fit(X, (X[:, 0] > 0).astype(int))
+    forest.estimators_[2] = DecisionTreeClassifier().fit(X[:1].repeat(2, 0), [0, 1])          # a leaf among stumps
+    assert forest.estimators_[2].tree_.node_count == 1
+    assert_same(forest, X)

@@ -118,11 +118,13 @@ class CompiledTrees:
         """``(trees, n)``: the stacked index of the leaf each row of ``X32`` (float32 values) reaches in each tree."""
         m, d = X32.shape
         T = len(self.roots)
-        flat = np.asarray(X32, dtype=np.float64).ravel()
-        node = np.repeat(self.roots, m)                   # tree-major: each tree's rows side by side
-        row = np.tile(np.arange(m) * d, T)
+        X = np.asarray(X32, dtype=np.float64)
+        # the roots' level: one column of X for each tree; then tree-major, each tree's rows side by side
+        right = X.T.take(self.feature.take(self.roots), axis=0) > self.threshold.take(self.roots)[:, None]
+        node = self.children.take(2 * self.roots[:, None] + right).ravel()
+        flat, row = X.ravel(), np.tile(np.arange(m) * d, T)
         out = pending = None                             # ``pending``: positions still walking, once some stopped
-        for step in range(self.depth):
+        for step in range(1, self.depth):
             right = flat.take(row + self.feature.take(node)) > self.threshold.take(node)
             node = self.children.take(2 * node + right)
             if step % DROP_EVERY == DROP_EVERY - 1 and step < self.depth - 1:
