@@ -170,3 +170,12 @@ def test_trees_that_are_one_leaf():
     forest.estimators_[2] = DecisionTreeClassifier().fit(X[:1].repeat(2, 0), [0, 1])          # a leaf among stumps
     assert forest.estimators_[2].tree_.node_count == 1
     assert_same(forest, X)
+
+
+def test_the_adapter_compiles_again_after_the_estimator_is_fitted_again():
+    X, y = tabular(400, 12)
+    forest = RandomForestClassifier(n_estimators=5, random_state=0).fit(X, y)
+    model = SklearnModel(forest)
+    model.predict_proba(X[:10])
+    forest.fit(X, 1 - y)                                    # the same object, new trees
+    assert np.abs(model.predict_proba(X[:50]) - forest.predict_proba(X[:50])).max() <= 1e-6

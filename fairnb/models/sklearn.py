@@ -68,7 +68,7 @@ class SklearnModel:
     def predict_proba(self, X: np.ndarray) -> np.ndarray:
         X = np.asarray(X, dtype=float)
         if 0 < len(X) <= self._rows:
-            if self._compiled is None:
+            if self._compiled is None or not self._compiled.is_current():     # compiled again after a new fit
                 self._compiled = CompiledTrees(self.estimator)
             return self._compiled.predict_proba(X)
         names = getattr(self.estimator, "feature_names_in_", None)

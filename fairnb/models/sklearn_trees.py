@@ -79,6 +79,7 @@ class CompiledTrees:
         else:
             trees = list(np.asarray(estimator.estimators_).ravel())   # stage after stage, class after class
         self.n_features = int(estimator.n_features_in_)
+        self._fitted = _fitted_part(estimator)
         self._stack([t.tree_ for t in trees])
         if self.kind == "boosting":
             K = estimator.estimators_.shape[1]
@@ -88,6 +89,10 @@ class CompiledTrees:
             self.scaled = self.learning_rate * self.value[:, 0]     # what each leaf adds, as sklearn scales it
         else:
             self.n_classes = int(estimator.n_classes_)
+
+    def is_current(self) -> bool:
+        """Whether the estimator still holds the trees compiled here (a new ``fit`` replaces them)."""
+        return _fitted_part(self.estimator) is self._fitted
 
     def _stack(self, trees):
         """One array per node field over all trees: a leaf points to itself (a walk that reached it stays)."""
@@ -180,3 +185,8 @@ class CompiledTrees:
 
     def __repr__(self):
         return f"CompiledTrees({type(self.estimator).__name__}, {len(self.roots)} trees, depth {self.depth})"
+
+
+def _fitted_part(estimator):
+    """The object a ``fit`` of ``estimator`` replaces: its trees (``estimators_``) or its one tree (``tree_``)."""
+    return getattr(estimator, "estimators_", None) if hasattr(estimator, "estimators_") else estimator.tree_
