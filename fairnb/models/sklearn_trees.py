@@ -189,4 +189,4 @@ class CompiledTrees:
 
 def _fitted_part(estimator):
     """The object a ``fit`` of ``estimator`` replaces: its trees (``estimators_``) or its one tree (``tree_``)."""
-    return getattr(estimator, "estimators_", None) if hasattr(estimator, "estimators_") else estimator.tree_
+    return estimator.estimators_ if hasattr(estimator, "estimators_") else estimator.tree_
