@@ -3,7 +3,8 @@
 ``wrap(model)`` picks the adapter: fairnb models pass through, Keras models get the TensorFlow
 adapter (imported only then), ONNX Runtime sessions the ONNX adapter (:class:`OnnxModel`; onnxruntime is
 imported only then), a scikit-learn ``MLPClassifier`` (alone or behind scalers) a white-box :class:`NumpyMLP`, other
-scikit-learn classifiers the black-box adapter, callables the function adapter.
+scikit-learn classifiers the black-box adapter (random forests, extra-trees and gradient boosting evaluated on small
+batches by :class:`~fairnb.models.sklearn_trees.CompiledTrees`, the same probabilities), callables the function adapter.
 
 Example
 -------

@@ -1,9 +1,18 @@
 """scikit-learn classifiers as black-box models."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from .base import as_probability_matrix
+from .sklearn_trees import BOOSTING, FORESTS, CompiledTrees, compile_reason
+
+#: ``compiled="auto"``: the largest batch that random forests, extra-trees and gradient boosting models evaluate
+#: through :class:`~fairnb.models.sklearn_trees.CompiledTrees`; larger batches, and single trees, go to the
+#: estimator's own ``predict_proba``, which is as fast or faster there (benchmarks/results/model_limits.md)
+COMPILED_ROWS = 1024
+_SAID: set = set()      # the fallbacks already said, (estimator class, reason)
 
 
 class SklearnModel:
@@ -12,6 +21,13 @@ class SklearnModel:
     Uses ``predict_proba`` when the estimator has it; otherwise ``predict``, one-hot encoded (a
     label-only model: gradient estimates on it are almost always zero). An estimator fitted on a
     DataFrame (e.g. ``data.X``) gets its inputs as a DataFrame with the same column names.
+
+    ``compiled``: whether tree models are evaluated by :class:`~fairnb.models.sklearn_trees.CompiledTrees` (the
+    same probabilities, by array operations over all trees, without ``predict_proba``'s per-call and per-tree
+    overhead). ``"auto"`` (the default): random forests, extra-trees and gradient boosting models, on batches of
+    at most ``COMPILED_ROWS`` rows; a model of those kinds that the path cannot take is said once (a
+    ``RuntimeWarning`` naming why) and uses ``predict_proba``. ``True``: every batch of any tree model (a
+    ``ValueError`` for a model it cannot take); ``False``: never.
 
     Example
     -------
@@ -22,7 +38,9 @@ class SklearnModel:
     (4, 2)
     """
 
-    def __init__(self, estimator):
+    def __init__(self, estimator, compiled="auto"):
+        if compiled not in ("auto", True, False):
+            raise ValueError(f"compiled must be 'auto', True or False, got {compiled!r}")
         if not hasattr(estimator, "predict"):
             raise TypeError(f"{type(estimator).__name__} is not a scikit-learn classifier (no predict)")
         if _is_regressor(estimator) or not (hasattr(estimator, "predict_proba") or hasattr(estimator, "classes_")):
@@ -31,9 +49,28 @@ class SklearnModel:
                             "function that returns class probabilities")
         self.estimator = estimator
         self.classes_ = getattr(estimator, "classes_", None)
+        self.compiled = compiled
+        self._compiled = None              # the CompiledTrees, made at the first batch that uses it
+        kind = type(estimator).__name__
+        if compiled is True:
+            reason = compile_reason(estimator)
+            if reason is not None:
+                raise ValueError(f"compiled=True: {reason}")
+            self._rows = np.inf
+        elif compiled == "auto" and kind in FORESTS + BOOSTING and type(estimator).__module__.startswith("sklearn."):
+            reason = compile_reason(estimator)
+            self._rows = COMPILED_ROWS if reason is None else 0
+            if reason is not None:
+                _say_once(kind, reason)
+        else:
+            self._rows = 0
 
     def predict_proba(self, X: np.ndarray) -> np.ndarray:
         X = np.asarray(X, dtype=float)
+        if 0 < len(X) <= self._rows:
+            if self._compiled is None or not self._compiled.is_current():     # compiled again after a new fit
+                self._compiled = CompiledTrees(self.estimator)
+            return self._compiled.predict_proba(X)
         names = getattr(self.estimator, "feature_names_in_", None)
         if names is not None and len(names) == X.shape[-1]:
             import pandas as pd
@@ -46,8 +83,19 @@ class SklearnModel:
         classes = self.classes_ if self.classes_ is not None else np.unique(labels)
         return (labels[:, None] == np.asarray(classes)[None, :]).astype(float)
 
+    def __getstate__(self):                # a copy shipped elsewhere compiles its own
+        return {**self.__dict__, "_compiled": None}
+
     def __repr__(self):
         return f"SklearnModel({type(self.estimator).__name__})"
+
+
+def _say_once(kind: str, reason: str):
+    """Warn, once a process for each class and reason, that a tree model uses ``predict_proba``."""
+    if (kind, reason) not in _SAID:
+        _SAID.add((kind, reason))
+        warnings.warn(f"fairnb evaluates this {kind} with its own predict_proba, not the compiled tree path: "
+                      f"{reason}", RuntimeWarning, stacklevel=3)
 
 
 def _is_regressor(estimator) -> bool:

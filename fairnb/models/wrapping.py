@@ -27,7 +27,8 @@ def wrap(model) -> Model:
     classifier or callable).
 
     A scikit-learn ``MLPClassifier`` (alone, or behind affine scalers in a ``Pipeline``) becomes a white-box
-    :class:`NumpyMLP` with exact gradients; other scikit-learn classifiers are black boxes.
+    :class:`NumpyMLP` with exact gradients; other scikit-learn classifiers are black boxes (:class:`SklearnModel`:
+    random forests, extra-trees and gradient boosting go through the compiled tree path on small batches).
 
     A Keras model gets one adapter for its lifetime (its compiled graphs are reused by every search, so
     TensorFlow traces them once); each ``wrap`` re-reads its weights for the adapter's numpy twin, so a
