@@ -209,6 +209,11 @@ class Engine:
     def elapsed(self) -> float:
         return 0.0 if self._t0 is None else time.perf_counter() - self._t0
 
+    def time_left(self) -> float | None:
+        """Seconds left of ``max_time`` (None without one): the most that a step which cannot stop midway (a z3
+        check) may take."""
+        return None if self.max_time is None else max(self.max_time - self.elapsed, 0.0)
+
     @property
     def remaining_tried(self) -> float:
         """Candidates the budget still allows (``inf`` without a sample budget)."""
@@ -464,6 +469,16 @@ class Search(Estimator):
     goes on until a budget is reached (``fairnb.search.seed_rounds``). ``max_time=float("inf")`` is allowed
     and means no time limit: a search with no other budget and no natural end (e.g.
     ``RandomSearch(n_samples=None)``, a seeded search with fresh seeds) then runs until ``stop()`` or Ctrl-C.
+    **What ``max_time`` counts**: the search from its start, after a one-time set-up that is bounded and small (the
+    parameters checked, the model wrapped, a Keras model traced: ``Event("prepare")``); the import of a method's
+    module on first use (about 1 s in a fresh process, mostly scikit-learn) also comes before. Everything else is
+    counted: seed selection (K-Means, given up when the budget is spent), the natural rate, surrogate trees and
+    boundaries. A search ends within one step of its budget: one batch (at most one model call's
+    ``fairnb.oracle.MEMORY_BUDGET`` of input), one z3 check (VBT-X's get what is left of the budget), and DICE's
+    severity of at most ``severity_inputs`` IDIs. A search that spent its whole budget and checked nothing, or found
+    nothing where some of its start inputs are discriminatory as they are, warns and says what to try. Count
+    parameters whose arrays must exist at once are refused (``ValueError`` naming the parameter and the memory)
+    when they cannot fit (``fairnb.search.sizes``); the others are worked through in pieces.
     Every parameter is checked when the search runs, against the class's ``_parameter_constraints``
     (``fairnb.params``): a value it does not allow (NaN, 0.5 of a batch, an unknown option) raises
     ``ValueError`` naming the parameter and what it allows.
@@ -551,10 +566,10 @@ class Search(Estimator):
 
     def _selected_seeds(self, ctx):
         """The run's start inputs: those it was given already chosen (``ctx.selected_seeds``), else
-        ``select_seeds`` of its seeds."""
+        ``select_seeds`` of its seeds, given up (None) when the run is stopped or its budget spent meanwhile."""
         if ctx.selected_seeds is not None:
             return ctx.selected_seeds
-        return self.select_seeds(ctx.seeds, ctx.engine.stop_event.is_set, ctx.domain)
+        return self.select_seeds(ctx.seeds, lambda: ctx.engine.out_of_budget() is not None, ctx.domain)
 
     def run(self, model, domain, seeds=None, *, listeners=(), progress: bool | None = None, oracle=None,
             client=None, n_shards: int | None = None, selected_seeds=None) -> Result:
@@ -621,6 +636,9 @@ class Search(Estimator):
                           f"IDIs in {summaries.fmt_bytes(result.nbytes)}, all it found; pass max_found to stop at a "
                           "number of pairs, or raise fairnb.config.result_memory ($FAIRNB_RESULT_MEMORY) where the "
                           "machine has the memory", RuntimeWarning, stacklevel=3)
+        if result.status == "budget" and not result.count() and result.ended_by[0] in ("max_time", "max_tried") and (
+                not result.tried or result.extras.get("natural_idis")):    # a fair model finds nothing, rightly
+            warnings.warn(self._nothing_found(result), RuntimeWarning, stacklevel=3)
         if result.status == "failed":
             error = result.error
             error.result = result
@@ -629,6 +647,24 @@ class Search(Estimator):
                                "pairs found before are kept in this exception's .result")
             raise error
         return result
+
+    def _nothing_found(self, result) -> str:
+        """What a run that spent its whole budget and found nothing, though it checked no input or some of its start
+        inputs are discriminatory as they are (``Engine.measure_natural``), says: what it checked, their share, and
+        what to try."""
+        budget = (f"in {result.elapsed:.1f} s" if result.ended_by[0] == "max_time"
+                  else f"in {result.tried:,} candidates")
+        n, idis = result.extras.get("natural_n", 0), result.extras.get("natural_idis", 0)
+        said = (f"{self.name} checked no input {budget}" if not result.tried else
+                f"{self.name} found no discriminatory pair {budget}")
+        if idis:
+            said += (f" although {idis / n:.1%} of the inputs it started from ({idis:,} of {n:,}) are "
+                     "discriminatory as they are")
+        return f"{said}; {self._budget_hint(result)}"
+
+    def _budget_hint(self, result) -> str:
+        """What to try when a run found nothing in its whole budget (``_nothing_found``); a method may say more."""
+        return "try a larger budget, smaller sizes per step (see its parameters) or another method"
 
     def _checked(self, model, domain, seeds):
         """``(model, seeds)`` ready to search: the model wrapped, the seeds validated; raises for a parameter,
