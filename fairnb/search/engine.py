@@ -637,8 +637,8 @@ class Search(Estimator):
                           "number of pairs, or raise fairnb.config.result_memory ($FAIRNB_RESULT_MEMORY) where the "
                           "machine has the memory", RuntimeWarning, stacklevel=3)
         if result.status == "budget" and not result.count() and result.ended_by[0] in ("max_time", "max_tried") and (
-                not result.tried or result.extras.get("natural_idis")):    # a fair model finds nothing, rightly
-            warnings.warn(self._nothing_found(result), RuntimeWarning, stacklevel=3)
+                result.extras.get("natural_idis") or not (result.tried or result.extras.get("natural_n"))):
+            warnings.warn(self._nothing_found(result), RuntimeWarning, stacklevel=3)   # not for a fair model
         if result.status == "failed":
             error = result.error
             error.result = result
@@ -649,9 +649,9 @@ class Search(Estimator):
         return result
 
     def _nothing_found(self, result) -> str:
-        """What a run that spent its whole budget and found nothing, though it checked no input or some of its start
-        inputs are discriminatory as they are (``Engine.measure_natural``), says: what it checked, their share, and
-        what to try."""
+        """What a run that spent its whole budget and found nothing says, when some of its start inputs are
+        discriminatory as they are (``Engine.measure_natural``) or it checked no input at all (a model found fair
+        on its start inputs gets no warning): what it checked, that share, and what to try."""
         budget = (f"in {result.elapsed:.1f} s" if result.ended_by[0] == "max_time"
                   else f"in {result.tried:,} candidates")
         n, idis = result.extras.get("natural_n", 0), result.extras.get("natural_idis", 0)

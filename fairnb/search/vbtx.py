@@ -43,7 +43,7 @@ class PairFormula:
     every variable within the domain's bounds; the copies' protected values in decreasing lexicographic order (so
     they differ, and a pair and its reverse are one solution); each copy's label is its leaf's label (a leaf is a box,
     :func:`fairnb.search.aft.leaf_boxes`); the two labels differ. ``atoms`` maps each non-protected attribute to the
-    tree's cuts ``c`` on it (the atoms ``x[f] <= c`` the XORs are made of).
+    tree's cuts ``c`` on it (the atoms ``x[f] <= c`` the XORs are made of); ``max_xor`` the most XORs a draw uses.
 
     >>> import numpy as np
     >>> from sklearn.tree import DecisionTreeClassifier
@@ -112,10 +112,9 @@ class PairFormula:
         at most ``max_xor``. Each z3 check gets at most ``time_left()`` seconds (None: no limit): a check that
         runs out of it ends the sampling (counted in ``stats["z3_timed_out"]``)."""
         d = len(self.lower)
-        if not decide(self.solver, "a tree's discrimination formula", time_left()):
-            return np.zeros((0, d)), np.zeros((0, d))
-        pairs, sats, n_xor = [], 0, min(n_xor, self.max_xor)
-        for _ in range(max_tries):
+        pairs, sats, n_xor, stats = [], 0, min(n_xor, self.max_xor), {} if stats is None else stats
+        sat = decide(self.solver, "a tree's discrimination formula", time_left())
+        for _ in range(max_tries if sat else 0):
             if len(pairs) >= max_solutions or should_stop():
                 break
             self.solver.push()
@@ -125,17 +124,16 @@ class PairFormula:
                 model = self.solver.model()
                 pairs.append([[model.eval(v, model_completion=True).as_long() for v in c] for c in self.variables])
             self.solver.pop()
-            if stats is not None:
-                stats["z3_checks"] = stats.get("z3_checks", 0) + 1
+            stats["z3_checks"] = stats.get("z3_checks", 0) + 1
             if sat is None:
-                if stats is not None:
-                    stats["z3_timed_out"] = stats.get("z3_timed_out", 0) + 1
                 break
             if calibrate and not sat:
                 n_xor, calibrate = n_xor // 2, False
             elif calibrate:
                 sats += 1
                 n_xor = min(n_xor + (XOR_STEP if sats % SATS_PER_STEP == 0 else 0), self.max_xor)
+        if sat is None:
+            stats["z3_timed_out"] = stats.get("z3_timed_out", 0) + 1
         P = np.array(pairs, dtype=float).reshape(-1, 2, d)
         return P[:, 0], P[:, 1]
 
@@ -190,7 +188,7 @@ class VBTX(TreeApproximation):
         if not result.extras.get("z3_timed_out"):
             return super()._budget_hint(result)
         return ("its z3 draws did not finish within the budget: many XOR constraints over a wide tree are slow to "
-                "solve; try calibrate=False (n_xor stays at its 5), a smaller max_leaf_nodes or another method")
+                "solve; try calibrate=False (n_xor stays fixed, 5 by default), a smaller max_leaf_nodes or another method")
 
     def _explore(self, ctx, tree, seen, counts):
         dom = ctx.domain
