@@ -101,7 +101,7 @@ def test_a_z3_draw_that_cannot_finish_gets_only_the_time_left(wide):
     dom, model, _ = wide
     with pytest.warns(RuntimeWarning, match=r"vbtx checked no input in .* although .*% of the inputs it started "
                                             r"from .* calibrate=False"):
-        r = VBTX(n_train=2000, n_xor=200, calibrate=False, max_time=3, random_state=0).run(model, dom)
+        r = VBTX(n_xor=200, calibrate=False, max_time=2, random_state=0).run(model, dom)
     assert r.status == "budget" and r.extras["z3_timed_out"] == 1 and r.tried == 0
 
 

@@ -188,7 +188,8 @@ class VBTX(TreeApproximation):
         if not result.extras.get("z3_timed_out"):
             return super()._budget_hint(result)
         return ("its z3 draws did not finish within the budget: many XOR constraints over a wide tree are slow to "
-                "solve; try calibrate=False (n_xor stays fixed, 5 by default), a smaller max_leaf_nodes or another method")
+                "solve; try calibrate=False (n_xor stays fixed, 5 by default), a smaller max_leaf_nodes or another "
+                "method")
 
     def _explore(self, ctx, tree, seen, counts):
         dom = ctx.domain
