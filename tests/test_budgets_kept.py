@@ -158,6 +158,29 @@ def test_seed_selection_is_given_up_when_the_budget_is_spent(wide):
     assert r.status == "budget" and r.tried == 0 and "seeds_used" not in r.extras
 
 
+GIVE_UP = """
+import sys, time, warnings
+sys.path.insert(0, "tests")
+import numpy as np
+from test_budgets_kept import wide_problem
+from fairnb.search.adf import ADF
+dom, model, _ = wide_problem()
+warnings.simplefilter("ignore")
+r = ADF(max_time=0.05, random_state=0).run(model, dom, dom.sample(100_000, np.random.default_rng(1)))
+print(r.tried)
+time.sleep(2)       # the abandoned K-Means is in its compiled iterations by now
+"""
+
+
+@pytest.mark.slow
+def test_a_process_whose_search_gave_up_k_means_exits_cleanly():
+    """The K-Means given up still runs on its thread; a daemon thread there made the interpreter abort at exit
+    ("free(): invalid pointer", status 134), so a script whose search ended by its budget crashed as it ended."""
+    out = subprocess.run([sys.executable, "-c", GIVE_UP], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-500:]
+    assert out.stdout.strip() == "0"
+
+
 @pytest.mark.parametrize("method, parameter", [("aft", "n_train"), ("vbtx", "n_train"), ("expga", "lime_samples"),
                                                ("grft", "population"), ("limi", "n_boundary"), ("sg", "n_samples")])
 def test_a_count_past_memory_is_refused_by_name(synthetic, biased_model, method, parameter):

@@ -84,7 +84,9 @@ def _cluster(kmeans, X: np.ndarray, should_stop) -> np.ndarray | None:
         except BaseException as e:  # noqa: BLE001 - handed to the caller
             out["error"] = e
 
-    worker = threading.Thread(target=work, name="fairnb-kmeans", daemon=True)
+    # not a daemon: a K-Means given up (Stop, a spent budget) still runs its C code, and the interpreter aborts
+    # ("free(): invalid pointer") when it exits under a daemon thread in OpenMP; it waits for it instead
+    worker = threading.Thread(target=work, name="fairnb-kmeans")
     worker.start()
     while worker.is_alive():
         worker.join(0.1)
