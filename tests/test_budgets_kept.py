@@ -22,7 +22,7 @@ from fairnb.domains import Feature, TabularDomain
 from fairnb.search import METHODS, get_method
 
 MAX_TIME = 1.5
-SLACK = 1.0            # one batch, one z3 check or one model call past the budget (Search's docstring)
+SLACK = 1.0            # past the budget: 1 s, or one batch when a batch takes longer (Search's docstring)
 
 # FAST_BUDGET: per-method parameters of the registry test (to move into the registry's records at merge). Empty:
 # the method's defaults, which are what a new user runs; only a few are made smaller so the whole test stays short.
@@ -44,6 +44,13 @@ def wide_problem(d: int = 32, n_seeds: int = 5000, seed: int = 0):
     return dom, model, dom.sample(n_seeds, rng)
 
 
+def allowed(result) -> float:
+    """The most a run may end past its ``max_time``: ``SLACK``, or its longest batch after the first when that is
+    longer (one step, on a loaded machine: the time before the first batch, K-Means or a z3 check, is not excused)."""
+    marks = result.timeline["elapsed"].to_numpy()
+    return max(SLACK, float(np.diff(marks[1:]).max()) if len(marks) > 2 else 0.0)
+
+
 @pytest.fixture(scope="module")
 def wide():
     return wide_problem()
@@ -57,28 +64,30 @@ TABULAR = sorted({get_method(n) for n in METHODS
 @pytest.mark.slow
 def test_every_tabular_method_keeps_max_time_on_a_32_feature_domain(wide):
     dom, model, seeds = wide
-    walls = {}
+    over = {}
     for cls in TABULAR:
         search = cls(**FAST_BUDGET.get(cls.__name__, {}), max_time=MAX_TIME, random_state=0, progress=False)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             start = time.perf_counter()
             r = search.run(model, dom, seeds)
-            walls[cls.__name__] = round(time.perf_counter() - start, 2)
+            wall = time.perf_counter() - start
         assert r.status == "budget" and r.ended_by[0] == "max_time", cls.__name__
-    assert {name: wall for name, wall in walls.items() if wall > MAX_TIME + SLACK} == {}
+        if wall > MAX_TIME + allowed(r):
+            over[cls.__name__] = (round(wall, 2), round(allowed(r), 2))
+    assert over == {}
 
 
 FRESH = """
 import json, sys, time
 sys.path.insert(0, "tests")
-from test_budgets_kept import wide_problem
+from test_budgets_kept import allowed, wide_problem
 from fairnb.search import get_method
 dom, model, seeds = wide_problem()
 search = get_method(sys.argv[1])(max_time=float(sys.argv[2]), random_state=0, progress=False)
 start = time.perf_counter()
 r = search.run(model, dom, seeds)
-print(json.dumps({"wall": time.perf_counter() - start, "status": r.status}))
+print(json.dumps({"wall": time.perf_counter() - start, "status": r.status, "allowed": allowed(r)}))
 """
 
 
@@ -90,7 +99,7 @@ def test_the_first_search_in_a_fresh_process_keeps_max_time(method):
     out = subprocess.run([sys.executable, "-c", FRESH, method, str(MAX_TIME)], capture_output=True, text=True,
                          check=True, timeout=120, env=env)
     row = json.loads(out.stdout.strip().splitlines()[-1])
-    assert row["status"] == "budget" and row["wall"] <= MAX_TIME + SLACK
+    assert row["status"] == "budget" and row["wall"] <= MAX_TIME + row["allowed"]
 
 
 def test_a_z3_draw_that_cannot_finish_gets_only_the_time_left(wide):
