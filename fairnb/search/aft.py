@@ -28,9 +28,11 @@ from numbers import Integral
 import numpy as np
 
 from ..counting import UniqueCounter
+from ..oracle import rows_per_call, variant_bytes
 from ..params import COUNT, Interval
 from ..results import Count, Distinct
 from .engine import Batch, Search
+from .sizes import require_fits
 
 STALE_LOOPS = 5    # loops without a misprediction before AFT starts again from fresh random inputs
 
@@ -100,6 +102,9 @@ class TreeApproximation(Search):
 
     def _generate(self, ctx):
         n_loops = self._loops()
+        # the training inputs, their float copy and the tree's float32 copy exist at once
+        require_fits(self.name, "n_train", self.n_train, row_bytes=20 * ctx.domain.n_features,
+                     what="random inputs labelled to train the tree")
         seen, counts = UniqueCounter(ctx.domain, "eidig"), dict.fromkeys(self.loop_counts, 0)
         loops = fresh_starts = stale = 0
         X = y = None
@@ -219,8 +224,9 @@ class AFT(TreeApproximation):
     def _sample(self, ctx, pairs, seen):
         """Sample every pair until it is done: ``max_misses`` of its samples mispredicted by the tree, or
         ``max_samples`` drawn. In rounds: each draws the next samples of every unfinished pair, half
-        ``max_misses`` of them in the first round (none can be done sooner) and twice as many each round after,
-        all in one oracle call that keeps each pair's samples up to its stop and drops the rest unseen, so every
+        ``max_misses`` of them in the first round (none can be done sooner) and twice as many each round after
+        (fewer where a round's rows would pass one model call's ``fairnb.oracle.MEMORY_BUDGET``), all in one oracle
+        call that keeps each pair's samples up to its stop and drops the rest unseen, so every
         pair gets the samples that drawing one at a time would give it. Returns the samples the tree mispredicted,
         the model's labels of them, and how many samples were discriminatory."""
         dom, rng = ctx.domain, ctx.rng
@@ -231,8 +237,9 @@ class AFT(TreeApproximation):
         lo2, hi2 = low[second][:, P], high[second][:, P]
         misses, drawn = np.zeros(len(first), int), np.zeros(len(first), int)
         missed, labels, hits = [np.zeros((0, lo.shape[1]))], [np.zeros(0, int)], 0
-        chunk = -(-self.max_misses // 2)
+        chunk, most = -(-self.max_misses // 2), rows_per_call(2 * variant_bytes(dom))   # a round: one model call
         while len(active := np.flatnonzero((misses < self.max_misses) & (drawn < self.max_samples))):
+            chunk = min(chunk, max(1, most // len(active)))
             pair = np.repeat(active, np.minimum(chunk, self.max_samples - drawn[active]))
             x = rng.integers(lo[pair].astype(np.int64), hi[pair].astype(np.int64) + 1).astype(float)
             x2 = x.copy()      # the second leaf's side: its protected values drawn from that leaf's intervals

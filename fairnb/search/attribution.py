@@ -25,6 +25,9 @@ from __future__ import annotations
 import numpy as np
 
 KERNEL_WIDTH = 0.75     # LIME's kernel width, times sqrt(number of features)
+#: multiply-adds of one ``lime_coefficients`` call at most, for a caller that chunks its inputs (``lime_rows``): about
+#: a tenth of a second, so that a search between two chunks checks its time budget often enough
+LIME_WORK = 2 * 10 ** 8
 RIDGE_ALPHA = 1.0       # LIME's default regressor: Ridge(alpha=1)
 
 
@@ -48,6 +51,16 @@ def lime_coefficients(P_samples, P_inputs, S, s0, *, alpha: float = RIDGE_ALPHA)
     sum_xx = np.einsum("nj,jd,je->nde", w, S, S) + np.einsum("nd,ne->nde", s0, s0)     # the input's own weight is 1
     return _ridge(w.sum(1) + 1.0, w @ S + s0, w @ P_samples + P_inputs, sum_xx,
                   w @ (S * P_samples[:, None]) + s0 * P_inputs[:, None], alpha)
+
+
+def lime_rows(n_samples: int, n_features: int) -> int:
+    """Inputs per ``lime_coefficients`` call within ``LIME_WORK`` (its per-input work: the samples' weighted
+    outer products, ``n_samples x n_features^2``); at least 1.
+
+    >>> lime_rows(5000, 32), lime_rows(5000, 7)
+    (39, 816)
+    """
+    return max(1, LIME_WORK // (n_samples * n_features ** 2))
 
 
 def lime_ranks(predict_proba, X, mean, scale, *, rng, n_samples: int = 5000, label: int = 1,

@@ -76,7 +76,10 @@ class DICE(TwoPhaseSearch):
     """DICE; the parameters of ``TwoPhaseSearch`` plus
 
     epsilon : width of an output partition (0.025; ``None``: the predicted labels).
-    debug : run the causal debugging after the search (needs a NumpyMLP or a Keras dense stack).
+    debug : run the causal debugging after the search (needs a NumpyMLP or a Keras dense stack); skipped when the
+        run spent its ``max_time`` (it would run past the budget: seconds for 1,000 inputs), which
+        ``extras["debugging"]`` says; ``fairnb.search.causal_neurons.result_localization(model, result, seeds)``
+        runs it on the Result afterwards.
     debug_rows : at most this many seed inputs give the interventions' values and accuracy.
     debug_inputs : at most this many discriminatory inputs are debugged (DICE's 1,000).
     severity_inputs : the IDIs' severity is measured on at most this many of them, drawn at random (10,000: a mean
@@ -156,7 +159,10 @@ class DICE(TwoPhaseSearch):
         with interruptible():        # a Ctrl-C drops what is left at once, even as a budget's end winds the run down
             self.severity_ = severity(ctx.model, ctx.domain, X, self.epsilon)
             findings |= self.severity_.summary()
-            if self.debug:
+            if self.debug and ctx.engine.time_left() == 0:
+                findings["debugging"] = ("skipped: max_time was spent (run fairnb.search.causal_neurons."
+                                         "result_localization on the Result)")
+            elif self.debug:
                 findings |= self._debug(ctx, X, self.severity_.k)
         ctx.result.tally(**{name: PerShard(value) for name, value in findings.items()})
 

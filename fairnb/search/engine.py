@@ -213,6 +213,11 @@ class Engine:
     def elapsed(self) -> float:
         return 0.0 if self._t0 is None else time.perf_counter() - self._t0
 
+    def time_left(self) -> float | None:
+        """Seconds left of ``max_time`` (None without one): the most that a step which cannot stop midway (a z3
+        check) may take."""
+        return None if self.max_time is None else max(self.max_time - self.elapsed, 0.0)
+
     @property
     def remaining_tried(self) -> float:
         """Candidates the budget still allows (``inf`` without a sample budget)."""
@@ -475,6 +480,16 @@ class Search(Estimator):
     goes on until a budget is reached (``fairnb.search.seed_rounds``). ``max_time=float("inf")`` is allowed
     and means no time limit: a search with no other budget and no natural end (e.g.
     ``RandomSearch(n_samples=None)``, a seeded search with fresh seeds) then runs until ``stop()`` or Ctrl-C.
+    **What ``max_time`` counts**: the search from its start, after a one-time set-up that is bounded and small (the
+    parameters checked, the model wrapped, a Keras model traced: ``Event("prepare")``); the import of a method's
+    module on first use (about 1 s in a fresh process, mostly scikit-learn) also comes before. Everything else is
+    counted: seed selection (K-Means, given up when the budget is spent), the natural rate, surrogate trees and
+    boundaries. A search ends within one step of its budget: one batch (at most one model call's
+    ``fairnb.oracle.MEMORY_BUDGET`` of input), one z3 check (VBT-X's get what is left of the budget), and DICE's
+    severity of at most ``severity_inputs`` IDIs. A search that spent its whole budget and checked nothing, or found
+    nothing where some of its start inputs are discriminatory as they are, warns and says what to try. Count
+    parameters whose arrays must exist at once are refused (``ValueError`` naming the parameter and the memory)
+    when they cannot fit (``fairnb.search.sizes``); the others are worked through in pieces.
     Every parameter is checked when the search runs, against the class's ``_parameter_constraints``
     (``fairnb.params``): a value it does not allow (NaN, 0.5 of a batch, an unknown option) raises
     ``ValueError`` naming the parameter and what it allows.
@@ -572,10 +587,10 @@ class Search(Estimator):
 
     def _selected_seeds(self, ctx):
         """The run's start inputs: those it was given already chosen (``ctx.selected_seeds``), else
-        ``select_seeds`` of its seeds."""
+        ``select_seeds`` of its seeds, given up (None) when the run is stopped or its budget spent meanwhile."""
         if ctx.selected_seeds is not None:
             return ctx.selected_seeds
-        return self.select_seeds(ctx.seeds, ctx.engine.stop_event.is_set, ctx.domain)
+        return self.select_seeds(ctx.seeds, lambda: ctx.engine.out_of_budget() is not None, ctx.domain)
 
     def run(self, model, domain, seeds=None, *, listeners=(), progress: bool | None = None, oracle=None,
             client=None, n_shards: int | None = None, selected_seeds=None) -> Result:
@@ -646,9 +661,9 @@ class Search(Estimator):
             raise error
         return result
 
-    @staticmethod
-    def _ended(result: Result):
-        """Give the heap's freed pages back after a search of a second or more; warn of a memory-capped Result."""
+    def _ended(self, result: Result):
+        """Give the heap's freed pages back after a search of a second or more; warn of a memory-capped Result, and
+        of a whole budget spent without a pair where inputs discriminate (``_nothing_found``)."""
         if result.elapsed >= heap.RELEASE_AFTER_S:    # its temporary arrays are freed: give their pages back
             heap.release()
         if result.status == "budget" and result.ended_by[0] == "result_memory":
@@ -657,6 +672,30 @@ class Search(Estimator):
                           f"IDIs in {summaries.fmt_bytes(result.nbytes)}, all it found; pass max_found to stop at a "
                           "number of pairs, or raise fairnb.config.result_memory ($FAIRNB_RESULT_MEMORY) where the "
                           "machine has the memory", RuntimeWarning, stacklevel=4)
+        as_they_are = [result.extras.get(k) for k in ("natural_idis", "random_idis", "natural_n", "random_n")]
+        if result.status == "budget" and not result.count() and result.ended_by[0] in ("max_time", "max_tried") and (
+                any(as_they_are[:2]) or not (result.tried or any(as_they_are[2:]))):
+            warnings.warn(self._nothing_found(result), RuntimeWarning, stacklevel=4)   # not for a fair model
+
+    def _nothing_found(self, result) -> str:
+        """What a run that spent its whole budget and found nothing says, when some of its start inputs are
+        discriminatory as they are (``Engine.measure_natural``) or it checked no input at all (a model found fair
+        on its start inputs gets no warning): what it checked, that share, and what to try."""
+        budget = (f"in {result.elapsed:.1f} s" if result.ended_by[0] == "max_time"
+                  else f"in {result.tried:,} candidates")
+        n, idis = result.extras.get("natural_n", 0), result.extras.get("natural_idis", 0)
+        if not idis:        # the data's rows are fair as they are, or none were given: the random draws
+            n, idis = result.extras.get("random_n", 0), result.extras.get("random_idis", 0)
+        said = (f"{self.name} checked no input {budget}" if not result.tried else
+                f"{self.name} found no discriminatory pair {budget}")
+        if idis:
+            said += (f" although {idis / n:.1%} of the inputs it checked as they are ({idis:,} of {n:,}) are "
+                     "discriminatory")
+        return f"{said}; {self._budget_hint(result)}"
+
+    def _budget_hint(self, result) -> str:
+        """What to try when a run found nothing in its whole budget (``_nothing_found``); a method may say more."""
+        return "try a larger budget, smaller sizes per step (see its parameters) or another method"
 
     def _checked(self, model, domain, seeds):
         """``(model, seeds)`` ready to search: the model wrapped, the seeds validated; raises for a parameter,

@@ -31,8 +31,10 @@ import numpy as np
 from ..counting import UniqueCounter
 from ..params import COUNT, SHARE, STEPS, Interval
 from ..results import Count, Distinct
-from .attribution import lime_ranks
+from .attribution import lime_ranks, lime_rows
+from ..oracle import rows_per_call
 from .engine import Batch, Search
+from .sizes import require_fits
 
 NOT_EXPLAINED = "its explanation ranks no protected attribute within the threshold"
 NOT_NEEDED = "the population was full before it was explained"
@@ -50,7 +52,8 @@ class ExpGA(Search):
     lime_samples : LIME samples per explanation (LIME's default 5000).
     n_local : generations of the genetic algorithm (``max_local``).
     crossover_rate, mutation_rate : per individual and per gene (0.9 and 0.05, the artifact's).
-    batch_size : candidates explained per model call on LIME's samples.
+    batch_size : candidates explained per model call on LIME's samples (fewer where their LIME arrays would pass
+        ``fairnb.oracle.MEMORY_BUDGET``).
     """
 
     name = "expga"
@@ -99,6 +102,8 @@ class ExpGA(Search):
         dom = ctx.domain
         X = self._selected_seeds(ctx)
         if X is None:
+            require_fits(self.name, "n_candidates", self.n_candidates, row_bytes=16 * dom.n_features,
+                         what="random candidates to explain")
             X = dom.sample(self.n_candidates, ctx.rng)
             X[:, dom.protected] = dom.lower[dom.protected]
         if ctx.seeds is not None:
@@ -113,8 +118,12 @@ class ExpGA(Search):
         dom = ctx.domain
         top = ceil(self.rank_threshold * dom.n_features)
         kept, end = [], 0
+        require_fits(self.name, "lime_samples", self.lime_samples, row_bytes=8 * (3 * dom.n_features + 4),
+                     what="LIME's samples and their standardised copy")
+        step = min(self.batch_size, rows_per_call(3 * 8 * self.lime_samples),   # LIME's (candidates, samples) arrays
+                   lime_rows(self.lime_samples, dom.n_features))                # and its work between budget checks
         while end < len(candidates) and len(kept) < self.n_seeds and ctx.engine.out_of_budget() is None:
-            ids = np.arange(end, min(end + self.batch_size, len(candidates)))
+            ids = np.arange(end, min(end + step, len(candidates)))
             end = ids[-1] + 1
             ranks = lime_ranks(ctx.oracle.predict_proba, dom.encode(candidates[ids]), mean, scale, rng=ctx.rng,
                                n_samples=self.lime_samples, lower=dom.lower, upper=dom.upper)

@@ -28,10 +28,14 @@ from __future__ import annotations
 import numpy as np
 
 from ..counting import UniqueCounter
+from ..oracle import rows_per_call
 from ..params import COUNT, SHARE, STEPS, Options
 from ..results import Count, Distinct
 from .engine import Batch, Search
-from .seeds import cluster_seeds, warn_if_few_seeds
+from .seeds import cluster_seeds, warn_if_few_seeds, with_kmeans
+
+with_kmeans()      # K-Means chooses its seeds: imported with the method, not inside a search's time budget
+from .sizes import require_fits
 
 
 class GRFT(Search):
@@ -48,7 +52,8 @@ class GRFT(Search):
     crossover_rate : probability a gene comes from the first parent (0.5).
     mutation_rate : probability a child is mutated (0.5).
     local_step : size of a local move (1).
-    batch_size : seeds evolving together (each sends ``population`` rows per check); local walkers per check.
+    batch_size : seeds evolving together (each sends ``population`` rows per check; fewer where their populations
+        would pass ``fairnb.oracle.MEMORY_BUDGET``); local walkers per check.
     """
 
     name = "grft"
@@ -97,8 +102,12 @@ class GRFT(Search):
         idis = {"global": 0, "local": 0}
         try:
             walkers, origins = [], []
-            for lo in range(0, len(seeds), self.batch_size):
-                ids = np.arange(lo, min(lo + self.batch_size, len(seeds)))
+            # a seed's population, its parents, children and tournament draws exist at once
+            member = 8 * (4 * seeds.shape[1] + 2 * self.elite_pool)
+            require_fits(self.name, "population", self.population, row_bytes=member, what="one seed's population")
+            together = min(self.batch_size, rows_per_call(member * self.population))
+            for lo in range(0, len(seeds), together):
+                ids = np.arange(lo, min(lo + together, len(seeds)))
                 X, owner = yield from self._evolve(ctx, seeds[ids], ids, seen, found, idis)
                 walkers.append(X)
                 origins.append(owner)

@@ -30,11 +30,14 @@ from numbers import Integral, Real
 import numpy as np
 
 from ..counting import UniqueCounter
+from ..oracle import rows_per_call
 from ..params import COUNT, POSITIVE, Interval, Satisfies
 from ..results import Count, Distinct, PerShard
 from .engine import Batch, Search
 from .latent import GaussianCopula
+from .sizes import require_fits
 
+BOUNDARY_CHUNK = 10_000    # boundary codes decoded and labelled per model call, the budget checked between them
 NO_BOUNDARY = "the model labels too few decoded inputs of one class confidently to learn a surrogate boundary"
 
 
@@ -56,7 +59,8 @@ class LIMI(Search):
     step : distance of the two candidates from the boundary along its unit normal (0.3).
     generator : a trained generative model: ``decode(Z)`` maps ``(n, latent_dim)`` codes to inputs, ``latent_dim``
         an int; ``None`` fits a ``GaussianCopula`` on the seeds.
-    batch_size : latent codes per oracle call.
+    batch_size : latent codes per oracle call (fewer where their codes and inputs would pass
+        ``fairnb.oracle.MEMORY_BUDGET``).
     """
 
     name = "limi"
@@ -100,13 +104,23 @@ class LIMI(Search):
 
     def boundary(self, ctx, generator) -> tuple[np.ndarray, float] | None:
         """The surrogate boundary ``(w, b)`` (``w`` of unit length) learned from ``n_boundary`` labelled codes, or
-        None when one class has no confidently labelled code."""
+        None when one class has no confidently labelled code, or when the run's budget ends while the codes are
+        labelled (``BOUNDARY_CHUNK`` at a time)."""
         from sklearn.svm import LinearSVC
 
         dom, rng = ctx.domain, ctx.rng
-        Z = rng.standard_normal((self.n_boundary, generator.latent_dim))
-        proba = np.concatenate([ctx.oracle.predict_proba(dom.encode(self._decoded(generator, dom, Z[i:i + 10000])))
-                                for i in range(0, len(Z), 10000)])
+        require_fits(self.name, "n_boundary", self.n_boundary, row_bytes=8 * (generator.latent_dim + 2),
+                     what="latent codes labelled to learn the boundary")
+        Z = np.empty((self.n_boundary, generator.latent_dim))
+        proba = None
+        for i in range(0, len(Z), BOUNDARY_CHUNK):
+            if ctx.engine.out_of_budget() is not None:
+                ctx.result.tally(boundary_codes=Count(i))
+                return None
+            Z[i:i + BOUNDARY_CHUNK] = rng.standard_normal((min(BOUNDARY_CHUNK, len(Z) - i), generator.latent_dim))
+            p = ctx.oracle.predict_proba(dom.encode(self._decoded(generator, dom, Z[i:i + BOUNDARY_CHUNK])))
+            proba = np.empty((len(Z), p.shape[1])) if proba is None else proba
+            proba[i:i + BOUNDARY_CHUNK] = p
         label = proba.argmax(axis=1)
         positive = np.bincount(label, minlength=proba.shape[1]).argmax() if proba.shape[1] > 2 else 1
         label = (label == positive).astype(int)         # two classes: the second; more: the commonest vs the rest
@@ -123,6 +137,13 @@ class LIMI(Search):
         ctx.result.tally(boundary_accuracy=PerShard(round(float((svm.predict(Z) == label).mean()), 4)))
         return svm.coef_[0] / norm, float(svm.intercept_[0] / norm)
 
+    def _budget_hint(self, result) -> str:
+        labelled = result.extras.get("boundary_codes", self.n_boundary)
+        if labelled >= self.n_boundary:
+            return super()._budget_hint(result)
+        return (f"the budget ended while it labelled the codes that learn its boundary ({labelled:,} of "
+                f"n_boundary={self.n_boundary:,}): give a smaller n_boundary or a larger max_time")
+
     def _generate(self, ctx):
         n_latent = self.n_latent
         if n_latent is None and self.max_time is None and self.max_tried is None and self.max_found is None:
@@ -134,11 +155,13 @@ class LIMI(Search):
         try:
             surrogate = self.boundary(ctx, generator)
             if surrogate is None:
-                ctx.result.tally(ended=PerShard(NO_BOUNDARY))
+                if ctx.engine.out_of_budget() is None:
+                    ctx.result.tally(ended=PerShard(NO_BOUNDARY))
                 return
             w, b = surrogate
+            most = rows_per_call(8 * (2 * len(w) + 3 * dom.n_features))     # a batch's codes and inputs
             while (n_latent is None or probed < n_latent) and ctx.engine.out_of_budget() is None:
-                size = self.batch_size if n_latent is None else min(self.batch_size, n_latent - probed)
+                size = min(self.batch_size, most) if n_latent is None else min(self.batch_size, most, n_latent - probed)
                 Z = rng.standard_normal((size, len(w)))
                 on_boundary = Z - (Z @ w + b)[:, None] * w
                 pending = np.arange(size)

@@ -20,6 +20,12 @@ from __future__ import annotations
 import numpy as np
 
 
+def with_kmeans() -> None:
+    """Import scikit-learn's K-Means (a second or more the first time): a method that clusters its seeds calls this
+    when its module is imported, so that the import is not counted in its first search's ``max_time``."""
+    import sklearn.cluster  # noqa: F401
+
+
 def cluster_seeds(X, n: int, *, c_num: int = 4, order: str = "ascending",
                   random_state: int | None = 2019, should_stop=None) -> np.ndarray | None:
     """``n`` seed inputs from ``X`` chosen round robin over ``c_num`` K-Means clusters.
@@ -89,7 +95,9 @@ def _cluster(kmeans, X: np.ndarray, should_stop) -> np.ndarray | None:
         except BaseException as e:  # noqa: BLE001 - handed to the caller
             out["error"] = e
 
-    worker = threading.Thread(target=work, name="fairnb-kmeans", daemon=True)
+    # not a daemon: a K-Means given up (Stop, a spent budget) still runs its C code, and the interpreter aborts
+    # ("free(): invalid pointer") when it exits under a daemon thread in OpenMP; it waits for it instead
+    worker = threading.Thread(target=work, name="fairnb-kmeans")
     worker.start()
     while worker.is_alive():
         worker.join(0.1)

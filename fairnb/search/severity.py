@@ -66,9 +66,17 @@ def probability_bins(P: np.ndarray, epsilon: float) -> np.ndarray:
     return np.minimum(np.floor(np.asarray(P, dtype=float) / epsilon), n_bins(epsilon) - 1).astype(np.int64)
 
 
-def partition_sizes(codes: np.ndarray) -> list[np.ndarray]:
-    """Per row of ``codes`` (``(n, m)``), the sizes of its distinct partitions."""
-    return [np.unique(row, return_counts=True)[1] for row in np.asarray(codes)]
+def partition_sizes(codes: np.ndarray) -> np.ndarray:
+    """``(n, m)``: per row of ``codes`` (``(n, m)``), the sizes of its distinct partitions in the order of their
+    codes, then zeros (all rows at once: a Python loop over 10,000 rows took most of a second).
+
+    >>> partition_sizes(np.array([[3, 1, 3], [2, 2, 2]])).tolist()
+    [[1, 2, 0], [3, 0, 0]]
+    """
+    S = np.sort(np.asarray(codes), axis=1)
+    n, m = S.shape
+    run = np.cumsum(np.concatenate([np.ones((n, 1), bool), S[:, 1:] != S[:, :-1]], axis=1), axis=1) - 1
+    return np.bincount((np.arange(n)[:, None] * m + run).ravel(), minlength=n * m).reshape(n, m)
 
 
 @dataclass
@@ -104,8 +112,9 @@ def severity_from_outputs(VP: np.ndarray, epsilon: float | None = EPSILON) -> Se
     if epsilon is not None and not 0 < epsilon <= 1:
         raise ValueError(f"epsilon is the width of an output partition, in (0, 1]; got {epsilon!r}")
     sizes = partition_sizes(output_partitions(VP, epsilon))
-    k = np.array([len(s) for s in sizes], dtype=int)
-    shannon = np.array([float(-(s / s.sum() * np.log2(s / s.sum())).sum()) for s in sizes])
+    k = (sizes > 0).sum(axis=1)
+    share = sizes / np.maximum(sizes.sum(axis=1, keepdims=True), 1)
+    shannon = -(share * np.log2(np.where(sizes > 0, share, 1.0))).sum(axis=1)
     return Severity(k, np.log2(np.maximum(k, 1)), np.abs(shannon), epsilon)
 
 

@@ -51,10 +51,14 @@ from __future__ import annotations
 import numpy as np
 
 from ..counting import UniqueCounter
+from ..oracle import rows_per_call
 from ..params import COUNT, FINITE, Options
 from ..results import Count, Distinct, Ratio
 from .engine import Batch, Search
-from .seeds import cluster_seeds, warn_if_few_seeds
+from .seeds import cluster_seeds, warn_if_few_seeds, with_kmeans
+
+with_kmeans()      # K-Means chooses its seeds: imported with the method, not inside a search's time budget
+from .sizes import require_fits
 from .symbolic import LimeSampler, PriorityQueue, Z3Solver, box, global_constraints, local_constraints, rank, tree_path
 from .symbolic.sampler import MODES
 
@@ -82,7 +86,8 @@ class SymbolicGeneration(Search):
         text) or ``"complement"`` (1 - confidence, the ADF re-implementation).
     rank_seed, rank_local, rank_global : Rank1, Rank2, Rank3 (5, 10, 1; larger first).
     enable_local, enable_global : switch the two searches (the paper's ablations).
-    batch_size : local-search test cases per round (1 = the paper's one-at-a-time loop).
+    batch_size : local-search test cases per round (1 = the paper's one-at-a-time loop; fewer where their
+        neighbourhoods would pass ``fairnb.oracle.MEMORY_BUDGET``).
     """
 
     name = "sg"
@@ -145,6 +150,10 @@ class SymbolicGeneration(Search):
         if seeds is None:            # stopped while K-Means chose the seeds
             return
         seeds = ctx.use_seeds(seeds)
+        # a round's neighbourhoods (and their labels' model input) exist at once: fewer inputs where they would not fit
+        require_fits(self.name, "n_samples", self.n_samples, row_bytes=16 * domain.n_features,
+                     what="one input's neighbourhood and its model input")
+        most = rows_per_call(16 * domain.n_features * self.n_samples)
         sampler = LimeSampler(ctx.seeds, domain.lower, domain.upper, n_samples=self.n_samples, mode=self.sampler)
         solver = Z3Solver(domain.lower, domain.upper)
         queue = PriorityQueue()
@@ -156,7 +165,8 @@ class SymbolicGeneration(Search):
         state = {"stop_reason": "engine", "surrogates": 0, "neighbourhood_rows": 0}
         try:
             while queue and (self.limit is None or len(generated) < self.limit):
-                room = self.batch_size if self.limit is None else min(self.batch_size, self.limit - len(generated))
+                room = min(self.batch_size, most) if self.limit is None else min(self.batch_size, most,
+                                                                                   self.limit - len(generated))
                 rows = []
                 # a round: local inputs only, or one seed / global input (see "Batching")
                 while queue and len(rows) < room and (not rows or (rows[0][1] == "local" == queue.peek()[1])):
@@ -200,6 +210,8 @@ class SymbolicGeneration(Search):
         state["neighbourhood_rows"] += n * sampler.n_samples
         todo, anchors, nearest, pushes = [], [], [], []
         for i in range(n):
+            if ctx.engine.out_of_budget() is not None:      # the run ends at the next batch: its children are moot
+                return
             tree = DecisionTreeClassifier(random_state=2019).fit(neighbourhoods[i], labels[i])
             for c, sticky, key, origin in self.candidates(tree_path(tree, X[i]), disc[i], ctx.domain, visited):
                 todo.append(c)

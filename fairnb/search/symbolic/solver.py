@@ -125,15 +125,24 @@ class Z3Solver:
         return answers
 
 
-def decide(solver, what: str) -> bool:
+def decide(solver, what: str, time_limit: float | None = None) -> bool | None:
     """``solver.check()`` as satisfiable or not; a Ctrl-C that z3 noticed is raised as ``KeyboardInterrupt``
-    and any other unknown answer as a ``RuntimeError`` naming ``what`` was being decided."""
+    and any other unknown answer as a ``RuntimeError`` naming ``what`` was being decided. With ``time_limit``
+    (seconds, e.g. what is left of a search's ``max_time``), z3 gives up after it and the answer is None."""
+    import time
+
     import z3
 
+    if time_limit is not None:
+        solver.set("timeout", max(1, int(time_limit * 1000)))
+    start = time.perf_counter()
     with _interrupts_kept():
         answer = solver.check()
-    if answer == z3.unknown:     # not an answer: z3 was interrupted (Ctrl-C) or gave up
+    if answer == z3.unknown:     # not an answer: z3 was interrupted (Ctrl-C), ran out of time or gave up
         reason = solver.reason_unknown()
+        # z3 says "canceled" for both, and its timer may end a little early: most of the limit spent is its timeout
+        if time_limit is not None and time.perf_counter() - start >= 0.9 * time_limit:
+            return None
         if "cancel" in reason or "interrupt" in reason:
             raise KeyboardInterrupt
         raise RuntimeError(f"z3 could not decide {what}: {reason}")
