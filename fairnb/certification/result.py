@@ -32,6 +32,7 @@ from ..results import Result
 from .boxes import points, volumes
 
 VERDICTS = ("certified", "falsified", "undecided")
+_BOXES_AT_ONCE, _INPUTS_AT_ONCE = 4096, 256      # membership tests in blocks of about a million comparisons
 
 
 class Certificate:
@@ -88,6 +89,31 @@ class Certificate:
                     "boxes_bounded": self.bounded, "elapsed": self.elapsed,
                     "boxes_per_second": self.bounded / self.elapsed if self.elapsed > 0 else 0.0,
                     "status": self.status})
+        return out
+
+    def verdicts(self, X) -> np.ndarray:
+        """The verdict of the box holding each input of ``X`` ``(n, d)`` (its protected values play no part):
+        ``"certified"``, ``"falsified"``, ``"undecided"``, or ``""`` for an input outside the domain.
+
+        >>> from fairnb.domains import Feature, TabularDomain
+        >>> from fairnb.models import NumpyMLP
+        >>> from fairnb.certification import certify
+        >>> dom = TabularDomain([Feature("x", -3, 3), Feature("sex", 0, 1)], protected=["sex"])
+        >>> cert = certify(NumpyMLP([np.array([[1.0], [1.5]])], [np.array([-0.75])]), dom, enumerate_at=1)
+        >>> cert.verdicts([[0, 1], [2, 0], [9, 0]]).tolist()
+        ['falsified', 'certified', '']
+        """
+        X = np.asarray(X, dtype=float)
+        free = self.domain.non_protected
+        out = np.full(len(X), "", dtype=object)
+        for name in VERDICTS:
+            lo, hi = (b[:, free] for b in self.boxes[name])
+            for start in range(0, len(lo), _BOXES_AT_ONCE):
+                blo, bhi = lo[start:start + _BOXES_AT_ONCE], hi[start:start + _BOXES_AT_ONCE]
+                for first in range(0, len(X), _INPUTS_AT_ONCE):
+                    x = X[first:first + _INPUTS_AT_ONCE, free][:, None, :]
+                    inside = ((x >= blo[None]) & (x <= bhi[None])).all(axis=2).any(axis=1)
+                    out[first:first + _INPUTS_AT_ONCE][inside] = name
         return out
 
     @property
