@@ -201,14 +201,15 @@ class _Run:
         lower, upper, slope, ranges = score_bounds(self.layers, copies_lo.reshape(-1, d), copies_hi.reshape(-1, d))
         lower, upper, slope = lower.reshape(m, n), upper.reshape(m, n), slope.reshape(m, n, d)
         ranges = [(zmin.reshape(m, n, -1), zmax.reshape(m, n, -1)) for zmin, zmax in ranges]
-        margin = self.params["margin"]
-        positive, negative = lower > margin, upper < -margin
-        fair = np.ones(n, dtype=bool)
+        zero = np.ones((m, n), dtype=bool)         # copies whose difference to the first is exactly 0
         for j in range(1, m):
             low, high = difference_bounds(self.layers, copies_lo[j] - copies_lo[0], [(a[j], b[j]) for a, b in ranges],
                                           [(a[0], b[0]) for a, b in ranges])
-            same = (positive[j] & positive[0]) | (negative[j] & negative[0]) | ((low == 0) & (high == 0))
-            fair &= same
+            zero[j] = (low == 0) & (high == 0)
+            lower[j], upper[j] = np.maximum(lower[j], lower[0] + low), np.minimum(upper[j], upper[0] + high)
+        margin = self.params["margin"]
+        positive, negative = lower > margin, upper < -margin
+        fair = ((positive & positive[0]) | (negative & negative[0]) | zero).all(axis=0)
         unfair = ~fair & positive.any(axis=0) & negative.any(axis=0)
         centres = np.floor((lows[unfair] + highs[unfair]) / 2)
         centres[:, self.prot] = self.domain.lower[self.prot]
