@@ -294,3 +294,20 @@ def _partial_certificate(model, domain):
         _CERTIFICATES[key] = certify(model, domain, max_boxes=3000, batch_size=256)
         assert _CERTIFICATES[key].summary()["certified_share"] > 0.1
     return _CERTIFICATES[key]
+
+
+@pytest.mark.slow
+def test_a_keras_dense_relu_stack_is_certified_as_itself():
+    import keras
+
+    keras.utils.set_random_seed(0)
+    model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(8, activation="relu"),
+                              keras.layers.Dense(2, activation="softmax")])
+    first = model.layers[0]
+    kernel, bias = first.get_weights()
+    kernel[1] *= 6                                           # sex matters
+    first.set_weights([kernel, bias])
+    cert = certify(model, SMALL, enumerate_at=2)
+    X, unfair = brute_force(model, SMALL)
+    assert 0 < unfair.mean() < 1
+    assert (cert.verdicts(X) == np.where(unfair, "falsified", "certified")).all()
