@@ -8,7 +8,7 @@ import pytest
 
 import fairnb
 from fairnb.certification import Certificate, certify
-from fairnb.certification.bounds import difference_bounds, relu_layers, score_bounds
+from fairnb.certification.bounds import backsubstituted_bounds, difference_bounds, relu_layers, score_bounds
 from fairnb.certification.boxes import enumerate_points, points, split
 from fairnb.domains import Feature, TabularDomain
 from fairnb.models import NumpyMLP
@@ -49,18 +49,19 @@ SMALL = TabularDomain([Feature("a", 0, 5), Feature("sex", 0, 1), Feature("b", -3
 
 
 # ------------------------------------------------------------------------------------------------ bounds
+@pytest.mark.parametrize("bound", [score_bounds, backsubstituted_bounds])
 @pytest.mark.parametrize("seed", range(6))
-def test_bounds_hold_every_sampled_output_and_difference(seed):
+def test_bounds_hold_every_sampled_output_and_difference(seed, bound):
     rng = np.random.default_rng(seed)
-    net = random_net(rng, [4, 8, 6], output="softmax" if seed % 2 else "sigmoid")
+    net = random_net(rng, [4, 8, 6, 5], output="softmax" if seed % 2 else "sigmoid")
     layers = relu_layers(net)
     lows = rng.integers(-3, 3, size=(20, 4)).astype(float)
     highs = lows + rng.integers(0, 4, size=(20, 4))
     highs[:, 1] = lows[:, 1]                                    # column 1 plays the protected attribute
     shift = np.zeros_like(lows)
     shift[:, 1] = rng.integers(-2, 3, size=20)
-    lower, upper, _, ranges = score_bounds(layers, lows, highs)
-    moved = score_bounds(layers, lows + shift, highs + shift)
+    lower, upper, _, ranges = bound(layers, lows, highs)
+    moved = bound(layers, lows + shift, highs + shift)
     dlow, dhigh = difference_bounds(layers, shift, moved[3], ranges)
     X = lows[:, None, :] + rng.random((20, 500, 4)) * (highs - lows)[:, None, :]      # real points in each box
     s = score(layers, X.reshape(-1, 4)).reshape(20, 500)
@@ -122,16 +123,17 @@ def test_linear_score_is_falsified_exactly_where_the_protected_term_flips_the_si
     assert cert.bounded > 0 and len(cert.boxes["certified"][0]) < len(X) / 4      # whole boxes, not inputs
 
 
+@pytest.mark.parametrize("bounds", ["backsubstitution", "symbolic"])
 @pytest.mark.parametrize("split_by", ["slope", "width"])
 @pytest.mark.parametrize("seed", [1, 2, 4])
-def test_a_completed_certificate_is_the_exact_truth_on_every_input(seed, split_by):
+def test_a_completed_certificate_is_the_exact_truth_on_every_input(seed, split_by, bounds):
     """Two-layer ReLU networks, one or two protected attributes with 2-3 values: the complete run says
     'falsified' exactly for the inputs the oracle finds discriminatory, and the shares are theirs."""
     rng = np.random.default_rng(seed)
     features = [Feature("a", 0, 6), Feature("sex", 0, 1), Feature("b", 0, 5), Feature("race", 0, 2), Feature("c", 1, 4)]
     domain = TabularDomain(features, protected=["sex", "race"] if seed % 2 else ["race"])
     net = random_net(rng, [5, 12, 8], output="softmax" if seed == 2 else "sigmoid", loud=domain.protected)
-    cert = certify(net, domain, enumerate_at=1 + seed, split_by=split_by, batch_size=16)
+    cert = certify(net, domain, enumerate_at=1 + seed, split_by=split_by, bounds=bounds, batch_size=16)
     X, unfair = brute_force(net, domain)
     assert cert.status == "completed" and cert.summary()["undecided_share"] == 0
     assert (cert.verdicts(X) == np.where(unfair, "falsified", "certified")).all()
@@ -311,3 +313,14 @@ def test_a_keras_dense_relu_stack_is_certified_as_itself():
     X, unfair = brute_force(model, SMALL)
     assert 0 < unfair.mean() < 1
     assert (cert.verdicts(X) == np.where(unfair, "falsified", "certified")).all()
+
+
+def test_backsubstitution_is_tighter_on_deep_networks():
+    rng = np.random.default_rng(7)
+    lows = rng.integers(-3, 3, size=(100, 4)).astype(float)
+    highs = lows + rng.integers(0, 4, size=(100, 4))
+    deep = relu_layers(random_net(rng, [4, 10, 10, 10, 10]))
+    a, b = score_bounds(deep, lows, highs), backsubstituted_bounds(deep, lows, highs)
+    assert (b[1] - b[0]).mean() < (a[1] - a[0]).mean()
+    with pytest.raises(ValueError, match="bounds must be one of"):
+        certify(random_net(rng, [4, 3]), SMALL, bounds="deeppoly")

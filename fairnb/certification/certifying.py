@@ -6,7 +6,8 @@ boxes, decides each one (see ``docs/methods/certify.md``):
 * a box of at most ``enumerate_at`` integer inputs is decided *exactly*: the oracle checks every input in
   it, and each input becomes a one-input box, certified (fair) or falsified (discriminatory);
 * any other box is bounded: every protected value gives one copy of the network on the box (the same
-  non-protected inputs), whose decision score ``s`` gets sound bounds (``bounds.score_bounds``), and every
+  non-protected inputs), whose decision score ``s`` gets sound bounds (``bounds.backsubstituted_bounds``, or
+  ``bounds.score_bounds`` with ``bounds="symbolic"``), and every
   copy's difference to the first copy gets bounds too (``bounds.difference_bounds``). The box is
   **certified** when every copy provably decides as the first (both scores above ``margin``, both below
   ``-margin``, or a difference of exactly 0), **falsified** when one copy's score is provably above
@@ -42,16 +43,17 @@ import numpy as np
 from ..interrupts import deferred_interrupts, interruptible, noted_interrupts
 from ..oracle import Oracle
 from ..results import Result
-from .bounds import difference_bounds, relu_layers, score_bounds
+from .bounds import backsubstituted_bounds, difference_bounds, relu_layers, score_bounds
 from .boxes import enumerate_points, points, split
 from .result import Certificate
 
 SPLITS = ("slope", "width")
+BOUNDS = {"backsubstitution": backsubstituted_bounds, "symbolic": score_bounds}
 
 
 def certify(model, domain, *, max_time: float | None = 60.0, max_boxes: int | None = 1_000_000,
-            batch_size: int = 1024, enumerate_at: int = 8, split_by: str = "slope", margin: float = 1e-6,
-            stop=None) -> Certificate:
+            batch_size: int = 1024, enumerate_at: int = 8, split_by: str = "slope", bounds: str = "backsubstitution",
+            margin: float = 1e-6, stop=None) -> Certificate:
     """Certify ``model`` individually fair over ``domain`` where it is, falsify it where it is not.
 
     Parameters
@@ -63,6 +65,8 @@ def certify(model, domain, *, max_time: float | None = 60.0, max_boxes: int | No
     batch_size : boxes bounded together in one numpy step.
     enumerate_at : boxes of at most this many integer inputs are decided exactly by the oracle.
     split_by : ``"slope"`` (where the bounds grow most) or ``"width"`` (the widest feature).
+    bounds : ``"backsubstitution"`` (every neuron bounded through all earlier layers, as DeepPoly: tighter on deep
+        networks) or ``"symbolic"`` (forward symbolic intervals, as ReluVal).
     margin : a score counts as provably positive (negative) only above ``margin`` (below ``-margin``), so
         rounding (float32 in Keras) cannot flip a certified decision; inputs closer to the threshold are
         decided exactly when their boxes get small.
@@ -73,8 +77,10 @@ def certify(model, domain, *, max_time: float | None = 60.0, max_boxes: int | No
     """
     layers = relu_layers(model)
     _check(domain, layers, max_time, max_boxes, batch_size, enumerate_at, split_by, margin)
+    if bounds not in BOUNDS:
+        raise ValueError(f"bounds must be one of {sorted(BOUNDS)}, got {bounds!r}")
     params = {"max_time": max_time, "max_boxes": max_boxes, "batch_size": batch_size, "enumerate_at": enumerate_at,
-              "split_by": split_by, "margin": margin}
+              "split_by": split_by, "bounds": bounds, "margin": margin}
     run = _Run(layers, Oracle(model, domain), params)
     should_stop = stop.is_set if isinstance(stop, threading.Event) else (stop or (lambda: False))
     started = time.perf_counter()
@@ -198,7 +204,8 @@ class _Run:
             return {"certified": (lows, highs), "falsified": (lows, highs), "record": lambda: None, "split": (lows, highs)}
         copies_lo, copies_hi = np.repeat(lows[None], m, axis=0), np.repeat(highs[None], m, axis=0)
         copies_lo[:, :, self.prot] = copies_hi[:, :, self.prot] = self.values[:, None, :]
-        lower, upper, slope, ranges = score_bounds(self.layers, copies_lo.reshape(-1, d), copies_hi.reshape(-1, d))
+        bound = BOUNDS[self.params["bounds"]]
+        lower, upper, slope, ranges = bound(self.layers, copies_lo.reshape(-1, d), copies_hi.reshape(-1, d))
         lower, upper, slope = lower.reshape(m, n), upper.reshape(m, n), slope.reshape(m, n, d)
         ranges = [(zmin.reshape(m, n, -1), zmax.reshape(m, n, -1)) for zmin, zmax in ranges]
         zero = np.ones((m, n), dtype=bool)         # copies whose difference to the first is exactly 0
