@@ -1,12 +1,12 @@
 """Certification (issue #40): the shares ``fairnb.certify`` proves fair, unfair and leaves undecided, and its time.
 
 (a) **The planted synthetic model** (``make_synthetic(n=4000, strength=2)``, ``train_demo_model``: 7-32-16-1,
-    324,000 integer inputs, protected sex), with both split rules, run to completion; next to it, the share
+    324,000 integer inputs, protected sex), with both bounds and both split rules, run to completion; next to it, the share
     of inputs the oracle finds discriminatory by brute force over the whole domain (a completed certificate
     must give exactly that).
 (b) **Its fair twin** (``ignore_protected=True``).
 (c) **The published census model** (``adult_model.h5``, 12-30-20-15-15-10-1, protected gender) at a budget of
-    ``--census-time`` seconds: a large domain and a deep network.
+    ``--census-time`` seconds, with both bounds: a large domain and a deep network.
 
 Writes ``benchmarks/results/certify.{md,json}``:
 
@@ -52,11 +52,11 @@ def markdown(rows: list[dict], info: dict) -> str:
     pct = fairnb.summaries.fmt_share
     lines = ["# Certification (`fairnb.certify`)", "",
              "Shares of the integer inputs (over the non-protected features); volume shares in the JSON.", "",
-             "| model | split | status | certified | falsified | undecided (with witness) | brute-force IDI share | "
-             "boxes bounded | boxes/s | time (s) |", "|" + "---|" * 10]
+             "| model | bounds | split | status | certified | falsified | undecided (with witness) | brute-force IDI share | "
+             "boxes bounded | boxes/s | time (s) |", "|" + "---|" * 11]
     for r in rows:
         brute = "" if r.get("brute_force_share") is None else pct(r["brute_force_share"])
-        lines.append(f"| {r['model']} | {r['split_by']} | {r['status']} | {pct(r['certified_share'])} | "
+        lines.append(f"| {r['model']} | {r['bounds']} | {r['split_by']} | {r['status']} | {pct(r['certified_share'])} | "
                      f"{pct(r['falsified_share'])} | {pct(r['undecided_share'])} ({pct(r['witness_boxes_share'])}) | "
                      f"{brute} | {r['boxes_bounded']:,} | {r['boxes_per_second']:,.0f} | {r['elapsed']:.1f} |")
     lines += ["", f"Machine: {info}", "",
@@ -72,16 +72,19 @@ def main():
     data = fairnb.datasets.make_synthetic(n=4000, strength=2.0, random_state=0)
     planted = fairnb.train_demo_model(data, random_state=0)
     share, brute_seconds = brute_force_share(planted, data.domain)
-    for split_by in ("slope", "width"):
-        cert = fairnb.certify(planted, data.domain, max_time=None, split_by=split_by)
-        rows.append(row("synthetic, planted", cert, brute_force_share=share, brute_force_seconds=brute_seconds))
+    for bounds in ("backsubstitution", "symbolic"):
+        for split_by in ("slope", "width"):
+            cert = fairnb.certify(planted, data.domain, max_time=None, split_by=split_by, bounds=bounds)
+            rows.append(row("synthetic, planted", cert, brute_force_share=share, brute_force_seconds=brute_seconds))
     twin = fairnb.train_demo_model(data, ignore_protected=True, random_state=0)
     rows.append(row("synthetic, fair twin", fairnb.certify(twin, data.domain, max_time=None),
                     brute_force_share=brute_force_share(twin, data.domain)[0]))
     census = fairnb.datasets.load("census", data_dir=os.environ.get("FAIRNB_DATA")).with_protected(["gender"])
     models = Path(os.environ.get("FAIRNB_MODELS", ROOT.parent / "shared" / "models"))
     adult = fairnb.models.load_model(models / "adult_model.h5")
-    rows.append(row("census adult_model.h5, gender", fairnb.certify(adult, census.domain, max_time=args.census_time)))
+    for bounds in ("backsubstitution", "symbolic"):
+        cert = fairnb.certify(adult, census.domain, max_time=args.census_time, bounds=bounds)
+        rows.append(row("census adult_model.h5, gender", cert))
     info = machine()
     save_report(ROOT / "benchmarks" / "results" / "certify", {"rows": rows, "machine": info}, markdown(rows, info),
                 default=lambda o: o.item() if isinstance(o, np.generic) else str(o))
