@@ -162,6 +162,7 @@ def test_witnesses_are_confirmed_discriminatory_pairs():
     cert = certify(net, SMALL, max_boxes=4, batch_size=2)
     pairs = cert.witnesses
     assert len(pairs) > 0 and set(cert.pairs["phase"]) <= {"exact", "falsified", "undecided"}
+    assert pairs.status == "budget" and pairs.ended_by == ("max_boxes", 4) and pairs.tried >= len(pairs)
     verdict = Oracle(net, SMALL).check(pairs.inputs)
     assert verdict.discriminatory.all()
     assert (net.predict_proba(pairs.inputs).argmax(1) != net.predict_proba(pairs.counterparts).argmax(1)).all()
@@ -243,7 +244,7 @@ def test_save_and_load_keep_boxes_shares_and_witnesses(tmp_path):
     assert back.summary() == cert.summary()
     assert all((a == b).all() for v in cert.boxes for a, b in zip(cert.boxes[v], back.boxes[v]))
     assert back.pairs.equals(cert.pairs)
-    assert "certified (inputs / volume)" in cert._repr_html_() and repr(cert).startswith("<Certificate budget:")
+    assert "certified (inputs / volume)" in cert._repr_html_() and "witness pairs:" in cert._repr_html_() and repr(cert).startswith("<Certificate budget:")
     with pytest.raises(ValueError, match=".npz"):
         cert.save(tmp_path / "cert.json")
 

@@ -61,7 +61,8 @@ def certify(model, domain, *, max_time: float | None = 60.0, max_boxes: int | No
     model : a dense ReLU network: a fairnb ``NumpyMLP``, a scikit-learn ``MLPClassifier(activation="relu")``
         (alone or behind affine scalers), or a Keras stack of Dense ReLU layers; sigmoid or two-class output.
     domain : a ``TabularDomain`` with protected attributes (every integer input of it is covered).
-    max_time, max_boxes : budgets (seconds; boxes bounded); None for none. The boxes left are undecided.
+    max_time, max_boxes : budgets (seconds; boxes bounded), checked between steps of up to ``batch_size`` boxes;
+        None for none. The boxes left are undecided.
     batch_size : boxes bounded together in one numpy step.
     enumerate_at : boxes of at most this many integer inputs are decided exactly by the oracle.
     split_by : ``"slope"`` (where the bounds grow most) or ``"width"`` (the widest feature).
@@ -107,7 +108,9 @@ def certify(model, domain, *, max_time: float | None = 60.0, max_boxes: int | No
     if status != "interrupted":
         with interruptible():
             witnessed = run.witness_undecided(time.perf_counter() - started)
-    return Certificate(domain, params, status=status, ended_by=ended_by, elapsed=time.perf_counter() - started,
+    elapsed = time.perf_counter() - started
+    run.witnesses.status, run.witnesses.ended_by, run.witnesses.elapsed = status, ended_by, elapsed
+    return Certificate(domain, params, status=status, ended_by=ended_by, elapsed=elapsed,
                        bounded=run.bounded, certified=run.joined("certified"), falsified=run.joined("falsified"),
                        undecided=(run.lows, run.highs), witnessed=witnessed, witnesses=run.witnesses)
 
@@ -186,6 +189,7 @@ class _Run:
         found = verdict.take(verdict.discriminatory)
 
         def record():
+            self.witnesses.tried += len(X)
             if len(found):
                 self.witnesses.record(found.X, found.counterpart, found.proba, found.counterpart_proba, phase=phase,
                                       seed_ids=-1, elapsed=elapsed)

@@ -151,7 +151,10 @@ class Certificate:
     def _repr_html_(self) -> str:
         rows = "".join(f"<tr><th style='text-align:left'>{html.escape(k)}</th><td style='text-align:right'>"
                        f"{html.escape(v)}</td></tr>" for k, v in self._lines())
-        return f"<div class='fairnb-certificate'><b>fairnb certificate</b><table>{rows}</table></div>"
+        shown = min(10, len(self.witnesses))
+        pairs = (f"<p>First {shown} of {summaries.fmt_count(len(self.witnesses))} witness pairs:</p>"
+                 f"{summaries.pairs_html(self.witnesses, range(shown))}") if shown else ""
+        return f"<div class='fairnb-certificate'><b>fairnb certificate</b><table>{rows}</table>{pairs}</div>"
 
     # ------------------------------------------------------------------ storage
     def save(self, path) -> Path:
