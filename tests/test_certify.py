@@ -97,6 +97,18 @@ def test_only_dense_relu_networks_with_two_classes_are_taken():
         certify(random_net(rng, [3, 4]), SMALL)
 
 
+@pytest.mark.parametrize("kwargs, message", [
+    ({"batch_size": 0}, "batch_size must be a positive integer"), ({"enumerate_at": 2.5}, "enumerate_at must be"),
+    ({"max_time": "1 min"}, "max_time must be a non-negative number"), ({"max_boxes": -1}, "max_boxes must be"),
+    ({"split_by": "gradient"}, "split_by must be one of"), ({"margin": float("nan")}, "margin must be"),
+])
+def test_bad_arguments_are_named(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        certify(random_net(np.random.default_rng(0), [4, 3]), SMALL, **kwargs)
+    with pytest.raises(ValueError, match="TabularDomain with protected attributes"):
+        certify(random_net(np.random.default_rng(0), [4, 3]), SMALL.with_protected([]))
+
+
 # ------------------------------------------------------------------------------------------------ boxes
 def test_splitting_keeps_every_integer_input_once_and_no_fraction():
     lows, highs = np.array([[0.0, -3.0], [5.0, 1.0]]), np.array([[4.0, 3.0], [6.0, 1.0]])

@@ -77,9 +77,7 @@ def certify(model, domain, *, max_time: float | None = 60.0, max_boxes: int | No
     Returns a :class:`~fairnb.certification.Certificate`.
     """
     layers = relu_layers(model)
-    _check(domain, layers, max_time, max_boxes, batch_size, enumerate_at, split_by, margin)
-    if bounds not in BOUNDS:
-        raise ValueError(f"bounds must be one of {sorted(BOUNDS)}, got {bounds!r}")
+    _check(domain, layers, max_time, max_boxes, batch_size, enumerate_at, split_by, bounds, margin)
     params = {"max_time": max_time, "max_boxes": max_boxes, "batch_size": batch_size, "enumerate_at": enumerate_at,
               "split_by": split_by, "bounds": bounds, "margin": margin}
     run = _Run(layers, Oracle(model, domain), params)
@@ -115,7 +113,11 @@ def certify(model, domain, *, max_time: float | None = 60.0, max_boxes: int | No
                        undecided=(run.lows, run.highs), witnessed=witnessed, witnesses=run.witnesses)
 
 
-def _check(domain, layers, max_time, max_boxes, batch_size, enumerate_at, split_by, margin):
+def _is_number(value) -> bool:
+    return not isinstance(value, bool) and isinstance(value, (int, float, np.integer, np.floating)) and np.isfinite(value)
+
+
+def _check(domain, layers, max_time, max_boxes, batch_size, enumerate_at, split_by, bounds, margin):
     if getattr(domain, "kind", None) != "tabular" or not getattr(domain, "protected", ()):
         raise ValueError(f"certify needs a TabularDomain with protected attributes; got {domain!r}")
     if layers[0][0].shape[0] != domain.n_features:
@@ -124,11 +126,13 @@ def _check(domain, layers, max_time, max_boxes, batch_size, enumerate_at, split_
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
             raise ValueError(f"{name} must be a positive integer, got {value!r}")
     for name, value in (("max_time", max_time), ("max_boxes", max_boxes)):
-        if value is not None and (isinstance(value, bool) or not np.isfinite(value) or value < 0):
+        if value is not None and not (_is_number(value) and value >= 0):
             raise ValueError(f"{name} must be a non-negative number or None, got {value!r}")
     if split_by not in SPLITS:
         raise ValueError(f"split_by must be one of {SPLITS}, got {split_by!r}")
-    if not (np.isfinite(margin) and margin >= 0):
+    if bounds not in BOUNDS:
+        raise ValueError(f"bounds must be one of {sorted(BOUNDS)}, got {bounds!r}")
+    if not (_is_number(margin) and margin >= 0):
         raise ValueError(f"margin must be a non-negative number, got {margin!r}")
 
 
