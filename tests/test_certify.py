@@ -109,6 +109,16 @@ def test_bad_arguments_are_named(kwargs, message):
         certify(random_net(np.random.default_rng(0), [4, 3]), SMALL.with_protected([]))
 
 
+def test_a_domain_that_encodes_its_rows_otherwise_is_refused():
+    class Scaled(TabularDomain):
+        def encode(self, X):
+            return 2 * np.asarray(X, dtype=float)
+
+    scaled = Scaled(SMALL.features, protected=["sex"])
+    with pytest.raises(ValueError, match="Scaled encodes them"):
+        certify(random_net(np.random.default_rng(0), [4, 3]), scaled)
+
+
 # ------------------------------------------------------------------------------------------------ boxes
 def test_splitting_keeps_every_integer_input_once_and_no_fraction():
     lows, highs = np.array([[0.0, -3.0], [5.0, 1.0]]), np.array([[4.0, 3.0], [6.0, 1.0]])

@@ -40,6 +40,7 @@ import time
 
 import numpy as np
 
+from ..domains import TabularDomain
 from ..interrupts import deferred_interrupts, interruptible, noted_interrupts
 from ..oracle import Oracle
 from ..results import Result
@@ -118,8 +119,11 @@ def _is_number(value) -> bool:
 
 
 def _check(domain, layers, max_time, max_boxes, batch_size, enumerate_at, split_by, bounds, margin):
-    if getattr(domain, "kind", None) != "tabular" or not getattr(domain, "protected", ()):
+    if not isinstance(domain, TabularDomain) or not domain.protected:
         raise ValueError(f"certify needs a TabularDomain with protected attributes; got {domain!r}")
+    if type(domain).encode is not TabularDomain.encode:
+        raise ValueError(f"certify bounds the model on the domain's rows themselves; {type(domain).__name__} encodes "
+                         "them into other model inputs")
     if layers[0][0].shape[0] != domain.n_features:
         raise ValueError(f"the model takes {layers[0][0].shape[0]} inputs but the domain has {domain.n_features} features")
     for name, value in (("batch_size", batch_size), ("enumerate_at", enumerate_at)):
