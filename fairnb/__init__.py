@@ -28,14 +28,15 @@ from .widgets.compare import compare
 
 __version__ = "0.1.0"
 __all__ = ["datasets", "domains", "models", "search", "Feature", "TabularDomain", "Oracle", "Result", "run_search", "check",
-           "train_demo_model", "accuracy", "compare", "mitigate", "mitigation", "__version__"]
+           "train_demo_model", "accuracy", "compare", "mitigate", "mitigation", "certify", "certification", "__version__"]
 
 
 def __getattr__(name):
-    """``fairnb.mitigate`` and ``fairnb.mitigation`` load on first use."""
-    if name in ("mitigate", "mitigation"):
+    """``fairnb.mitigate`` and ``fairnb.mitigation``, ``fairnb.certify`` and ``fairnb.certification`` load on first use."""
+    packages = {"mitigate": "mitigation", "certify": "certification"}
+    if name in packages or name in packages.values():
         import importlib
 
-        module = importlib.import_module(".mitigation", __name__)
-        return module if name == "mitigation" else module.mitigate
+        module = importlib.import_module("." + packages.get(name, name), __name__)
+        return module if name in packages.values() else getattr(module, name)
     raise AttributeError(f"module 'fairnb' has no attribute {name!r}")

@@ -10,7 +10,8 @@ from fairnb import views
 
 ROOT = Path(fairnb.__file__).parent
 CORE = [*sorted((ROOT / "search").rglob("*.py")), *sorted((ROOT / "domains").rglob("*.py")),
-        *sorted((ROOT / "results").rglob("*.py")), ROOT / "oracle.py", ROOT / "counting.py", ROOT / "summaries.py",
+        *sorted((ROOT / "results").rglob("*.py")),
+        *sorted((ROOT / "certification").rglob("*.py")), ROOT / "oracle.py", ROOT / "counting.py", ROOT / "summaries.py",
         ROOT / "pair_table.py"]
 
 
@@ -58,6 +59,7 @@ FLOORS = [
     ("fairnb.domains",),
     ("fairnb.counting", "fairnb.summaries", "fairnb.report", "fairnb.model_card"),
     ("fairnb.results",),
+    ("fairnb.certification",),
     ("fairnb.suites", "fairnb.testing"),
     ("fairnb.search",),
     ("fairnb.images",),

@@ -1,0 +1,260 @@
+"""``certify``: prove a ReLU network individually fair, or unfair, box by box over an integer domain.
+
+The loop keeps a queue of undecided boxes (at first the whole domain) and, in batches of the largest
+boxes, decides each one (see ``docs/methods/certify.md``):
+
+* a box of at most ``enumerate_at`` integer inputs is decided *exactly*: the oracle checks every input in
+  it, and each input becomes a one-input box, certified (fair) or falsified (discriminatory);
+* any other box is bounded: every protected value gives one copy of the network on the box (the same
+  non-protected inputs), whose decision score ``s`` gets sound bounds (``bounds.backsubstituted_bounds``, or
+  ``bounds.score_bounds`` with ``bounds="symbolic"``), and every
+  copy's difference to the first copy gets bounds too (``bounds.difference_bounds``). The box is
+  **certified** when every copy provably decides as the first (both scores above ``margin``, both below
+  ``-margin``, or a difference of exactly 0), **falsified** when one copy's score is provably above
+  ``margin`` and another's provably below ``-margin`` (every input in it is discriminatory; its centre,
+  re-checked by the oracle, is kept as a witness), else it is split in two between two integers on the
+  feature where its bounds are widest (``split="slope"``: the output bounds' slope times the box's
+  width) or simply on its widest feature (``split="width"``) and both halves go back to the queue.
+
+The loop ends when the queue is empty (``"completed"``), at a budget (``max_time`` seconds, ``max_boxes``
+boxes bounded: ``"budget"``), when ``stop`` says so (``"stopped"``) or at Ctrl-C (``"interrupted"``); every
+box decided before is kept. The boxes left are undecided; the oracle checks each one's centre, and
+those that are discriminatory are *witness boxes* (the box is unfair somewhere, not proven unfair
+everywhere).
+
+Example
+-------
+>>> import numpy as np
+>>> from fairnb.domains import Feature, TabularDomain
+>>> from fairnb.models import NumpyMLP
+>>> dom = TabularDomain([Feature("x", -3, 3), Feature("sex", 0, 1)], protected=["sex"])
+>>> net = NumpyMLP([np.array([[1.0], [1.5]])], [np.array([-0.75])])       # s = x + 1.5 sex - 0.75
+>>> cert = certify(net, dom, enumerate_at=1)
+>>> cert.status, cert.summary()["falsified_share"] * 7              # unfair exactly at x = 0
+('completed', 1.0)
+"""
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+
+from ..domains import TabularDomain
+from ..interrupts import deferred_interrupts, interruptible, noted_interrupts
+from ..oracle import Oracle
+from ..results import Result
+from .bounds import backsubstituted_bounds, difference_bounds, relu_layers, score_bounds
+from .boxes import enumerate_points, points, split
+from .result import Certificate
+
+SPLITS = ("slope", "width")
+BOUNDS = {"backsubstitution": backsubstituted_bounds, "symbolic": score_bounds}
+
+
+def certify(model, domain, *, max_time: float | None = 60.0, max_boxes: int | None = 1_000_000,
+            batch_size: int = 1024, enumerate_at: int = 8, split_by: str = "slope", bounds: str = "backsubstitution",
+            margin: float = 1e-6, stop=None) -> Certificate:
+    """Certify ``model`` individually fair over ``domain`` where it is, falsify it where it is not.
+
+    Parameters
+    ----------
+    model : a dense ReLU network: a fairnb ``NumpyMLP``, a scikit-learn ``MLPClassifier(activation="relu")``
+        (alone or behind affine scalers), or a Keras stack of Dense ReLU layers; sigmoid or two-class output.
+    domain : a ``TabularDomain`` with protected attributes (every integer input of it is covered).
+    max_time, max_boxes : budgets (seconds; boxes bounded), checked between steps of up to ``batch_size`` boxes;
+        None for none. The boxes left are undecided.
+    batch_size : boxes bounded together in one numpy step.
+    enumerate_at : boxes of at most this many integer inputs are decided exactly by the oracle.
+    split_by : ``"slope"`` (where the bounds grow most) or ``"width"`` (the widest feature).
+    bounds : ``"backsubstitution"`` (every neuron bounded through all earlier layers, as DeepPoly: tighter on deep
+        networks) or ``"symbolic"`` (forward symbolic intervals, as ReluVal).
+    margin : a score counts as provably positive (negative) only above ``margin`` (below ``-margin``), so
+        rounding (float32 in Keras) cannot flip a certified decision; inputs closer to the threshold are
+        decided exactly when their boxes get small.
+    stop : a ``threading.Event`` or a callable returning True to end the run (a Stop button); polled
+        between batches.
+
+    Returns a :class:`~fairnb.certification.Certificate`.
+    """
+    layers = relu_layers(model)
+    _check(domain, layers, max_time, max_boxes, batch_size, enumerate_at, split_by, bounds, margin)
+    params = {"max_time": max_time, "max_boxes": max_boxes, "batch_size": batch_size, "enumerate_at": enumerate_at,
+              "split_by": split_by, "bounds": bounds, "margin": margin}
+    run = _Run(layers, Oracle(model, domain), params)
+    should_stop = stop.is_set if isinstance(stop, threading.Event) else (stop or (lambda: False))
+    started = time.perf_counter()
+    status, ended_by = "completed", None
+    with noted_interrupts() as pressed:
+        try:
+            while len(run.lows):
+                if pressed.arrived:
+                    status = "interrupted"
+                    break
+                if should_stop():
+                    status = "stopped"
+                    break
+                spent = {"max_time": time.perf_counter() - started, "max_boxes": run.bounded}
+                over = [name for name in ("max_time", "max_boxes") if params[name] is not None
+                        and spent[name] >= params[name]]
+                if over:
+                    status, ended_by = "budget", (over[0], params[over[0]])
+                    break
+                run.step(time.perf_counter() - started)
+        except KeyboardInterrupt:
+            status = "interrupted"
+    witnessed = np.zeros(len(run.lows), dtype=bool)
+    if status != "interrupted":
+        with interruptible():
+            witnessed = run.witness_undecided(time.perf_counter() - started)
+    elapsed = time.perf_counter() - started
+    run.witnesses.status, run.witnesses.ended_by, run.witnesses.elapsed = status, ended_by, elapsed
+    return Certificate(domain, params, status=status, ended_by=ended_by, elapsed=elapsed,
+                       bounded=run.bounded, certified=run.joined("certified"), falsified=run.joined("falsified"),
+                       undecided=(run.lows, run.highs), witnessed=witnessed, witnesses=run.witnesses)
+
+
+def _is_number(value) -> bool:
+    return not isinstance(value, bool) and isinstance(value, (int, float, np.integer, np.floating)) and np.isfinite(value)
+
+
+def _check(domain, layers, max_time, max_boxes, batch_size, enumerate_at, split_by, bounds, margin):
+    if not isinstance(domain, TabularDomain) or not domain.protected:
+        raise ValueError(f"certify needs a TabularDomain with protected attributes; got {domain!r}")
+    if type(domain).encode is not TabularDomain.encode:
+        raise ValueError(f"certify bounds the model on the domain's rows themselves; {type(domain).__name__} encodes "
+                         "them into other model inputs")
+    if layers[0][0].shape[0] != domain.n_features:
+        raise ValueError(f"the model takes {layers[0][0].shape[0]} inputs but the domain has {domain.n_features} features")
+    for name, value in (("batch_size", batch_size), ("enumerate_at", enumerate_at)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    for name, value in (("max_time", max_time), ("max_boxes", max_boxes)):
+        if value is not None and not (_is_number(value) and value >= 0):
+            raise ValueError(f"{name} must be a non-negative number or None, got {value!r}")
+    if split_by not in SPLITS:
+        raise ValueError(f"split_by must be one of {SPLITS}, got {split_by!r}")
+    if bounds not in BOUNDS:
+        raise ValueError(f"bounds must be one of {sorted(BOUNDS)}, got {bounds!r}")
+    if not (_is_number(margin) and margin >= 0):
+        raise ValueError(f"margin must be a non-negative number, got {margin!r}")
+
+
+class _Run:
+    """The state of one certification: the queue of undecided boxes, the decided ones, the witnesses."""
+
+    def __init__(self, layers, oracle: Oracle, params: dict):
+        domain = oracle.domain
+        self.layers, self.oracle, self.params = layers, oracle, params
+        self.domain = domain
+        self.free = domain.non_protected
+        self.prot = list(domain.protected)
+        self.values = domain.protected_values
+        self.lows, self.highs = domain.lower[None, :].copy(), domain.upper[None, :].copy()
+        self.decided = {"certified": [], "falsified": []}
+        self.bounded = 0
+        self.witnesses = Result(domain, "certify", dict(params))
+
+    def joined(self, verdict: str) -> tuple[np.ndarray, np.ndarray]:
+        boxes = self.decided[verdict]
+        d = self.domain.n_features
+        if not boxes:
+            return np.zeros((0, d)), np.zeros((0, d))
+        return np.concatenate([lo for lo, _ in boxes]), np.concatenate([hi for _, hi in boxes])
+
+    # ------------------------------------------------------------------ one batch
+    def step(self, elapsed: float) -> None:
+        """Decide or split the ``batch_size`` largest boxes of the queue; the queue and the decided boxes change
+        in one step that Ctrl-C cannot cut in half."""
+        size = points(self.lows, self.highs, self.free)
+        take = np.zeros(len(size), dtype=bool)
+        take[np.argsort(-size, kind="stable")[:self.params["batch_size"]]] = True
+        lows, highs = self.lows[take], self.highs[take]
+        small = size[take] <= self.params["enumerate_at"]
+        exact = self._exact(lows[small], highs[small], elapsed)
+        bounded = self._bound(lows[~small], highs[~small], elapsed)
+        with deferred_interrupts():
+            for verdict in ("certified", "falsified"):
+                for part in (exact, bounded):
+                    if len(part[verdict][0]):
+                        self.decided[verdict].append(part[verdict])
+            for part in (exact, bounded):
+                part["record"]()
+            self.lows = np.concatenate([self.lows[~take], bounded["split"][0]])
+            self.highs = np.concatenate([self.highs[~take], bounded["split"][1]])
+            self.bounded += int((~small).sum())
+
+    def _whole_protected(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Boxes from rows: the protected columns opened to their whole range."""
+        lows, highs = X.copy(), X.copy()
+        lows[:, self.prot] = self.domain.lower[self.prot]
+        highs[:, self.prot] = self.domain.upper[self.prot]
+        return lows, highs
+
+    def _checked(self, X: np.ndarray, phase: str, elapsed: float):
+        """The oracle's verdict on ``X`` and a function recording its discriminatory inputs as witnesses."""
+        verdict = self.oracle.check(X)
+        found = verdict.take(verdict.discriminatory)
+
+        def record():
+            self.witnesses.tried += len(X)
+            if len(found):
+                self.witnesses.record(found.X, found.counterpart, found.proba, found.counterpart_proba, phase=phase,
+                                      seed_ids=-1, elapsed=elapsed)
+        return verdict.discriminatory, record
+
+    def _exact(self, lows, highs, elapsed) -> dict:
+        X, _ = enumerate_points(lows, highs, self.free)
+        X[:, self.prot] = self.domain.lower[self.prot]
+        unfair, record = self._checked(X, "exact", elapsed)
+        return {"certified": self._whole_protected(X[~unfair]), "falsified": self._whole_protected(X[unfair]),
+                "record": record}
+
+    def _bound(self, lows, highs, elapsed) -> dict:
+        n, m, d = len(lows), len(self.values), lows.shape[1]
+        if n == 0:
+            return {"certified": (lows, highs), "falsified": (lows, highs), "record": lambda: None, "split": (lows, highs)}
+        copies_lo, copies_hi = np.repeat(lows[None], m, axis=0), np.repeat(highs[None], m, axis=0)
+        copies_lo[:, :, self.prot] = copies_hi[:, :, self.prot] = self.values[:, None, :]
+        bound = BOUNDS[self.params["bounds"]]
+        lower, upper, slope, ranges = bound(self.layers, copies_lo.reshape(-1, d), copies_hi.reshape(-1, d))
+        lower, upper, slope = lower.reshape(m, n), upper.reshape(m, n), slope.reshape(m, n, d)
+        ranges = [(zmin.reshape(m, n, -1), zmax.reshape(m, n, -1)) for zmin, zmax in ranges]
+        zero = np.ones((m, n), dtype=bool)         # copies whose difference to the first is exactly 0
+        for j in range(1, m):
+            low, high = difference_bounds(self.layers, copies_lo[j] - copies_lo[0], [(a[j], b[j]) for a, b in ranges],
+                                          [(a[0], b[0]) for a, b in ranges])
+            zero[j] = (low == 0) & (high == 0)
+            lower[j], upper[j] = np.maximum(lower[j], lower[0] + low), np.minimum(upper[j], upper[0] + high)
+        margin = self.params["margin"]
+        positive, negative = lower > margin, upper < -margin
+        fair = ((positive & positive[0]) | (negative & negative[0]) | zero).all(axis=0)
+        unfair = ~fair & positive.any(axis=0) & negative.any(axis=0)
+        centres = np.floor((lows[unfair] + highs[unfair]) / 2)
+        centres[:, self.prot] = self.domain.lower[self.prot]
+        confirmed, record = self._checked(centres, "falsified", elapsed)
+        disputed = np.flatnonzero(unfair)[~confirmed]   # rounding beyond the margin: refine instead of claiming
+        unfair[disputed] = False
+        rest = ~fair & ~unfair
+        return {"certified": (lows[fair], highs[fair]), "falsified": (lows[unfair], highs[unfair]), "record": record,
+                "split": split(lows[rest], highs[rest], self._feature(lows[rest], highs[rest], slope[:, rest]))}
+
+    def _feature(self, lows, highs, slope) -> np.ndarray:
+        """The feature to split each box on: among the non-protected features where it holds two values or
+        more, the one with the largest slope times width (``"slope"``) or width (``"width"``)."""
+        width = (highs - lows)[:, self.free]
+        score = width.astype(float)
+        if self.params["split_by"] == "slope":
+            score = width * (slope.sum(axis=0)[:, self.free] + 1e-9 * (1 + width))
+        score = np.where(width > 0, score, -1.0)
+        return self.free[np.argmax(score, axis=1)] if len(score) else np.zeros(0, dtype=int)
+
+    def witness_undecided(self, elapsed: float) -> np.ndarray:
+        """Check the centre of every undecided box with the oracle; True where it is discriminatory (its pair kept)."""
+        if not len(self.lows):
+            return np.zeros(0, dtype=bool)
+        centres = np.floor((self.lows + self.highs) / 2)
+        centres[:, self.prot] = self.domain.lower[self.prot]
+        found, record = self._checked(centres, "undecided", elapsed)
+        record()
+        return found
