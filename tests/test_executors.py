@@ -1,4 +1,4 @@
-"""``Search.run(client=...)`` hands the run to the executor registered for the client's class; a run
+"""``Search.run(client=...)`` (or ``executor=...``) hands the run to the executor registered for the client's class; a run
 given its start inputs already chosen (``selected_seeds``) starts from exactly those."""
 from __future__ import annotations
 
@@ -31,14 +31,14 @@ def fake_executor(monkeypatch):
 
 
 def test_run_with_a_client_goes_to_its_registered_executor(fake_executor, synthetic, biased_model):
-    search = RandomSearch(n_samples=500, random_state=0, progress=False)
+    search = EIDIG(n_seeds=20, n_local=5, random_state=0, progress=False)   # random takes no seeds
     seen = []
     result = search.run(biased_model, synthetic.domain, synthetic.X[:50], client=FakeSubclient(), n_shards=3,
                         listeners=[seen.append])
     (got, seeds, kw), = fake_executor
     assert got is search and isinstance(seeds, np.ndarray) and seeds.shape == (50, synthetic.X.shape[1])
     assert kw["n_shards"] == 3 and kw["should_stop"]() is False and seen[-1].kind == "done"
-    assert result.tried == 500
+    assert result.tried == EIDIG(**search.get_params()).run(biased_model, synthetic.domain, synthetic.X[:50]).tried
     search.stop()
     assert kw["should_stop"]() is True
 
@@ -48,8 +48,9 @@ def test_a_client_without_an_executor_is_refused(synthetic, biased_model):
         RandomSearch(n_samples=10, progress=False).run(biased_model, synthetic.domain, client=FakeClient())
 
 
-def test_dask_clients_are_registered_without_importing_dask():
+def test_dask_clients_and_every_executor_are_registered_without_importing_dask():
     assert _EXECUTORS["distributed.client:Client"] == "fairnb.distributed.runner:run_sharded"
+    assert _EXECUTORS["concurrent.futures._base:Executor"] == "fairnb.distributed.driver:run_on_executor"
     register_executor(f"{__name__}:FakeSubclient", "fairnb.distributed.runner:run_sharded")
     _EXECUTORS.pop(f"{__name__}:FakeSubclient")
 

@@ -276,7 +276,7 @@ def test_seeds_are_used_or_refused(cls, case):
 
 def run_in_shards(search, model, domain, seeds, n_shards: int) -> list:
     """The Results of ``search`` cut into ``n_shards`` shards, each run here in turn as a worker runs it
-    (``fairnb.distributed.runner.run_shard``), without Dask."""
+    (``fairnb.distributed.driver.run_shard``), without an executor."""
     from fairnb.distributed import plan_shards
     from fairnb.search.engine import domain_seeds
 

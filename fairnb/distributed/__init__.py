@@ -44,10 +44,11 @@ from ..search.executors import register_executor
 from .plan import Shard, plan_shards
 
 register_executor("distributed.client:Client", f"{__name__}.runner:run_sharded")   # search.run(client=...)
+register_executor("concurrent.futures._base:Executor", f"{__name__}.driver:run_on_executor")   # (executor=...)
 
 WORKER_MALLOC_TRIM = 128 * 2**20   # bytes; see local_cluster
 
-__all__ = ["local_cluster", "close", "run_sharded", "plan_shards", "Shard", "merge_results"]
+__all__ = ["local_cluster", "close", "run_sharded", "ShardedExecutor", "plan_shards", "Shard", "merge_results"]
 
 
 def __getattr__(name):
@@ -55,6 +56,10 @@ def __getattr__(name):
         from .runner import run_sharded
 
         return run_sharded
+    if name == "ShardedExecutor":  # the search engine loads on first use (``import fairnb`` stays light)
+        from .driver import ShardedExecutor
+
+        return ShardedExecutor
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
