@@ -247,10 +247,12 @@ class Unpacked:
         self.shipped, self.key = Shipped((model, domain)), uuid.uuid4().hex
 
     def __call__(self):
-        if self.key not in Unpacked._loaded:
+        loaded = Unpacked._loaded.get(self.key)
+        if loaded is None:
+            loaded = self.shipped.load()
             Unpacked._loaded.clear()            # one run's model at a time per process
-            Unpacked._loaded[self.key] = self.shipped.load()
-        return Unpacked._loaded[self.key]
+            Unpacked._loaded[self.key] = loaded
+        return loaded
 
 
 class ExecutorBackend:
