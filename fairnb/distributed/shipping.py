@@ -24,7 +24,6 @@ import io
 import os
 import pickle
 import tempfile
-import uuid
 
 import cloudpickle
 
