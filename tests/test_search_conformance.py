@@ -283,6 +283,14 @@ def run_in_shards(search, model, domain, seeds, n_shards: int):
         return type(search)(**search.get_params()).run(model, domain, seeds, executor=pool, n_shards=n_shards)
 
 
+def test_one_shard_is_the_local_run(cls, case):
+    """One shard through the shard driver draws from the run's own stream: the local run, pair for pair."""
+    local = fast(cls, random_state=0, progress=False).run(case.biased, case.domain, case.seeds)
+    one = run_in_shards(fast(cls, random_state=0, progress=False), case.biased, case.domain, case.seeds, 1)
+    assert (one.tried, one.status) == (local.tried, local.status)
+    assert one.pairs.drop(columns="time").equals(local.pairs.drop(columns="time")), cls.name
+
+
 @pytest.mark.parametrize("budget", [{}, {"max_tried": 2000}], ids=["own budgets", "max_tried"])
 def test_two_shards_try_what_one_does(cls, case, budget):
     """Under the same count budgets, two shards check as many candidates as one (within 10 %): the record's
