@@ -438,8 +438,8 @@ def drive(backend, search, model, domain, seeds=None, *, n_shards=None, listener
     Result (see the module docstring)."""
     import uuid
 
-    shards = plan_shards(search, seeds, backend.default_shards() if n_shards is None else n_shards, should_stop,
-                         domain)
+    default = backend.default_shards()            # also: a Dask cluster without workers is refused here
+    shards = plan_shards(search, seeds, default if n_shards is None else n_shards, should_stop, domain)
     all_seeds = None if shards is None or shards[0].seeds is None else np.concatenate([s.seeds for s in shards])
     run = ShardRun(search, domain, shards or [], all_seeds, listeners)
     run.emit("start")
