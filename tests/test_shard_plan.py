@@ -56,4 +56,5 @@ def test_a_seed_cap_below_the_selected_seeds_stays():
     expga = get_method("expga")(n_candidates=300, n_seeds=50, random_state=0)
     assert [s.params["n_seeds"] for s in plan_shards(expga, seeds, 1)] == [50]
     eidig = EIDIG(n_seeds=7, seed_selection="as_given", random_state=0)
-    assert [s.params["n_seeds"] for s in plan_shards(eidig, seeds[:5], 3)] == [2, 2, 1]   # fewer rows than n_seeds
+    with pytest.warns(UserWarning, match="only 5 seed inputs"):                            # fewer rows than n_seeds
+        assert [s.params["n_seeds"] for s in plan_shards(eidig, seeds[:5], 3)] == [2, 2, 1]
