@@ -142,3 +142,19 @@ def test_ctrl_c_keeps_what_every_shard_found(threads, synthetic, biased_model):
     result = search.run(biased_model, synthetic.domain, executor=threads, n_shards=2, listeners=[ctrl_c])
     assert result.status == "interrupted" and result.count() >= interrupted[0] and confirmed(result, biased_model)
     assert set(result.extras["shards"]["status"]) == {"stopped"}
+
+
+def test_a_model_that_does_not_pickle_is_refused_for_processes_by_name(synthetic, biased_model):
+    import threading
+
+    class Locked:                          # holds a lock: no pickler sends it to another process
+        lock = None
+
+        def __init__(self):
+            self.lock = threading.Lock()
+
+        def __call__(self, X):
+            return biased_model.predict_proba(X)
+
+    with ProcessPoolExecutor(1) as pool, pytest.raises(TypeError, match="cannot be sent to other processes"):
+        RandomSearch(n_samples=100, progress=False).run(Locked(), synthetic.domain, executor=pool)
