@@ -50,7 +50,7 @@ def test_a_client_without_an_executor_is_refused(synthetic, biased_model):
 
 def test_dask_clients_and_every_executor_are_registered_without_importing_dask():
     assert _EXECUTORS["distributed.client:Client"] == "fairnb.distributed.runner:run_sharded"
-    assert _EXECUTORS["concurrent.futures._base:Executor"] == "fairnb.distributed.driver:run_on_executor"
+    assert _EXECUTORS["concurrent.futures._base:Executor"] == "fairnb.distributed.pools:run_on_executor"
     register_executor(f"{__name__}:FakeSubclient", "fairnb.distributed.runner:run_sharded")
     _EXECUTORS.pop(f"{__name__}:FakeSubclient")
 

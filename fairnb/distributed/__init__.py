@@ -48,7 +48,7 @@ from ..search.executors import register_executor
 from .plan import Shard, plan_shards
 
 register_executor("distributed.client:Client", f"{__name__}.runner:run_sharded")   # search.run(client=...)
-register_executor("concurrent.futures._base:Executor", f"{__name__}.driver:run_on_executor")   # (executor=...)
+register_executor("concurrent.futures._base:Executor", f"{__name__}.pools:run_on_executor")   # (executor=...)
 
 WORKER_MALLOC_TRIM = 128 * 2**20   # bytes; see local_cluster
 
@@ -61,7 +61,7 @@ def __getattr__(name):
 
         return run_sharded
     if name == "ShardedExecutor":  # the search engine loads on first use (``import fairnb`` stays light)
-        from .driver import ShardedExecutor
+        from .pools import ShardedExecutor
 
         return ShardedExecutor
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -5,7 +5,7 @@
 (``fairnb.search.executors``); a Dask client is one more executor on top of the same driver
 (``fairnb.distributed.runner``: its model plugin and progress topic). The driver
 
-* plans the shards (``plan.py``) and submits one task per shard (``run_shard``);
+* plans the shards (``plan.py``) and submits one task per shard (``shard.run_shard``) to its backend;
 * tells the search's listeners the totals while the shards run: candidates tried by all shards (a
   returned shard's own counters, else its last progress message's) and the distinct pairs reported,
   so an input that two shards found counts once (none of them decreases, and the last event has the
@@ -18,297 +18,42 @@
   shard's error (``run`` raises it with the Result attached), and a shard lost with its worker (a killed
   process) is listed in ``extras["lost_shards"]`` / ``extras["lost_seeds"]`` with a warning.
 
-How a shard talks to the driver depends on where it runs (its *link*): threads of this process call
-the driver directly; processes of a ``ProcessPoolExecutor`` send their messages and read Stop through a
-``multiprocessing`` manager; shards on other executors report only when they return, and Stop cancels
-those not started. The model and the domain travel as ``fairnb.distributed.shipping`` packs them (Keras
-models as their ``.keras`` files) to executors that pickle their tasks, and as they are to threads.
+A backend says how the driver uses an executor: its default number of shards, how the model travels, how
+shards report and read Stop, how to submit and cancel (``pools.ExecutorBackend`` for every
+``concurrent.futures.Executor``, ``runner.DaskBackend`` for a Dask client).
 
 Example
 -------
 >>> from concurrent.futures import ThreadPoolExecutor
 >>> import fairnb
+>>> from fairnb.distributed.pools import ExecutorBackend
+>>> from fairnb.search import RandomSearch
 >>> data = fairnb.datasets.make_synthetic(n=500, random_state=0)
 >>> with ThreadPoolExecutor(2) as pool:
-...     result = fairnb.run_search(data.info["true_model"], data.domain, method="random", n_samples=4000,
-...                                random_state=0, executor=ShardedExecutor(pool, n_shards=4))
->>> result.tried, len(result.extras["shards"])
-(4000, 4)
+...     result = drive(ExecutorBackend(pool), RandomSearch(n_samples=900, random_state=0, progress=False),
+...                    fairnb.models.wrap(data.info["true_model"]), data.domain, n_shards=3)
+>>> result.tried, list(result.extras["shards"]["status"])
+(900, ['completed', 'completed', 'completed'])
 """
 from __future__ import annotations
 
-import os
 import threading
 import time
-from concurrent.futures import BrokenExecutor, Executor, ProcessPoolExecutor, ThreadPoolExecutor
 
 import numpy as np
 import pandas as pd
 
-from ..counting import hashable_keys
 from ..domains.base import CONVENTIONS
 from ..results import Same, merge_results
 from ..search.engine import Budget, Event
 from ..user_frame import warn
 from .plan import plan_shards
+from .shard import key_hashes
 
-REPORT_INTERVAL = 0.1   # seconds between two progress messages of a shard
-STOP_POLL = 1.0         # seconds a shard's stop watcher waits on the stop flag before it looks whether the shard ended
 STOP_TIMEOUT = 30.0     # seconds the driver waits for running shards to return after a stop
 SHARD_GRACE = 1.0       # seconds past the time budget before the driver stops shards that have not ended
 
 
-class ShardedExecutor(Executor):
-    """``executor`` (any ``concurrent.futures.Executor``) running a search in ``n_shards`` shards (default: one
-    per worker of ``executor`` where it says how many it has, else one per CPU); tasks other than shards
-    go to ``executor`` as they are. Shutting it down shuts ``executor`` down.
-
-    >>> from concurrent.futures import ThreadPoolExecutor
-    >>> ShardedExecutor(ThreadPoolExecutor(2), n_shards=4).n_shards
-    4
-    """
-
-    def __init__(self, executor: Executor, n_shards: int | None = None):
-        if not isinstance(executor, Executor):
-            raise TypeError(f"executor: expected a concurrent.futures.Executor, got {type(executor).__name__}")
-        if n_shards is not None and (isinstance(n_shards, bool) or not isinstance(n_shards, (int, np.integer))
-                                     or n_shards < 1):
-            raise ValueError(f"n_shards must be a positive integer or None, got {n_shards!r}")
-        self.executor, self.n_shards = executor, n_shards
-
-    def submit(self, fn, /, *args, **kwargs):
-        return self.executor.submit(fn, *args, **kwargs)
-
-    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
-        self.executor.shutdown(wait=wait, cancel_futures=cancel_futures)
-
-    def __repr__(self) -> str:
-        return f"ShardedExecutor({self.executor!r}, n_shards={self.n_shards})"
-
-
-# ------------------------------------------------------------------------------------------------ a shard
-class ShardReporter:
-    """A shard's engine listener: sends its counters to the driver (``send``, at most every ``interval``
-    seconds, and at start and end); a thread of its own waits on the run's ``stop`` flag (anything with
-    ``wait(timeout)``) and ends the shard when it is set, so that the search's thread never waits for it
-    (a Dask ``Event.is_set`` round trip took ~3 ms on a loaded machine: 3 % of a shard checking ten times
-    a second). ``send`` or ``stop`` None: that way is closed."""
-
-    def __init__(self, shard: int, search, send, stop, worker: str, interval: float = REPORT_INTERVAL):
-        self.shard, self.search, self.send, self.stop, self.worker = shard, search, send, stop, worker
-        self.interval, self.started = interval, time.time()
-        self._last = float("-inf")
-        self._sent = 0             # the shard's pairs whose keys were reported
-        self._over = threading.Event()
-        if stop is not None:
-            threading.Thread(target=self._watch, name=f"fairnb-stop-{shard}", daemon=True).start()
-
-    def _watch(self) -> None:
-        while not self._over.is_set():
-            try:
-                stop = self.stop.wait(timeout=STOP_POLL)   # a long poll, not a busy loop
-            except Exception:  # noqa: BLE001 - the driver's side went away (closed with the shard still returning)
-                return
-            if stop:
-                while not self._over.wait(0.05):             # again until the shard ends: a search that had not
-                    self.search.stop()                       # started yet makes a new stop flag when it starts
-                return
-
-    def close(self) -> None:
-        """End the stop watcher (the shard returned)."""
-        self._over.set()
-
-    def __call__(self, event):
-        now = time.monotonic()
-        if self.send is None or (event.kind not in ("start", "done") and now - self._last < self.interval):
-            return
-        self._last = now
-        r = event.result
-        new = r.inputs_since(self._sent)
-        self._sent += len(new)
-        self.send({"shard": self.shard, "kind": event.kind, "tried": int(event.tried), "hits": int(r.hits),
-                   "elapsed": float(event.elapsed), "phase": event.phase or "", "worker": self.worker,
-                   "started": self.started,
-                   **{f"keys_{c}": key_hashes(r.domain, new, c).tobytes() for c in CONVENTIONS}})
-
-
-def run_shard(cls, params: dict, data, shard, oracle, deadline: float | None, source, link):
-    """Where the executor runs it: one shard of a search; returns its Result (also a failed one, with its
-    error). ``source()`` gives ``(model, domain)``, ``link.open()`` ``(send, stop, worker name)``."""
-    params = {**params, **shard.params, "random_state": shard.stream, "progress": False}
-    if deadline is not None:       # time budgets are wall-clock for the whole run
-        params["max_time"] = max(deadline - time.time(), 1e-3)
-    search = cls(**params)
-    model, domain = source()
-    reporter = ShardReporter(shard.index, search, *link.open())
-    cpu = time.thread_time()
-    try:
-        result = search.run(model, domain, data, listeners=[reporter], oracle=oracle, selected_seeds=shard.seeds)
-    except Exception as e:          # noqa: BLE001 - the model or the strategy failed: keep the partial Result
-        if getattr(e, "result", None) is None:
-            raise
-        result = e.result
-    finally:
-        reporter.close()
-    result.extras["shard_cpu_s"] = round(time.thread_time() - cpu, 3)   # CPU seconds of this shard's thread
-    return result.with_domain(None)       # the driver has the domain (``ShardRun.finish_shard``)
-
-
-# ------------------------------------------------------------------------------------------------ links and backends
-class DirectLink:
-    """Shards on threads of this process: they call the driver's ``on_message`` and read a ``threading.Event``."""
-
-    def __init__(self, on_message):
-        self.on_message, self.stop_flag = on_message, threading.Event()
-
-    def open(self):
-        return self.on_message, self.stop_flag, threading.current_thread().name
-
-    def poll(self) -> None:
-        pass
-
-    def stop(self) -> None:
-        self.stop_flag.set()
-
-    def close(self) -> None:
-        pass
-
-
-class ManagerLink:
-    """Shards in processes of this machine: a ``multiprocessing`` manager's queue and event."""
-
-    def __init__(self, on_message):
-        import multiprocessing
-
-        self.on_message = on_message
-        self._manager = multiprocessing.Manager()
-        self.queue, self.stop_flag = self._manager.Queue(), self._manager.Event()
-
-    def __getstate__(self):
-        return {"queue": self.queue, "stop_flag": self.stop_flag}
-
-    def open(self):
-        return self.queue.put, self.stop_flag, f"process {os.getpid()}"
-
-    def poll(self) -> None:
-        import queue
-
-        while True:
-            try:
-                self.on_message(self.queue.get_nowait())
-            except queue.Empty:
-                return
-
-    def stop(self) -> None:
-        self.stop_flag.set()
-
-    def close(self) -> None:
-        self.poll()
-        self._manager.shutdown()
-
-
-class NoLink:
-    """Shards on an executor that reaches nothing of this process: no messages, no Stop while they run."""
-
-    def open(self):
-        return None, None, None
-
-    def poll(self) -> None:
-        pass
-
-    def stop(self) -> None:
-        pass
-
-    def close(self) -> None:
-        pass
-
-
-class Given:
-    """``(model, domain)`` handed to the shard as they are (threads of this process)."""
-
-    def __init__(self, model, domain):
-        self.pair = (model, domain)
-
-    def __call__(self):
-        return self.pair
-
-
-class Unpacked:
-    """``(model, domain)`` packed by ``fairnb.distributed.shipping`` (Keras models as ``.keras`` files), unpacked
-    once per process."""
-
-    _loaded: dict = {}
-
-    def __init__(self, model, domain):
-        import uuid
-
-        from .shipping import Shipped
-
-        self.shipped, self.key = Shipped((model, domain)), uuid.uuid4().hex
-
-    def __call__(self):
-        loaded = Unpacked._loaded.get(self.key)
-        if loaded is None:
-            loaded = self.shipped.load()
-            Unpacked._loaded.clear()            # one run's model at a time per process
-            Unpacked._loaded[self.key] = loaded
-        return loaded
-
-
-class ExecutorBackend:
-    """How the driver uses a ``concurrent.futures.Executor``: its default number of shards, how the model
-    travels, how shards report (``DirectLink`` on threads, ``ManagerLink`` on a process pool, else
-    ``NoLink``), submitting and cancelling."""
-
-    def __init__(self, executor: Executor):
-        self.executor = executor.executor if isinstance(executor, ShardedExecutor) else executor
-        self.n_shards = executor.n_shards if isinstance(executor, ShardedExecutor) else None
-        self.link = None
-
-    def default_shards(self) -> int:
-        workers = getattr(self.executor, "_max_workers", None)   # ThreadPoolExecutor, ProcessPoolExecutor
-        return self.n_shards or (workers if isinstance(workers, int) and workers > 0 else os.cpu_count() or 1)
-
-    def start(self, run, model, domain, seeds):
-        """``(source, data, link)`` for the shards: the model and domain, the seeds, the link open."""
-        if isinstance(self.executor, ThreadPoolExecutor):
-            self.link = DirectLink(run.on_message)
-            return Given(model, domain), seeds, self.link
-        self.link = ManagerLink(run.on_message) if isinstance(self.executor, ProcessPoolExecutor) else NoLink()
-        try:
-            source = Unpacked(model, domain)
-        except ImportError:                       # no cloudpickle: the executor pickles them its own way
-            source = Given(model, domain)
-        return source, seeds, self.link
-
-    def submit(self, task: tuple, index: int, run_id: str):
-        return self.executor.submit(run_shard, *task)
-
-    def cancel_waiting(self, run, futures: dict, pending: set) -> None:
-        for f in pending:       # a concurrent.futures.Future that runs refuses to be cancelled
-            f.cancel()
-
-    def give_up(self, pending: set) -> set:
-        """Cancel ``pending`` shards (they did not return after Stop); returns those to wait for still (here
-        the cancelled ones, which end at once: a running one cannot be cancelled and is left running)."""
-        return {f for f in pending if f.cancel()}
-
-    def lost(self, error: BaseException) -> bool:
-        """Whether ``error`` means the shard's worker went away (rather than the shard failing)."""
-        return isinstance(error, BrokenExecutor)
-
-    def wait_any(self, pending: set, timeout: float) -> None:
-        from concurrent.futures import FIRST_COMPLETED, wait
-
-        wait(pending, timeout=timeout, return_when=FIRST_COMPLETED)
-
-    def close(self, futures) -> None:
-        self.give_up(futures)
-        if self.link is not None:
-            self.link.close()
-
-
-# ------------------------------------------------------------------------------------------------ the driver
 class ShardRun:
     """The driver's view of a sharded run while it goes on: ``result`` is the merged Result of the shards
     finished so far (what the listeners' events carry), ``elapsed`` the seconds since the run started."""
@@ -536,30 +281,3 @@ def _finish(run: ShardRun, search, status: str):
     run.result = r
     run.emit("done")
     return r
-
-
-def run_on_executor(search, model, domain, seeds=None, *, client, n_shards=None, listeners=(), oracle=None,
-                    should_stop=lambda: False):
-    """The entry point of ``search.run(..., executor=ex)`` for any ``concurrent.futures.Executor``
-    (``fairnb.search.executors``): ``n_shards`` given to the run, else ``ShardedExecutor``'s, else one per
-    worker of the executor."""
-    return drive(ExecutorBackend(client), search, model, domain, seeds, n_shards=n_shards, listeners=listeners,
-                 oracle=oracle, should_stop=should_stop)
-
-
-def key_hashes(domain, X, convention: str) -> np.ndarray:
-    """``(n,)`` uint64: a hash of each input's key under ``convention``, the same in every process, so that
-    the driver counts the distinct pairs that the shards report: integer key rows by a linear hash with
-    fixed random odd weights (one pass over the rows, whatever their width), other keys by pandas'
-    fixed-key hash.
-
-    >>> from fairnb.domains import Feature, TabularDomain
-    >>> dom = TabularDomain([Feature("sex", 0, 1), Feature("x", 0, 9)], protected=["sex"])
-    >>> h = key_hashes(dom, np.array([[0, 3], [1, 3]]), "adf"); bool(h[0] == h[1]), h.dtype
-    (True, dtype('uint64'))
-    """
-    keys = domain.key(X, convention)
-    if isinstance(keys, np.ndarray) and keys.ndim == 2 and keys.dtype.kind in "iub":
-        weights = np.random.default_rng(keys.shape[1]).integers(1, 2**63, keys.shape[1], dtype=np.uint64)
-        return (keys.astype(np.uint64) * (weights | np.uint64(1))).sum(axis=1, dtype=np.uint64)   # mod 2**64
-    return pd.util.hash_pandas_object(pd.Series(hashable_keys(keys), dtype=object), index=False).to_numpy()

@@ -112,7 +112,7 @@ class DaskBackend:
         return FromPlugin(self.plugin.name), data, self.link
 
     def submit(self, task: tuple, index: int, run_id: str):
-        from .driver import run_shard
+        from .shard import run_shard
 
         f = self.client.submit(run_shard, *task, key=f"fairnb-shard-{index}-{run_id}", pure=False)
         f.add_done_callback(lambda _: self.wake.set())

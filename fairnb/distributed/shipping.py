@@ -7,7 +7,7 @@ domain's FGSM flipper holds its attribute classifier f_sa). Everything else (num
 scikit-learn models, black-box callables on strings, lambdas, the text domain's vocabulary and
 neighbour table) is pickled by cloudpickle. On Dask the pair rides in a ``WorkerPlugin``, loaded once per
 worker (``fairnb.distributed.runner``); a process pool's shards unpack it once per process
-(``fairnb.distributed.driver``).
+(``fairnb.distributed.pools``).
 
 Example
 -------
