@@ -96,6 +96,16 @@ def test_one_shard_is_the_local_run(client, synthetic, biased_model):
         assert (local.tried, local.count("adf")) == (sharded.tried, sharded.count("adf"))
 
 
+def test_dasks_plain_executor_runs_the_same_shards(client, synthetic, biased_model):
+    """``client.get_executor()`` is a plain ``concurrent.futures.Executor`` to the shard driver (no progress topic,
+    no plugin): the same shards find the same pairs as ``client=``."""
+    search = lambda: RandomSearch(n_samples=4000, random_state=2, progress=False)  # noqa: E731
+    by_client = search().run(biased_model, synthetic.domain, client=client, n_shards=2)
+    by_executor = search().run(biased_model, synthetic.domain, executor=client.get_executor(), n_shards=2)
+    assert by_client.count() > 0 and same_pairs(by_client, by_executor) and by_client.tried == by_executor.tried
+    assert list(by_executor.extras["shards"]["status"]) == ["completed", "completed"]
+
+
 def test_sharded_runs_are_reproducible_and_merged_without_duplicates(client, synthetic, biased_model):
     # two shards start from the same 30 seeds: their global phases find the same IDIs, counted once
     seeds = np.vstack([synthetic.X[:30], synthetic.X[:30]])

@@ -276,16 +276,21 @@ def test_seeds_are_used_or_refused(cls, case):
         (without.tried, without.count(), without.summary().get("natural_n")), f"{cls.name} ignores its seeds"
 
 
-def run_in_shards(search, model, domain, seeds, n_shards: int) -> list:
-    """The Results of ``search`` cut into ``n_shards`` shards, each run here in turn as a worker runs it
-    (``fairnb.distributed.runner.run_shard``), without Dask."""
-    from fairnb.distributed import plan_shards
-    from fairnb.search.engine import domain_seeds
+def run_in_shards(search, model, domain, seeds, n_shards: int):
+    """The merged Result of ``search`` cut into ``n_shards`` shards by the shard driver (``fairnb.distributed.driver``),
+    run one after another on one thread."""
+    from concurrent.futures import ThreadPoolExecutor
 
-    checked = None if seeds is None else domain_seeds(seeds, domain)
-    return [type(search)(**{**search.get_params(), **shard.params, "random_state": shard.stream, "progress": False})
-            .run(model, domain, seeds, selected_seeds=shard.seeds)
-            for shard in plan_shards(search, checked, n_shards, domain=domain)]
+    with ThreadPoolExecutor(1) as pool:
+        return type(search)(**search.get_params()).run(model, domain, seeds, executor=pool, n_shards=n_shards)
+
+
+def test_one_shard_is_the_local_run(cls, case):
+    """One shard through the shard driver draws from the run's own stream: the local run, pair for pair."""
+    local = fast(cls, random_state=0, progress=False).run(case.biased, case.domain, case.seeds)
+    one = run_in_shards(fast(cls, random_state=0, progress=False), case.biased, case.domain, case.seeds, 1)
+    assert (one.tried, one.status) == (local.tried, local.status)
+    assert one.pairs.drop(columns="time").equals(local.pairs.drop(columns="time")), cls.name
 
 
 @pytest.mark.parametrize("budget", [{}, {"max_tried": 2000}], ids=["own budgets", "max_tried"])
@@ -295,7 +300,7 @@ def test_two_shards_try_what_one_does(cls, case, budget):
     search = fast(cls, random_state=0, progress=False, **budget)
     one = run_in_shards(search, case.biased, case.domain, case.seeds, 1)
     two = run_in_shards(search, case.biased, case.domain, case.seeds, 2)
-    tried1, tried2 = sum(r.tried for r in one), sum(r.tried for r in two)
-    assert len(one) == 1 and tried1 > 0
+    tried1, tried2 = one.tried, two.tried
+    assert len(one.extras["shards"]) == 1 and tried1 > 0
     assert abs(tried2 - tried1) <= 0.1 * tried1, \
         f"{cls.name}: 2 shards tried {tried2}, 1 shard {tried1} (divided: {method_record(cls).divided})"

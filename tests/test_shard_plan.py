@@ -45,3 +45,16 @@ def test_a_subclass_divides_what_its_registered_base_divides():
 
     assert [s.params for s in plan_shards(Mine(n_samples=5, random_state=0), None, 2)] == [{"n_samples": 3},
                                                                                           {"n_samples": 2}]
+
+
+def test_a_seed_cap_below_the_selected_seeds_stays():
+    """ExpGA selects ``n_candidates`` inputs and keeps at most ``n_seeds`` of them (its population): a shard given
+    300 candidates used to get ``n_seeds=300``, so one shard tried six times what the local run did."""
+    from fairnb.search import get_method
+
+    seeds = np.random.default_rng(0).integers(0, 5, (1000, 3)).astype(float)
+    expga = get_method("expga")(n_candidates=300, n_seeds=50, random_state=0)
+    assert [s.params["n_seeds"] for s in plan_shards(expga, seeds, 1)] == [50]
+    eidig = EIDIG(n_seeds=7, seed_selection="as_given", random_state=0)
+    with pytest.warns(UserWarning, match="only 5 seed inputs"):                            # fewer rows than n_seeds
+        assert [s.params["n_seeds"] for s in plan_shards(eidig, seeds[:5], 3)] == [2, 2, 1]

@@ -1,8 +1,11 @@
-"""Searches sharded on a Dask cluster (``pip install fairnb[dask]``; Dask is imported only here).
+"""Searches sharded on any ``concurrent.futures.Executor``, or on a Dask cluster (``pip install fairnb[dask]``;
+Dask is imported only here).
 
-``search.run(model, domain, seeds, client=client)`` (or ``fairnb.run_search(..., client=client)``)
-cuts the search into shards (``n_shards``, default one per worker thread), runs the same strategy on
-each shard on the workers and merges their Results, de-duplicated under both counting conventions:
+``search.run(model, domain, seeds, executor=pool)`` (a thread or process pool, ``ShardedExecutor(pool,
+n_shards=4)``, ...) or ``search.run(model, domain, seeds, client=client)`` (a Dask client; also
+``fairnb.run_search(..., executor=...)``) cuts the search into shards (``n_shards``, default one per worker),
+runs the same strategy on each shard and merges their Results, de-duplicated under both counting conventions
+(one driver for every executor: ``fairnb.distributed.driver``; Dask's own parts: ``fairnb.distributed.runner``):
 
 * strategies that start from seeds (ADF, EIDIG, MAFT, NeuronFair, SG, AEQUITAS given seeds, the text and
   image searches) choose them once on the client (``select_seeds``, which sees the domain) and give each
@@ -11,16 +14,17 @@ each shard on the workers and merges their Results, de-duplicated under both cou
   for the whole run (see ``fairnb.distributed.plan``);
 * every shard draws from its own stream, ``numpy.random.SeedSequence(random_state).spawn(n_shards)``;
   a one-shard run is the local run, pair for pair;
-* the model and the domain are shipped once per worker: every Keras model among them (also a text model,
+* on Dask, the model and the domain are shipped once per worker: every Keras model among them (also a text model,
   an image flipper's f_sa) as its ``.keras`` file, loaded by a ``WorkerPlugin``; numpy and scikit-learn
   models and callables pickled;
 * a shard's Result travels packed and the client merges with numpy; distinct counts (``generated``, ...)
   count the union of the shards' keys (see ``fairnb.results.merging``);
-* the progress panel and tqdm show the cluster's totals; Stop (``search.stop()``, the panel of
-  ``search.start(..., client=client)``, Ctrl-C, the time budget) ends every shard after its current
-  batch and keeps what each returned; a worker that dies loses at most its current shard, which Dask
-  runs again elsewhere (or, past ``distributed.scheduler.allowed-failures``, is reported in
-  ``result.extras["lost_seeds"]``).
+* the progress panel and tqdm show the totals over all shards; Stop (``search.stop()``, the panel of
+  ``search.start(..., executor=...)``, Ctrl-C, the time budget) ends every shard after its current
+  batch and keeps what each returned (on executors that reach this process: threads, process pools,
+  Dask); a shard that fails leaves the others' pairs in the Result (status ``"failed"``); a Dask worker
+  that dies loses at most its current shard, which Dask runs again elsewhere (or, past
+  ``distributed.scheduler.allowed-failures``, is reported in ``result.extras["lost_seeds"]``).
 
 A demo cluster on this machine: ``client = fairnb.distributed.local_cluster(n_workers=2)``. On
 Binder (2 GB), worker processes that load TensorFlow (~650 MB each) do not fit: use
@@ -44,10 +48,11 @@ from ..search.executors import register_executor
 from .plan import Shard, plan_shards
 
 register_executor("distributed.client:Client", f"{__name__}.runner:run_sharded")   # search.run(client=...)
+register_executor("concurrent.futures._base:Executor", f"{__name__}.pools:run_on_executor")   # (executor=...)
 
 WORKER_MALLOC_TRIM = 128 * 2**20   # bytes; see local_cluster
 
-__all__ = ["local_cluster", "close", "run_sharded", "plan_shards", "Shard", "merge_results"]
+__all__ = ["local_cluster", "close", "run_sharded", "ShardedExecutor", "plan_shards", "Shard", "merge_results"]
 
 
 def __getattr__(name):
@@ -55,6 +60,10 @@ def __getattr__(name):
         from .runner import run_sharded
 
         return run_sharded
+    if name == "ShardedExecutor":  # the search engine loads on first use (``import fairnb`` stays light)
+        from .pools import ShardedExecutor
+
+        return ShardedExecutor
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

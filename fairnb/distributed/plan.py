@@ -100,8 +100,9 @@ def plan_shards(search, seeds, n_shards: int, should_stop=None, domain=None) -> 
     shards = []
     for i, part in enumerate(parts):
         params = {name: sizes[i] for name, sizes in split.items()}
-        if part is not None and "n_seeds" in search.get_params():
-            params["n_seeds"] = len(part)
+        if part is not None and "n_seeds" in search.get_params():   # at most the shard's seeds: a cap that binds
+            cap = params.get("n_seeds", search.get_params()["n_seeds"])   # less (ExpGA's population) stays
+            params["n_seeds"] = len(part) if cap is None else min(cap, len(part))
         shards.append(Shard(i, params, None if part is None else selected[part],
                             0 if part is None else int(part[0]) if len(part) else 0, streams[i]))
     return shards

@@ -1,13 +1,13 @@
-"""The model and the domain, shipped once to every worker of a Dask cluster.
+"""The model and the domain, packed for executors that pickle their tasks (Dask's workers, process pools).
 
 Live Keras models (their ``tf.function`` graphs) cannot be pickled, so every fairnb Keras adapter
 (``fairnb.models.keras.KerasModel``, ``fairnb.text.KerasTextModel``) travels as the bytes of its
 ``.keras`` file and its settings, wherever it sits: the model itself, or inside the domain (an image
 domain's FGSM flipper holds its attribute classifier f_sa). Everything else (numpy networks,
 scikit-learn models, black-box callables on strings, lambdas, the text domain's vocabulary and
-neighbour table) is pickled by cloudpickle. The pair rides in a ``WorkerPlugin``: ``setup`` runs once on
-every worker (also on workers that join later), and the shards of a run find the loaded model and
-domain under the plugin's name.
+neighbour table) is pickled by cloudpickle. On Dask the pair rides in a ``WorkerPlugin``, loaded once per
+worker (``fairnb.distributed.runner``); a process pool's shards unpack it once per process
+(``fairnb.distributed.pools``).
 
 Example
 -------
@@ -24,10 +24,8 @@ import io
 import os
 import pickle
 import tempfile
-import uuid
 
 import cloudpickle
-from distributed import WorkerPlugin, get_worker
 
 _KERAS_ADAPTERS = {("fairnb.models.keras", "KerasModel"), ("fairnb.text.keras_model", "KerasTextModel")}
 
@@ -79,39 +77,12 @@ class Shipped:
         try:
             pickler.dump(obj)
         except Exception as e:  # noqa: BLE001 - pickle raises many types
-            raise TypeError(f"{obj!r} cannot be sent to Dask workers: it does not pickle ({type(e).__name__}: {e}); "
+            raise TypeError(f"{obj!r} cannot be sent to other processes: it does not pickle ({type(e).__name__}: {e}); "
                             "save the model to a file and load it with fairnb.models.load_model, or run without "
-                            "client=") from None
+                            "executor=, or on a ThreadPoolExecutor") from None
         self.payload = buffer.getvalue()
         self.kind = "keras" if pickler.found_keras else "pickle"
 
     def load(self):
         """The objects, rebuilt (on a worker)."""
         return pickle.loads(self.payload)
-
-
-class ModelPlugin(WorkerPlugin):
-    """Loads a run's model and domain once on every worker; shards find them by the plugin's ``name``
-    (``worker_model``), which is new for every run."""
-
-    def __init__(self, model, domain=None):
-        self.shipped = Shipped((model, domain))
-        self.name = f"fairnb-model-{uuid.uuid4().hex}"
-        self.loaded = None
-
-    def setup(self, worker):
-        self.loaded = self.shipped.load()
-
-    def __getstate__(self):
-        return {"shipped": self.shipped, "name": self.name}
-
-    def __setstate__(self, state):
-        self.shipped, self.name, self.loaded = state["shipped"], state["name"], None
-
-
-def worker_model(plugin_name: str):
-    """On a worker: ``(model, domain)`` that its plugin ``plugin_name`` loaded."""
-    plugin = get_worker().plugins.get(plugin_name)
-    if plugin is None or plugin.loaded is None:
-        raise RuntimeError(f"this worker has no model under {plugin_name!r}: the run's plugin was removed")
-    return plugin.loaded

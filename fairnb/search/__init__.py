@@ -30,11 +30,12 @@ def __getattr__(name):
 
 
 def run_search(model, domain, method: str = "random", seeds=None, *, listeners=(), client=None,
-               n_shards: int | None = None, **params):
+               n_shards: int | None = None, executor=None, **params):
     """Run ``method`` (a name from ``METHODS``) with hyperparameters ``params``; returns the Result.
-    ``client`` (a ``dask.distributed.Client``) shards it on a cluster (see ``fairnb.distributed``).
+    ``executor`` (a ``concurrent.futures.Executor``) or ``client`` (a ``dask.distributed.Client``) runs it in
+    ``n_shards`` shards (see ``fairnb.distributed``).
     ``control=other_model`` or ``control=(other_model, "its label")`` (every method takes it): a control model,
     whose natural rate on the same seeds the summary and the displays show beside the model's (``Search``;
     docs/glossary.md, *Control model*, says which control answers which question)."""
     return get_method(method)(**params).run(model, domain, seeds, listeners=listeners, client=client,
-                                            n_shards=n_shards)
+                                            n_shards=n_shards, executor=executor)

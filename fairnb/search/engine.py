@@ -50,7 +50,7 @@ from ..counting import UniqueCounter
 from ..results import Count, Distinct, Measured, Result, Same, inputs_name, seed_outcomes
 from .background import BackgroundSearch
 from .kernel_messages import CommPump, busy_while_blocking
-from .executors import executor_for
+from .executors import executor_for, one_executor
 from .natural import NaturalInputs, control_label, control_parts
 from .seed_rounds import draws_rounds, seed_rounds
 
@@ -593,7 +593,7 @@ class Search(Estimator):
         return self.select_seeds(ctx.seeds, lambda: ctx.engine.out_of_budget() is not None, ctx.domain)
 
     def run(self, model, domain, seeds=None, *, listeners=(), progress: bool | None = None, oracle=None,
-            client=None, n_shards: int | None = None, selected_seeds=None) -> Result:
+            client=None, n_shards: int | None = None, selected_seeds=None, executor=None) -> Result:
         """Search ``model`` for discrimination over ``domain``; returns the Result.
 
         ``seeds`` are inputs the search starts from (e.g. the training data): an array in the domain's
@@ -612,14 +612,16 @@ class Search(Estimator):
         ``oracle`` sets what counts as discriminatory: a ``decide(P, P_all)`` callable (e.g.
         ``fairnb.oracle.ProbabilityGap(0.2)``) or an ``Oracle`` subclass; default a label flip.
 
-        ``client`` (a ``dask.distributed.Client``) runs the search in ``n_shards`` shards on the cluster's
-        workers and merges their Results (``fairnb.distributed``; default one shard per worker thread): the
-        executor registered for the client's class runs it (``fairnb.search.executors``).
+        ``executor`` (any ``concurrent.futures.Executor``: a thread or process pool,
+        ``fairnb.distributed.ShardedExecutor(pool, n_shards=4)``, ...) or ``client`` (a ``dask.distributed.Client``)
+        runs the search in ``n_shards`` shards and merges their Results (``fairnb.distributed``; default one
+        shard per worker): the executor registered for its class runs it (``fairnb.search.executors``).
 
         ``selected_seeds``: the start inputs, already chosen from ``seeds`` (e.g. by ``select_seeds`` for a
         whole sharded run, of which this run is one shard); ``seeds`` still serve the strategy's other uses
         (NeuronFair's interpretation rows, SG's sampling distribution).
         """
+        client = one_executor(client, executor)
         self._claim()
         with busy_while_blocking():        # in a notebook, the kernel reads "busy" while the cell searches
             return self._run_claimed(model, domain, seeds, listeners=listeners, progress=progress, oracle=oracle,
@@ -766,7 +768,7 @@ class Search(Estimator):
                        should_stop=self._stop_event.is_set)
 
     def start(self, model, domain, seeds=None, *, listeners=(), limit_threads: bool = False, client=None,
-              n_shards: int | None = None):
+              n_shards: int | None = None, executor=None):
         """Like ``run``, but on a background thread: returns at once a ``fairnb.search.background.BackgroundSearch``
         (``.stop()``, ``.wait()``, ``.result``, ``.done``). In a notebook its live panel's Stop button
         works, because no cell is blocked while the search runs.
@@ -775,7 +777,8 @@ class Search(Estimator):
         does (often faster for small networks); it is off by default because the limit is process-wide:
         the rest of the kernel (your other cells) would also run on one BLAS thread meanwhile. (Set from
         the worker thread, the limit may not take with OpenBLAS once the main thread has set one.)
-        ``client`` and ``n_shards`` shard the search on a Dask cluster, as in ``run``."""
+        ``executor`` (or ``client``) and ``n_shards`` shard the search, as in ``run``."""
+        client = one_executor(client, executor)
         self._claim()
         try:
             return BackgroundSearch(self, model, domain, seeds, listeners=listeners, limit_threads=limit_threads,

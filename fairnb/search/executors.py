@@ -1,9 +1,10 @@
-"""Where ``Search.run(..., client=...)`` finds who runs a search elsewhere (on a cluster's workers).
+"""Where ``Search.run(..., executor=...)`` (or ``client=...``) finds who runs a search elsewhere, in shards.
 
 The search core imports no executor. An executor registers the class of client it serves by name
 (``"module:Class"``, matched over the client's classes without importing anything) with its entry
 point (a callable, or ``"module:function"`` imported on first use); ``fairnb.distributed`` registers
-Dask's ``distributed.Client``. The entry point is called as::
+every ``concurrent.futures.Executor`` (its shard driver) and Dask's ``distributed.Client``. The entry
+point is called as::
 
     execute(search, model, domain, seeds, *, client, n_shards, listeners, oracle, should_stop) -> Result
 
@@ -45,3 +46,15 @@ def executor_for(client):
             return resolve_target(target)
     raise TypeError(f"client: no executor runs searches on a {type(client).__name__}; registered clients: "
                     f"{', '.join(sorted(_EXECUTORS))}")
+
+
+def one_executor(client, executor):
+    """The run's executor: ``executor`` or ``client`` (two names for one thing; a Dask client is one executor),
+    or None; a ValueError when both are given.
+
+    >>> one_executor(None, "pool"), one_executor(None, None)
+    ('pool', None)
+    """
+    if client is not None and executor is not None:
+        raise ValueError("executor and client: give one of them (both name who runs the shards)")
+    return executor if executor is not None else client

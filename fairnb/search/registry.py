@@ -168,10 +168,10 @@ for _record in (
     # n_local counts the expansions of all walks together
     MethodRecord("kosei", "fairnb.search.kosei:Kosei", divided=("n_seeds", "n_local"),
                  fast={"n_seeds": 300, "n_local": 300, "batch_size": 200}),
-    MethodRecord("expga", "fairnb.search.expga:ExpGA",
+    MethodRecord("expga", "fairnb.search.expga:ExpGA", divided=("n_seeds",),   # the population kept, not the candidates
                  summary_keys=("explained",),
                  fast={"n_candidates": 300, "n_seeds": 50, "n_local": 30, "lime_samples": 300}),
-    MethodRecord("expga_text", "fairnb.search.expga_text:ExpGAText", inputs="text",
+    MethodRecord("expga_text", "fairnb.search.expga_text:ExpGAText", inputs="text", divided=("n_seeds",),
                  summary_keys=("explained", "seeds_explained"),
                  fast={"n_candidates": 60, "n_local": 5, "lime_samples": 200}),
     MethodRecord("grft", "fairnb.search.grft:GRFT", divided=("n_seeds",), fast=_TWO_PHASE),
