@@ -12,7 +12,7 @@ import fairnb
 from fairnb.domains import TextDomain
 
 pytest.importorskip("tokenizers", reason="the subword tests need the 'tokenizers' package (pip install tokenizers)")
-pytestmark = pytest.mark.tf
+pytestmark = [pytest.mark.tf, pytest.mark.slow]     # the fixture trains a tiny BERT's head (TensorFlow start included)
 
 RELIGION = ("christian", "muslim", "jewish", "atheists")
 PIECES = 16
@@ -77,10 +77,11 @@ def test_the_domain_keeps_words_and_a_term_swap_may_change_the_number_of_pieces(
     assert domain.text(x) == "the muslim neighbour is kind ."
     flat, owner = domain.variants(x)
     texts = [domain.text(v) for v in flat]
-    assert texts == ["the muslim neighbour is kind ."] + [f"the {t} neighbour is kind ." for t in RELIGION if t != "muslim"]
+    assert texts[0] == "the muslim neighbour is kind ." and owner.tolist() == [0, 0, 0, 0]
+    assert sorted(texts[1:]) == sorted(f"the {t} neighbour is kind ." for t in RELIGION if t != "muslim")
     adapter = fairnb.text.wrap_text_model(model, domain)
     ids, mask, _ = adapter.pieces(flat)
-    assert mask.sum(axis=1).tolist() == [9, 9, 9, 10]          # "atheists" is two pieces
+    assert mask.sum(axis=1).tolist() == [10 if "atheists" in t else 9 for t in texts]   # "atheists" is two pieces
     # the adapter's probabilities are the model's on the tokeniser's own encoding of the strings
     enc = tok.encode_batch(texts)
     P = np.zeros((len(texts), PIECES), np.int32)
@@ -121,7 +122,6 @@ def text_methods():
     return sorted(name for name, record in RECORDS.items() if record.inputs == "text")
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("method", text_methods())
 def test_every_text_method_searches_the_subword_model_and_its_pairs_hold_on_their_strings(bench, method):
     from fairnb.constraints.text import SameTokens
@@ -147,3 +147,28 @@ def test_every_text_method_searches_the_subword_model_and_its_pairs_hold_on_thei
     assert ((X != C).sum(axis=1) == 1).all() and domain.sensitive_mask(C)[X != C].all()
     assert SameTokens().allowed(domain, X, None).all()
     assert (domain.validate(texts) == X).all()                     # the words read back as the same ids
+
+
+def test_without_vocabulary_the_words_are_the_tokenisers_whole_words_and_unknown_ones_are_named(bench):
+    tok, _, _, _, model, _ = bench
+    domain = TextDomain.for_model(model, {"religion": RELIGION}, tokenizer=tok)
+    assert {"neigh", "atheist", "atheists", "cook"} <= set(domain.vocab.tokens)     # terms are words, whole or not
+    assert "##s" not in domain.vocab and "neighbour" not in domain.vocab and "[CLS]" not in domain.vocab
+    with pytest.warns(UserWarning, match=r"1 words of the texts are not in the domain's word list.*\['neighbour'\]"):
+        x = domain.validate(["the muslim neighbour"])
+    adapter = fairnb.text.wrap_text_model(model, domain)
+    assert adapter.pieces(x)[0][0, :5].tolist() == [2, tok.token_to_id("the"), tok.token_to_id("muslim"), 1, 3]
+
+
+def test_what_a_subword_domain_cannot_use_is_named(bench, tmp_path):
+    from fairnb.text.bert import bert_encoder, bert_classifier, random_bert_weights
+
+    tok, *_ = bench
+    weights, config = random_bert_weights(tok.get_vocab_size(), hidden=8, layers=1, heads=2, intermediate=8)
+    model = bert_classifier(bert_encoder(weights, config, 8))
+    with pytest.raises(FileNotFoundError, match="no file .*missing.json"):
+        TextDomain.for_model(model, {"religion": RELIGION}, tokenizer=str(tmp_path / "missing.json"))
+    domain = TextDomain.for_model(model, {"religion": RELIGION}, tokenizer=tok, vocabulary=["the", "cook"])
+    other = bert_classifier(bert_encoder(weights, config, 12))
+    with pytest.raises(ValueError, match="the model reads 12 pieces but the tokeniser pads to 8"):
+        fairnb.text.wrap_text_model(other, domain)

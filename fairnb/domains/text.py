@@ -180,8 +180,8 @@ class TextDomain:
         * a subword (WordPiece/BPE) Keras model on ``[piece ids, attention mask]`` (e.g. a pretrained transformer,
           :func:`fairnb.text.minilm.minilm_classifier`) with ``tokenizer=`` its ``tokenizers.Tokenizer`` or the path
           of its ``tokenizer.json``: the domain's texts are rows of ``max_len`` words (default: the model's
-          pieces less 2) of a word list (the tokeniser's whole words, every identity term, and ``vocabulary=``
-          the words of your texts); the model reads each text's words through its tokeniser
+          pieces less 2) of a word list (``vocabulary=`` the words of your texts, else the tokeniser's whole
+          words, and every identity term); the model reads each text's words through its tokeniser
           (:mod:`fairnb.text.subword`).
 
         The candidates of a substitution are each word's ``k`` nearest words in the model's own embedding
@@ -238,7 +238,7 @@ class TextDomain:
         subword = SubwordTokenizer(tokenizer, pieces)
         selected = _selected_groups(groups, kwargs.pop("groups_source", None))
         words = Tokenizer([*all_builtin_terms(), *selected.all_terms])
-        vocab = word_vocabulary(subword, [*all_builtin_terms(), *selected.all_terms, *(vocabulary or ())])
+        vocab = word_vocabulary(subword, vocabulary, [*all_builtin_terms(), *selected.all_terms])
         max_len = max(1, pieces - 2) if max_len is None else max_len
         encode = subword.word_tokenizer(vocab, words.tokenize, max_len)
         if "neighbours" in kwargs:

@@ -4,8 +4,8 @@ A pretrained transformer reads a text as subword pieces of its own tokeniser (``
 ``tokenizer.json`` beside a BERT checkpoint): ``"atheists"`` is ``atheist ##s``. fairnb keeps **words** as the unit
 of everything a reader sees and a search changes (identity terms, substitutions, constraints, the inspector): a
 :class:`~fairnb.domains.TextDomain` built by ``TextDomain.for_model(model, groups, tokenizer=T)`` holds texts as
-rows of word ids of a word list (the tokeniser's whole-word entries, every built-in and selected identity term,
-and the words you add), and :class:`SubwordTextModel` turns each row into the model's input: the words joined by
+rows of word ids of a word list (the words of your texts, or else the tokeniser's whole-word entries, and every
+built-in and selected identity term), and :class:`SubwordTextModel` turns each row into the model's input: the words joined by
 spaces, encoded by ``T`` into piece ids and an attention mask (special tokens added, padded or cut to the
 model's length). A substitution may change the number of pieces: the row is encoded again.
 
@@ -127,10 +127,11 @@ class SubwordTokenizer:
         return out
 
 
-def word_vocabulary(subword: SubwordTokenizer, extra=()) -> Vocabulary:
-    """The word list of a subword domain: the tokeniser's whole words, then ``extra`` (identity terms, your
-    texts' words)."""
-    return Vocabulary.build([], extra=[*subword.whole_words(), *(str(w) for w in extra)])
+def word_vocabulary(subword: SubwordTokenizer, words=None, terms=()) -> Vocabulary:
+    """The word list of a subword domain: ``words`` (the words of your texts) or, when None, every whole word of
+    the tokeniser (about 22,000 for BERT: the candidate table then takes a minute), then the identity ``terms``."""
+    base = subword.whole_words() if words is None else [str(w) for w in words]
+    return Vocabulary.build([], extra=[*base, *(str(t) for t in terms)])
 
 
 def token_embedding_layer(model):
