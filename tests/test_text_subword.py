@@ -172,3 +172,19 @@ def test_what_a_subword_domain_cannot_use_is_named(bench, tmp_path):
     other = bert_classifier(bert_encoder(weights, config, 12))
     with pytest.raises(ValueError, match="the model reads 12 pieces but the tokeniser pads to 8"):
         fairnb.text.wrap_text_model(other, domain)
+
+
+def test_a_substitution_never_writes_in_a_word_the_model_would_read_otherwise(bench):
+    from fairnb.text.subword import SubwordTokenizer
+
+    tok, _, _, _, model, _ = bench
+    sub = SubwordTokenizer(tok, 8)
+    assert sub.reads_back(["cook", "atheists", "zebra", "Cook"]).tolist() == [True, True, False, False]  # no "z" piece
+    domain = TextDomain.for_model(model, {"religion": RELIGION}, tokenizer=tok, k=50,
+                                  vocabulary=["the", "cook", "doctor", "zebra", "is", "kind"])
+    x = domain.validate(["the muslim cook is kind"])
+    cand = domain.candidates(x)
+    assert (cand[0, 2] >= 0).any() and domain.vocab.id("zebra") not in cand
+    assert domain.vocab.id("doctor") in cand[0, 2]
+    unread = [i for i, t in enumerate(domain.vocab.tokens) if i > 1 and not sub.reads_back([t])[0]]
+    assert len(unread) > 100 and not np.isin(cand, unread).any()     # the built-in terms the tiny tokeniser lacks

@@ -141,9 +141,10 @@ class TextDomain:
 
     @classmethod
     def with_embedding_neighbours(cls, vocab, embedding_matrix, groups="religion", max_len: int = 32, *,
-                                  k: int = 10, **kwargs) -> "TextDomain":
+                                  k: int = 10, writable=None, **kwargs) -> "TextDomain":
         """A domain whose candidates are each token's ``k`` most cosine-similar rows of ``embedding_matrix``
-        (e.g. a model's own embedding; padding and OOV never count), with no GloVe needed.
+        (e.g. a model's own embedding; padding and OOV never count), with no GloVe needed. ``writable``: a bool
+        per token, the tokens a substitution may write in (default all).
 
         >>> from fairnb.text import Vocabulary
         >>> vocab = Vocabulary.build([["a", "b", "muslim", "christian"]])
@@ -163,9 +164,11 @@ class TextDomain:
                              f"{[vocab.tokens[i] for i in broken[:5]]}; neighbours cannot be computed from them")
         table = np.full((len(vocab), int(k)), -1, dtype=np.int32)
         real = np.arange(2, len(vocab))
-        if len(real) > 1:
-            top = top_k_cosine(E[real], E[real], k, exclude=np.arange(len(real)))
-            table[real, :top.shape[1]] = real[top]
+        pool = real if writable is None else real[np.asarray(writable, dtype=bool)[2:]]
+        if len(pool) > 1:
+            at = np.minimum(np.searchsorted(pool, real), len(pool) - 1)
+            top = top_k_cosine(E[real], E[pool], k, exclude=np.where(pool[at] == real, at, -1))
+            table[real, :top.shape[1]] = pool[top]
         return cls(vocab, groups, max_len, neighbours=table, k=k, **kwargs)
 
     @classmethod
@@ -244,7 +247,9 @@ class TextDomain:
         if "neighbours" in kwargs:
             return cls(vocab, selected, max_len, k=k, model_tokenizer=encode, **kwargs)
         E = SubwordTextModel(model, subword, vocab).embedding_matrix
-        return cls.with_embedding_neighbours(vocab, E, selected, max_len, k=k, model_tokenizer=encode, **kwargs)
+        writable = np.r_[False, False, subword.reads_back(vocab.tokens[2:])]   # words the model reads as written
+        return cls.with_embedding_neighbours(vocab, E, selected, max_len, k=k, writable=writable,
+                                             model_tokenizer=encode, **kwargs)
 
     @property
     def subword(self):

@@ -18,6 +18,11 @@ is HotFlip's first-order change itself. A word of 3 pieces replaced by one of 1 
 the pieces after it, which no first-order term sees: the oracle re-checks every candidate through the
 tokeniser and the model, so a score only orders the candidates.
 
+Constraints. ``SameTokens`` holds at the level of words (a text written out reads back as the same words), and a
+substitution writes in only words the model reads as written (:meth:`SubwordTokenizer.reads_back`: no unknown
+piece, unchanged by the tokeniser's normaliser), so the pieces the model reads are those of the words shown;
+``SameIdentityTerms`` and ``MaxWordsChanged`` count words.
+
 Example
 -------
 >>> from tokenizers import Tokenizer, models, pre_tokenizers                         # doctest: +SKIP
@@ -76,6 +81,15 @@ class SubwordTokenizer:
     def word_pieces(self, words) -> list[list[int]]:
         """The piece ids of each word alone (no special tokens)."""
         return [e.ids for e in self.tokenizer.encode_batch(list(words), add_special_tokens=False)]
+
+    def reads_back(self, words) -> np.ndarray:
+        """Per word: whether the model reads it as written (no unknown piece, and the tokeniser's normaliser
+        leaves it unchanged: ``"māori"`` reads as ``maori``). A search writes in only such words."""
+        words = list(words)
+        unk = self.tokenizer.token_to_id(self.unk_token)
+        norm = self.tokenizer.normalizer
+        return np.array([unk not in pieces and (norm is None or norm.normalize_str(w) == w)
+                         for w, pieces in zip(words, self.word_pieces(words))], dtype=bool)
 
     def whole_words(self) -> list[str]:
         """The tokeniser's pieces that are whole words (no ``##``-continuation, special or added token, no
