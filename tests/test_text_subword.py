@@ -188,3 +188,21 @@ def test_a_substitution_never_writes_in_a_word_the_model_would_read_otherwise(be
     assert domain.vocab.id("doctor") in cand[0, 2]
     unread = [i for i, t in enumerate(domain.vocab.tokens) if i > 1 and not sub.reads_back([t])[0]]
     assert len(unread) > 100 and not np.isin(cand, unread).any()     # the built-in terms the tiny tokeniser lacks
+
+
+def test_a_model_on_piece_ids_alone_with_a_sigmoid_output_is_served_too(bench):
+    import keras
+
+    tok, *_ = bench
+    keras.utils.set_random_seed(0)
+    ids = keras.Input((8,), dtype="int32")
+    h = keras.layers.GlobalAveragePooling1D()(keras.layers.Embedding(tok.get_vocab_size(), 4)(ids))
+    model = keras.Model(ids, keras.layers.Dense(1, activation="sigmoid")(h))
+    domain = TextDomain.for_model(model, {"religion": RELIGION}, tokenizer=tok, vocabulary=["the", "cook", "is"])
+    adapter = fairnb.text.wrap_text_model(model, domain)
+    x = domain.ids(domain.validate(["the muslim cook", "the atheists cook"]))
+    pieces = adapter.pieces(x)[0]
+    p = np.asarray(model(pieces))[:, 0]
+    np.testing.assert_allclose(adapter.predict_proba(x), np.column_stack([1 - p, p]), atol=1e-6)
+    G, q = adapter.embedding_gradient(x, [1, 1], of="proba")
+    assert G.shape == (2, domain.max_len, 4) and np.abs(G[:, :3]).sum() > 0 and not G[:, 3:].any()

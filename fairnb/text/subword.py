@@ -95,9 +95,7 @@ class SubwordTokenizer:
         """The tokeniser's pieces that are whole words (no ``##``-continuation, special or added token, no
         punctuation), by id."""
         prefix = getattr(self.tokenizer.model, "continuing_subword_prefix", None) or "##"
-        added = set(self.tokenizer.get_added_tokens_decoder().values()) if hasattr(
-            self.tokenizer, "get_added_tokens_decoder") else set()
-        added = {getattr(t, "content", t) for t in added}
+        added = {t.content for t in self.tokenizer.get_added_tokens_decoder().values()}
         vocab = sorted(self.tokenizer.get_vocab().items(), key=lambda kv: kv[1])
         return [t for t, _ in vocab if t not in added and not t.startswith(prefix) and t.isalpha()]
 
@@ -197,9 +195,8 @@ class SubwordTextModel:
         ids_spec = tf.TensorSpec([None, P], tf.int32)
         mask_spec = tf.TensorSpec([None, P], tf.bool)
         cls_spec = tf.TensorSpec([None], tf.int32)
-        self._proba_fn = tf.function(lambda ids, mask: self._probabilities(self._from_embedded(
-            [self._embedding(ids), mask] if self._takes_mask else self._embedding(ids), training=False)),
-            input_signature=[ids_spec, mask_spec])
+        self._proba_fn = tf.function(lambda ids, mask: self._forward(self._embedding(ids), mask),
+                                     input_signature=[ids_spec, mask_spec])
         self._grad_fns = {of: tf.function(lambda ids, mask, c, of=of: self._grad_graph(ids, mask, c, of),
                                           input_signature=[ids_spec, mask_spec, cls_spec]) for of in ("loss", "proba")}
 
@@ -218,9 +215,11 @@ class SubwordTextModel:
                 E[i] = self.piece_matrix[pieces].mean(axis=0)
         return E
 
-    def _probabilities(self, p):
+    def _forward(self, embedded, mask):
+        """Graph code: ``(n, k)`` class probabilities from the piece embeddings (and the attention mask)."""
         import tensorflow as tf
 
+        p = self._from_embedded([embedded, mask] if self._takes_mask else embedded, training=False)
         return tf.concat([1.0 - p[:, :1], p[:, :1]], axis=1) if self.output == "sigmoid" else p
 
     def _grad_graph(self, ids, mask, c, of):
@@ -229,8 +228,7 @@ class SubwordTextModel:
         embedded = self._embedding(ids)
         with tf.GradientTape() as tape:
             tape.watch(embedded)
-            p = self._probabilities(self._from_embedded([embedded, mask] if self._takes_mask else embedded,
-                                                        training=False))
+            p = self._forward(embedded, mask)
             chosen = tf.gather(p, c, axis=1, batch_dims=1)
             s = -tf.math.log(tf.maximum(chosen, 1e-12)) if of == "loss" else chosen
             total = tf.reduce_sum(s)
@@ -256,13 +254,6 @@ class SubwordTextModel:
 
         ids, mask, _ = self.pieces(word_ids)
         return run_batched(self._proba_fn, self.batch_size, ids, mask)
-
-    def predict_proba_pieces(self, piece_ids, mask) -> np.ndarray:
-        """``(n, k)`` class probabilities of piece-id rows and their attention mask."""
-        from ..models.keras import run_batched
-
-        return run_batched(self._proba_fn, self.batch_size, np.asarray(piece_ids, dtype=np.int32),
-                           np.asarray(mask, dtype=bool))
 
     def piece_gradient(self, piece_ids, mask, classes, of: str = "loss") -> tuple[np.ndarray, np.ndarray]:
         """``(gradients (n, P, d), probabilities (n, k))``: the gradient of ``-log p[class]`` (``of="loss"``) or
