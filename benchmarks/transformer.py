@@ -11,6 +11,7 @@ numbers are indicative):
 * ``forward``: ``SubwordTextModel.predict_proba`` of word rows (tokenisation included), sentences/s;
 * ``gradient``: ``SubwordTextModel.embedding_gradient`` (the forward and the backward pass to the piece
   embeddings, summed per word), sentences/s;
+* ``identity terms``: how many of fairnb's built-in identity terms are one WordPiece piece;
 * ``audit``: ``adf_asc`` on a classifier (the frozen encoder and a head fitted on fairnb's template corpus with a
   planted bias against "muslim"), a small budget; every pair re-checked from its two strings through the
   tokeniser and the Keras model.
@@ -55,6 +56,12 @@ def main(argv=None):
     from fairnb.text import make_template_corpus, minilm, wrap_text_model
 
     load = [os.getloadavg()]
+    from fairnb.text import all_builtin_terms
+    from fairnb.text.subword import SubwordTokenizer
+
+    terms = list(all_builtin_terms())
+    pieces = SubwordTokenizer(minilm.minilm_files() / "tokenizer.json", args.pieces).word_pieces(terms)
+    split = sorted((t for t, p in zip(terms, pieces) if len(p) > 1), key=lambda t: (-len(t), t))
     data = make_template_corpus(n=args.texts, descriptors={"religion": RELIGION}, biased_against=["muslim"],
                                 bias=1.0, random_state=0)
     start = time.perf_counter()
@@ -91,7 +98,8 @@ def main(argv=None):
               "forward_sentences_per_s": round(forward, 1), "gradient_sentences_per_s": round(gradient, 1),
               "audit": {"method": "adf_asc", "n_seeds": 20, "max_iter": 3, "n_local": 10, "seconds": round(search_s, 1),
                         "pairs": int(result.count()), "rechecked_from_strings": rechecked},
-              "peak_rss_mib": round(peak)}
+              "peak_rss_mib": round(peak), "identity_terms": len(terms), "identity_terms_one_piece": len(terms) - len(split),
+              "identity_terms_split": split}
     OUT.mkdir(exist_ok=True)
     (OUT / "transformer.json").write_text(json.dumps(record, indent=1) + "\n")
     a = record["audit"]
@@ -110,6 +118,9 @@ numbers are indicative.
 | `TextDomain.for_model` ({len(domain.vocab)} words, neighbours from the mean piece embeddings) | {domain_s:.1f} s |
 | `adf_asc`, {a['n_seeds']} seeds, max_iter {a['max_iter']}, n_local {a['n_local']} | {a['pairs']} pairs in {a['seconds']} s; every pair re-checked from its strings: {rechecked} |
 | peak RSS of the process | {record['peak_rss_mib']} MiB |
+| fairnb's built-in identity terms that WordPiece keeps as one piece | {len(terms) - len(split)} of {len(terms)} |
+
+Terms of several pieces (a word's gradient is the sum over its pieces, its vector their mean): {', '.join(split)}.
 """)
     print(json.dumps(record))
 

@@ -166,6 +166,8 @@ def test_what_a_subword_domain_cannot_use_is_named(bench, tmp_path):
     tok, *_ = bench
     weights, config = random_bert_weights(tok.get_vocab_size(), hidden=8, layers=1, heads=2, intermediate=8)
     model = bert_classifier(bert_encoder(weights, config, 8))
+    with pytest.raises(ValueError, match="must be a Keras model whose first input is piece ids"):
+        TextDomain.for_model(lambda ids: ids, {"religion": RELIGION}, tokenizer=tok)
     with pytest.raises(FileNotFoundError, match="no file .*missing.json"):
         TextDomain.for_model(model, {"religion": RELIGION}, tokenizer=str(tmp_path / "missing.json"))
     domain = TextDomain.for_model(model, {"religion": RELIGION}, tokenizer=tok, vocabulary=["the", "cook"])
