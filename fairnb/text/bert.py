@@ -188,7 +188,7 @@ def bert_encoder(weights: dict, config: dict, max_len: int, *, name: str = "bert
                          w[f"{p}attention.output.dense.bias"]])
         x = norm(keras.layers.Add()([x, att]), f"{p}attention.output.LayerNorm")
         h = dense(dense(x, f"{p}intermediate.dense", config["intermediate_size"],
-                        activation=lambda z: keras.activations.gelu(z, approximate=False)),
+                        activation="gelu"),               # Keras 3's gelu is the exact (erf) one
                   f"{p}output.dense", hidden)
         x = norm(keras.layers.Add()([x, h]), f"{p}output.LayerNorm")
     pooled = MaskedMean(name="mean_pooling")(x, mask)
