@@ -11,8 +11,8 @@ model's length). A substitution may change the number of pieces: the row is enco
 
 Gradients (``adf_asc``, ``asc``, ``adf_hf``, ``hf``). The searches score a substitution ``old -> new`` at a word
 from the gradient ``g`` at that word and the word vectors, first order: ``g . (e[new] - e[old])``. With pieces,
-``g_j`` is the **sum of the loss gradients at the word's pieces** and ``e[w]`` the **mean of the embeddings of
-``w``'s pieces** (``SubwordTextModel.embedding_matrix``). Then ``g_j . (e[new] - e[old])`` is the exact first-order
+``g_j`` is the sum of the loss gradients at the word's pieces and ``e[w]`` the mean of the embeddings of the
+pieces of ``w`` (``SubwordTextModel.embedding_matrix``). Then ``g_j . (e[new] - e[old])`` is the exact first-order
 change of moving every piece of the old word by the same vector ``e[new] - e[old]``; for two one-piece words it
 is HotFlip's first-order change itself. A word of 3 pieces replaced by one of 1 piece changes the positions of
 the pieces after it, which no first-order term sees: the oracle re-checks every candidate through the
