@@ -208,3 +208,35 @@ def test_a_model_on_piece_ids_alone_with_a_sigmoid_output_is_served_too(bench):
     np.testing.assert_allclose(adapter.predict_proba(x), np.column_stack([1 - p, p]), atol=1e-6)
     G, q = adapter.embedding_gradient(x, [1, 1], of="proba")
     assert G.shape == (2, domain.max_len, 4) and np.abs(G[:, :3]).sum() > 0 and not G[:, 3:].any()
+
+
+def test_a_byte_level_bpe_tokeniser_maps_each_piece_to_its_word(bench):
+    import keras
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
+
+    _, data, *_ = bench
+    tok = Tokenizer(models.BPE(unk_token="<unk>"))
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    tok.train_from_iterator(data.texts, trainers.BpeTrainer(vocab_size=330, special_tokens=["<pad>", "<unk>", "<s>", "</s>"],
+                                                            initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+    tok.post_processor = processors.TemplateProcessing(single="<s> $A </s>", special_tokens=[("<s>", 2), ("</s>", 3)])
+    keras.utils.set_random_seed(0)
+    ids = keras.Input((24,), dtype="int32")
+    mask = keras.Input((24,), dtype="bool")
+    h = keras.layers.GlobalAveragePooling1D()(keras.layers.Embedding(tok.get_vocab_size(), 4)(ids), mask=mask)
+    model = keras.Model([ids, mask], keras.layers.Dense(2, activation="softmax")(h))
+    with pytest.raises(ValueError, match="a BPE, whose pieces are not words: give"):
+        TextDomain.for_model(model, {"religion": RELIGION}, tokenizer=tok)
+    words = sorted({w for t in data.tokens() for w in t})
+    domain = TextDomain.for_model(model, {"religion": RELIGION}, tokenizer=tok, vocabulary=words)
+    adapter = fairnb.text.wrap_text_model(model, domain)
+    text = "the atheists neighbour is kind ."
+    x = domain.ids(domain.validate([text]))
+    pieces, m, word = adapter.pieces(x)
+    enc = tok.encode(text)
+    assert pieces[0, :len(enc.ids)].tolist() == enc.ids and any(t.startswith("Ġ") and len(t) > 1 for t in enc.tokens)
+    for p, (t, (start, end)) in enumerate(zip(enc.tokens, enc.offsets)):     # each piece's word holds its letters
+        if word[0, p] >= 0 and t != "Ġ":
+            assert text[start:end].strip() in text.split()[word[0, p]]
+    assert sorted(set(word[0][word[0] >= 0])) == list(range(6))

@@ -14,7 +14,8 @@ from the gradient ``g`` at that word and the word vectors, first order: ``g . (e
 ``g_j`` is the sum of the loss gradients at the word's pieces and ``e[w]`` the mean of the embeddings of the
 pieces of ``w`` (``SubwordTextModel.embedding_matrix``). Then ``g_j . (e[new] - e[old])`` is the exact first-order
 change of moving every piece of the old word by the same vector ``e[new] - e[old]``; for two one-piece words it
-is HotFlip's first-order change itself. A word of 3 pieces replaced by one of 1 piece changes the positions of
+is HotFlip's first-order change itself (a byte-level BPE word's vector is that of its pieces at the start of a
+text, without the space before it). A word of 3 pieces replaced by one of 1 piece changes the positions of
 the pieces after it, which no first-order term sees: the oracle re-checks every candidate through the
 tokeniser and the model, so a score only orders the candidates.
 
@@ -93,7 +94,11 @@ class SubwordTokenizer:
 
     def whole_words(self) -> list[str]:
         """The tokeniser's pieces that are whole words (no ``##``-continuation, special or added token, no
-        punctuation), by id."""
+        punctuation), by id: WordPiece only (a BPE vocabulary's pieces are not words: give the words of your
+        texts)."""
+        if type(self.tokenizer.model).__name__ != "WordPiece":
+            raise ValueError(f"the tokeniser is a {type(self.tokenizer.model).__name__}, whose pieces are not words: give "
+                             "TextDomain.for_model(..., vocabulary=[the words of your texts])")
         prefix = getattr(self.tokenizer.model, "continuing_subword_prefix", None) or "##"
         added = {t.content for t in self.tokenizer.get_added_tokens_decoder().values()}
         vocab = sorted(self.tokenizer.get_vocab().items(), key=lambda kv: kv[1])
@@ -113,8 +118,8 @@ class SubwordTokenizer:
             m = len(enc.ids)
             ids[i, :m], mask[i, :m] = enc.ids, np.asarray(enc.attention_mask, dtype=bool)
             starts = np.cumsum([0] + [len(w) + 1 for w in r[:-1]]) if r else np.zeros(0, dtype=np.int64)
-            begin = np.array([o[0] for o in enc.offsets], dtype=np.int64)
-            own = np.searchsorted(starts, begin, side="right") - 1
+            last = np.array([o[1] - 1 for o in enc.offsets], dtype=np.int64)   # a piece's last character: a
+            own = np.searchsorted(starts, last, side="right") - 1              # BPE piece may hold the space before
             special = np.asarray(enc.special_tokens_mask, dtype=bool)
             word[i, :m] = np.where(special | (own < 0), -1, own)
         return ids, mask, word
