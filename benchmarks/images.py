@@ -216,7 +216,7 @@ def neuronfair_trace(data, detector, flipper, rows) -> list[dict]:
         def _pair_gradients(self, ctx, X, XC, PX, PC, *, rows, t, phase):
             g, gc = super()._pair_gradients(ctx, X, XC, PX, PC, rows=rows, t=t, phase=phase)
             step = (self.global_step * np.abs(g + gc)).reshape(len(X), -1)
-            a = detector.layer_output(X.astype(np.float32), self.interpretation_.biased_layer)[:, self._biased]
+            a = detector.layer_output(X.astype(np.float32), self.interpretation_.biased_layer)[:, self._gradient.biased]
             trace.append({"t": t, "live": len(X), "step_linf": round(float(np.median(step.max(1))), 4),
                           "step_l2": round(float(np.median(np.sqrt((step ** 2).sum(1)))), 4),
                           "biased_neurons_at_zero": round(float((a == 0).mean()), 4),

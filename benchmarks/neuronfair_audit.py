@@ -45,7 +45,7 @@ import fairnb  # noqa: E402
 from fairnb.bench import load_benchmark, machine  # noqa: E402
 from fairnb.search.adf import ADF  # noqa: E402
 from fairnb.search.biased_neurons import interpret, layer_auc  # noqa: E402
-from fairnb.search.neuronfair import NeuronFair  # noqa: E402
+from fairnb.search.neuronfair import DynamicLoss, NeuronFair  # noqa: E402
 from fairnb.search.seeds import cluster_seeds  # noqa: E402
 from fairnb.search.two_phase import reciprocal_probabilities  # noqa: E402
 
@@ -61,7 +61,7 @@ class Traced(NeuronFair):
         g, gc = super()._pair_gradients(ctx, X, XC, PX, PC, rows=rows, t=t, phase=phase)
         self.trace["zero"][phase].append((np.abs(g + gc).sum(axis=1) == 0).mean())
         if phase == "global":
-            A = ctx.model.layer_outputs(np.vstack([X, XC]))[self.interpretation_.biased_layer][:, self._biased]
+            A = ctx.model.layer_outputs(np.vstack([X, XC]))[self.interpretation_.biased_layer][:, self._gradient.biased]
             a, ac = A[: len(X)], A[len(X):]
             self.trace["global"][t] = {
                 "live": len(X), "zero_gradient": int((np.abs(g + gc).sum(axis=1) == 0).sum()),
@@ -82,23 +82,37 @@ class Traced(NeuronFair):
         return new, moved, trace
 
 
-class ReleasedLoss(Traced):
+class ReleasedCrossEntropy(DynamicLoss):
     """The released code's loss: softmax cross-entropy with logits ``m * a`` and labels ``m * target``."""
 
     @staticmethod
-    def _loss_weights(a, target, mask):
+    def weights(a, target, mask):
         y, u = mask * target, mask * a
         s = np.exp(u - u.max(axis=1, keepdims=True))
         s /= s.sum(axis=1, keepdims=True)
         return mask * (y.sum(axis=1, keepdims=True) * s - y)
 
 
-class Descent(Traced):
+class DescendedLoss(DynamicLoss):
     """Eq. 4 descended instead of ascended."""
 
     @staticmethod
-    def _loss_weights(a, target, mask):
-        return -NeuronFair._loss_weights(a, target, mask)
+    def weights(a, target, mask):
+        return -DynamicLoss.weights(a, target, mask)
+
+
+class ReleasedLoss(Traced):
+    """NeuronFair with the released code's loss as its gradient source."""
+
+    def gradient_source(self):
+        return ReleasedCrossEntropy(self.random_share, self.r_step_global, self.r_step_local)
+
+
+class Descent(Traced):
+    """NeuronFair descending Eq. 4."""
+
+    def gradient_source(self):
+        return DescendedLoss(self.random_share, self.r_step_global, self.r_step_local)
 
 
 class NormalisedLocal(Traced):

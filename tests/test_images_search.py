@@ -249,18 +249,18 @@ def test_large_images_step_in_chunks_within_the_memory_budget_with_the_same_pair
     # the seeds now step in chunks whose working state fits fairnb.oracle.MEMORY_BUDGET (here made tiny for 4 x 4)
     import fairnb.oracle
     from fairnb.search.image_flip import IMAGE_STATE_COPIES
-    from fairnb.search.two_phase import TwoPhaseSearch
+    from fairnb.search.two_phase import TwoPhase
 
     seeds, model = seed_images(300), detector(red=1.0)
     whole = get_method(method)(random_state=0).run(model, domain(), seeds=seeds)
     chunks = []
-    original = TwoPhaseSearch._global_phase
+    original = TwoPhase._global_phase
 
     def recorded(self, ctx, seeds, rows):
         chunks.append(len(rows))
         return (yield from original(self, ctx, seeds, rows))
 
-    monkeypatch.setattr(TwoPhaseSearch, "_global_phase", recorded)
+    monkeypatch.setattr(TwoPhase, "_global_phase", recorded)
     monkeypatch.setattr(fairnb.oracle, "MEMORY_BUDGET", 8 * int(np.prod(SHAPE)) * IMAGE_STATE_COPIES * 40)
     chunked = get_method(method)(random_state=0).run(model, domain(), seeds=seeds)
     assert max(chunks) == 40 and sum(chunks) == 300

@@ -10,7 +10,7 @@ from fairnb.models import NumpyMLP
 import fairnb.oracle
 from fairnb.search.biased_neurons import (as_curve, crossing_threshold, interpret, layer_auc,
                                      pair_activation_differences)
-from fairnb.search.neuronfair import NeuronFair
+from fairnb.search.neuronfair import DynamicLoss, NeuronFair
 from two_phase_checks import assert_exact_global_phase, record_batches
 
 
@@ -107,25 +107,24 @@ def test_multivalued_protected_averages_over_other_values(synthetic):
     assert found.act_diff[0][0] == pytest.approx(np.tanh(expected))
 
 
-def test_random_neuron_mask_size_and_redraw_schedule(synthetic, biased_model):
-    nf = NeuronFair(random_share=0.05)
+def test_random_neuron_mask_size_and_redraw_schedule(synthetic, biased_model, monkeypatch):
+    loss = DynamicLoss(random_share=0.05)
     rng = np.random.default_rng(0)
     for n, k in ((64, 3), (32, 1), (16, 0), (256, 12)):
-        nf._biased = np.zeros(n, bool)
-        nf._begin_population(None, "global", 7)
-        nf._draw_random_neurons(rng)
-        assert (nf._random.sum(axis=1) == k).all()
+        loss.biased = np.zeros(n, bool)
+        loss.begin_population(7)
+        loss.draw(rng)
+        assert (loss.random.sum(axis=1) == k).all()
     search = NeuronFair(n_seeds=30, n_local=120, max_iter=25, seed_selection="as_given", random_state=0)
     draws = []
-    original = search._draw_random_neurons
-    search._draw_random_neurons = lambda rng: (draws.append(search._phase_t), original(rng))
-    original_grad = search._pair_gradients
+    original_draw, original_call = DynamicLoss.draw, DynamicLoss.__call__
 
-    def spy(ctx, X, XC, PX, PC, *, rows, t, phase):
-        search._phase_t = (phase, t)
-        return original_grad(ctx, X, XC, PX, PC, rows=rows, t=t, phase=phase)
+    def spy(self, ctx, X, XC, PX, PC, *, rows, t, phase):
+        self.phase_t = (phase, t)
+        return original_call(self, ctx, X, XC, PX, PC, rows=rows, t=t, phase=phase)
 
-    search._pair_gradients = spy
+    monkeypatch.setattr(DynamicLoss, "draw", lambda self, rng: (draws.append(self.phase_t), original_draw(self, rng)))
+    monkeypatch.setattr(DynamicLoss, "__call__", spy)
     search.run(biased_model, synthetic.domain, seeds=synthetic.X)
     assert [t for p, t in draws if p == "global"] == [0, 10, 20][: len([p for p, _ in draws if p == "global"])]
     assert [t for p, t in draws if p == "local"] == [0, 50, 100]
@@ -137,17 +136,17 @@ def test_dynamic_loss_gradient_matches_finite_differences(synthetic):
     rng = np.random.default_rng(0)
     model = NumpyMLP([rng.normal(size=(7, 5)), rng.normal(size=(5, 1))], [np.ones(5) * 2, np.zeros(1)],
                      activation="logistic")
-    nf = NeuronFair()
-    nf._biased = np.array([True, False, True, False, False])
-    nf._begin_population(None, "global", 3)
-    nf._drawn_at, nf._stats = 0, {"gradient_rows": 0}
-    nf.interpretation_ = SimpleNamespace(biased_layer=0)
+    loss = DynamicLoss()
+    loss.use(SimpleNamespace(biased_layer=0, act_diff=[np.zeros(5)], biased_neurons=[0, 2]))
+    loss.begin_population(3)
+    loss.drawn_at = 0
     ctx = SimpleNamespace(model=model, rng=rng)
     X = synthetic.X.to_numpy(float)[:3]
     XC = X.copy()
     XC[:, 1] = 1 - XC[:, 1]
-    g, gc = nf._pair_gradients(ctx, X, XC, None, None, rows=np.arange(3), t=1, phase="global")
-    mask = nf._biased.astype(float)
+    g, gc = loss(ctx, X, XC, None, None, rows=np.arange(3), t=1, phase="global")
+    mask = loss.biased.astype(float)
+    assert mask.tolist() == [1.0, 0.0, 1.0, 0.0, 0.0]
 
     def J(Z, target):
         return -(mask * target * np.log(model.layer_outputs(Z)[0])).sum(axis=1)

@@ -93,6 +93,7 @@ def test_scikit_learn_estimator_conventions(cls):
     assert all(p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL) for p in sig.parameters.values())
     names = [p for p in sig.parameters if p != "self"]
     assert {"max_time", "max_tried", "max_found", "random_state", "progress"} <= set(names)
+    assert set(cls._parameter_constraints) <= set(names), "constraints on parameters the method does not have"
     search = cls()
     # nothing public besides the parameters is set in __init__ (a run's state belongs to the run)
     assert sorted(k for k in vars(search) if not k.startswith("_")) == sorted(names)

@@ -141,3 +141,39 @@ def test_many_seeds_go_through_the_global_phase_in_chunks(method, synthetic, bia
 
     if cls is not NeuronFair:
         assert global_rows(chunked_batches) == global_rows(whole_batches)
+
+
+def test_the_gradient_source_is_a_part_eidig_with_forward_differences_finds_mafts_pairs(synthetic, biased_model):
+    # MAFT is EIDIG with the ForwardDifference source: swapping the part into EIDIG gives MAFT's run, pair for pair
+    from fairnb.search.parts import ForwardDifference
+
+    class EIDIGForward(EIDIG):
+        def gradient_source(self):
+            return ForwardDifference(h=1.0)
+
+    kw = dict(n_seeds=30, n_local=30, seed_selection="as_given", random_state=4)
+    a = EIDIGForward(**kw).run(biased_model, synthetic.domain, seeds=synthetic.X)
+    b = MAFT(**kw).run(biased_model, synthetic.domain, seeds=synthetic.X)
+    assert a.count() > 0 and np.array_equal(a.inputs, b.inputs) and np.array_equal(a.counterparts, b.counterparts)
+
+
+def test_a_part_follows_set_params(synthetic, biased_model):
+    # the parts are built from the parameters as a run starts: set_params and clone never leave a stale part
+    from sklearn.base import clone
+
+    search = MAFT(n_seeds=20, n_local=20, seed_selection="as_given", random_state=0)
+    search.run(biased_model, synthetic.domain, seeds=synthetic.X)
+    assert search._gradient.h == 1.0
+    clone(search).set_params(h=2.0)
+    search.set_params(h=3.0).run(biased_model, synthetic.domain, seeds=synthetic.X)
+    assert search._gradient.h == 3.0
+
+
+def test_image_searches_are_recipes_not_tabular_mixins():
+    from fairnb.search.image_flip import ADFImage, EIDIGImage, ImageFlipSearch, NeuronFairImage
+    from fairnb.search.two_phase import TwoPhase, TwoPhaseSearch
+    from fairnb.search.zero_order_image import ZeroOrderImage
+
+    for cls in (ADFImage, EIDIGImage, NeuronFairImage, ZeroOrderImage):
+        assert issubclass(cls, ImageFlipSearch) and issubclass(cls, TwoPhase) and not issubclass(cls, TwoPhaseSearch)
+        assert {"n_local", "c_num", "local_step", "seed_selection"}.isdisjoint(cls._parameter_constraints)

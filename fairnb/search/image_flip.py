@@ -56,45 +56,51 @@ import numpy as np
 
 from ..counting import UniqueCounter
 from ..oracle import rows_per_call
-from ..params import COUNT
+from ..params import COUNT, POSITIVE, SHARE, STEPS
 from ..results import Count, Derived, Distinct, PerShard, Ratio, Same, seed_outcomes
-from .adf import ADF
 from .biased_neurons import interpret_differences, pair_activation_differences
-from .eidig import EIDIG
-from .engine import Batch
-from .neuronfair import NeuronFair
+from .engine import Batch, Search
+from .neuronfair import DynamicLoss, NeuronFair, use_interpretation
+from .parts import Backprop, ascend_agreeing, descend_agreeing, sign_of_sum
 from .transformations import PixelStep
-from .two_phase import TwoPhaseSearch
+from .two_phase import TwoPhase
 
 IMAGE_STATE_COPIES = 16   # float64 copies of a seed image alive at once in a global step (tracemalloc: ~17 at 640 seeds)
 
 FLIP_FAILED = "flip failed"     # the reason a seed whose flip failed is skipped (``result.seed_outcomes``)
-#: the constraints of the parameters that the image searches add to (or change from) the tabular method's
-IMAGE_CONSTRAINTS = {"n_seeds": [None, COUNT], "signed": [bool]}
+#: the constraints of the parameters every image search has
+IMAGE_CONSTRAINTS = {"n_seeds": [None, COUNT], "max_iter": [STEPS], "global_step": [POSITIVE], "signed": [bool],
+                     "batch_size": [COUNT]}
 
 
-class ImageFlipSearch:
-    """The global phase on images, for a two-phase method class it is mixed into (before it): the
-    two-phase skeleton (``fairnb.search.two_phase.TwoPhase``) with the ``PixelStep`` transformation; the
-    method supplies the gradients (``_pair_gradients``), the direction rule (``_global_direction``), the
-    momentum (``_decays``) and the number of checks (``_global_checks``); see the module docstring.
+class ImageFlipSearch(TwoPhase):
+    """The global phase on images: the two-phase skeleton (``fairnb.search.two_phase.TwoPhase``) with the
+    ``PixelStep`` transformation and no local phase (see the module docstring). A recipe (``ADFImage``,
+    ``EIDIGImage``, ``NeuronFairImage``, ``ZeroOrderImage``) names the tabular method's parts it runs with: its
+    gradient source (``gradient_source()``, ``fairnb.search.parts``), its direction ``rule`` (a function of the
+    gradients at the images and their counterparts), ``extra_check`` (1: a seed is checked once more after its
+    last update, as ADF and NeuronFair do) and its momentum (``_decays``).
 
-    Its ``__init__`` holds the parameters every image search has; the tabular method's ``__init__`` is
-    skipped (its local phase, seed selection and clusters do not apply to images), so a subclass passes
-    these on with ``super().__init__(...)`` and sets only its own."""
+    Its ``__init__`` holds the parameters every image search has; a recipe's lists these and its own."""
 
     domain_needs = ()
     dedup = "eidig"
+    needs_gradients = True
+    rule = staticmethod(descend_agreeing)
+    extra_check = 0
+    _parameter_constraints = {**Search._parameter_constraints, **IMAGE_CONSTRAINTS}
 
     def __init__(self, n_seeds: int | None = None, max_iter: int = 40, global_step: float = 0.15,
                  signed: bool = False, batch_size: int = 1000, *, max_time: float | None = None,
                  max_tried: int | None = None, max_found: int | None = None, random_state: int | None = None,
                  progress: bool | None = None, constraints="default", control=None):
-        self.n_seeds, self.max_iter, self.global_step, self.signed, self.batch_size = (n_seeds, max_iter, global_step,
-                                                                                      signed, batch_size)
-        super(TwoPhaseSearch, self).__init__(max_time=max_time, max_tried=max_tried, max_found=max_found,
-                                             random_state=random_state, progress=progress,
-                                             constraints=constraints, control=control)
+        self.n_seeds = n_seeds
+        self.max_iter = max_iter
+        self.global_step = global_step
+        self.signed = signed
+        self.batch_size = batch_size
+        super().__init__(max_time=max_time, max_tried=max_tried, max_found=max_found, random_state=random_state,
+                         progress=progress, constraints=constraints, control=control)
 
     def _check_image_domain(self, domain, model):
         if getattr(domain, "kind", None) != "image" or not callable(getattr(domain, "flip", None)):
@@ -108,7 +114,7 @@ class ImageFlipSearch:
                           "one attribute measure on purpose", stacklevel=4)
 
     def _global_direction(self, G1, G2):
-        rule = super()._global_direction(G1, G2)       # the tabular method's (signed) direction
+        rule = self.rule(G1, G2)       # the tabular method's (signed) direction
         return rule if self.signed else rule * np.abs(G1 + G2)
 
     def select_seeds(self, seeds, should_stop=None, domain=None) -> np.ndarray:
@@ -129,6 +135,9 @@ class ImageFlipSearch:
     # ------------------------------------------------------------------ the parts of the two-phase skeleton
     def transformation(self, ctx):
         return self._step
+
+    def _global_checks(self):
+        return self.max_iter + self.extra_check
 
     def _local_steps(self):
         return 0                # global phase only, as in the paper
@@ -216,7 +225,44 @@ class ImageFlipSearch:
                         sa_disagrees=bool(P[k].argmax() != P[n + k].argmax()))
 
 
-class NeuronFairImage(ImageFlipSearch, NeuronFair):
+class ADFImage(ImageFlipSearch):
+    """ADF adapted to images like NeuronFair's image variant (see the module docstring): loss gradients,
+    ascent where they agree, ``max_iter + 1`` checks; parameters as ``ImageFlipSearch``."""
+
+    name = "adf_image"
+    rule = staticmethod(ascend_agreeing)
+    extra_check = 1
+
+    def gradient_source(self):
+        return Backprop("loss")
+
+
+class EIDIGImage(ImageFlipSearch):
+    """EIDIG adapted to images like NeuronFair's image variant (see the module docstring): class-probability
+    gradients with momentum ``decay`` (0.5), descent where they agree; the parameters of ``ImageFlipSearch`` and
+    ``decay``."""
+
+    name = "eidig_image"
+    local_pair = "random"
+    _parameter_constraints = {**ImageFlipSearch._parameter_constraints, "decay": [SHARE]}
+
+    def __init__(self, n_seeds: int | None = None, max_iter: int = 40, decay: float = 0.5, global_step: float = 0.15,
+                 signed: bool = False, batch_size: int = 1000, *, max_time: float | None = None,
+                 max_tried: int | None = None, max_found: int | None = None, random_state: int | None = None,
+                 progress: bool | None = None, constraints="default", control=None):
+        self.decay = decay
+        super().__init__(n_seeds=n_seeds, max_iter=max_iter, global_step=global_step, signed=signed,
+                         batch_size=batch_size, max_time=max_time, max_tried=max_tried, max_found=max_found,
+                         random_state=random_state, progress=progress, constraints=constraints, control=control)
+
+    def gradient_source(self):
+        return Backprop("proba")
+
+    def _decays(self):
+        return self.decay, 0.0
+
+
+class NeuronFairImage(ImageFlipSearch):
     """NeuronFair's image variant (global phase, unsigned dynamic-loss gradients, step 0.15).
 
     Parameters: ``n_seeds`` (None: every seed given), ``max_iter`` updates per seed, ``global_step``,
@@ -228,18 +274,30 @@ class NeuronFairImage(ImageFlipSearch, NeuronFair):
     """
 
     name = "neuronfair_image"
-    _parameter_constraints = {**NeuronFair._parameter_constraints, **IMAGE_CONSTRAINTS}
+    needs_gradients = False
+    needs_activations = True
+    rule = staticmethod(sign_of_sum)
+    extra_check = 1
+    _parameter_constraints = {**ImageFlipSearch._parameter_constraints,
+                              **{k: NeuronFair._parameter_constraints[k] for k in
+                                 ("momentum_global", "r_step_global", "random_share", "interpret_rows", "layer")}}
 
     def __init__(self, n_seeds: int | None = None, max_iter: int = 40, global_step: float = 0.15,
                  momentum_global: float = 0.1, r_step_global: int = 10, random_share: float = 0.05,
                  interpret_rows: int = 5000, layer: int | None = None, signed: bool = False, batch_size: int = 1000,
                  *, max_time: float | None = None, max_tried: int | None = None, max_found: int | None = None,
                  random_state: int | None = None, progress: bool | None = None, constraints="default", control=None):
-        self.momentum_global, self.r_step_global, self.random_share = momentum_global, r_step_global, random_share
-        self.interpret_rows, self.layer = interpret_rows, layer
+        self.momentum_global = momentum_global
+        self.r_step_global = r_step_global
+        self.random_share = random_share
+        self.interpret_rows = interpret_rows
+        self.layer = layer
         super().__init__(n_seeds=n_seeds, max_iter=max_iter, global_step=global_step, signed=signed,
                          batch_size=batch_size, max_time=max_time, max_tried=max_tried, max_found=max_found,
                          random_state=random_state, progress=progress, constraints=constraints, control=control)
+
+    def gradient_source(self):
+        return DynamicLoss(self.random_share, self.r_step_global)
 
     def _decays(self):
         return self.momentum_global, 0.0
@@ -248,32 +306,7 @@ class NeuronFairImage(ImageFlipSearch, NeuronFair):
         k = min(len(X), self.interpret_rows)
         rows = np.sort(ctx.rng.choice(len(X), k, replace=False)) if k < len(X) else np.arange(len(X))
         diffs, _ = pair_activation_differences(ctx.model, X[rows], C[rows])
-        self._use_interpretation(ctx, interpret_differences(diffs, k, layer=self.layer), PerShard)   # own seeds
-
-
-class ADFImage(ImageFlipSearch, ADF):
-    """ADF adapted to images like NeuronFair's image variant (see the module docstring); parameters as
-    ``NeuronFairImage`` without the NeuronFair-only ones."""
-
-    name = "adf_image"
-    _parameter_constraints = {**ADF._parameter_constraints, **IMAGE_CONSTRAINTS}
-
-
-class EIDIGImage(ImageFlipSearch, EIDIG):
-    """EIDIG adapted to images like NeuronFair's image variant (see the module docstring); ``decay`` is
-    its global momentum (0.5)."""
-
-    name = "eidig_image"
-    _parameter_constraints = {**EIDIG._parameter_constraints, **IMAGE_CONSTRAINTS}
-
-    def __init__(self, n_seeds: int | None = None, max_iter: int = 40, decay: float = 0.5, global_step: float = 0.15,
-                 signed: bool = False, batch_size: int = 1000, *, max_time: float | None = None,
-                 max_tried: int | None = None, max_found: int | None = None, random_state: int | None = None,
-                 progress: bool | None = None, constraints="default", control=None):
-        self.decay = decay
-        super().__init__(n_seeds=n_seeds, max_iter=max_iter, global_step=global_step, signed=signed,
-                         batch_size=batch_size, max_time=max_time, max_tried=max_tried, max_found=max_found,
-                         random_state=random_state, progress=progress, constraints=constraints, control=control)
+        use_interpretation(self, ctx, interpret_differences(diffs, k, layer=self.layer), PerShard)   # own seeds
 
 
 def flips_failed(result) -> int:

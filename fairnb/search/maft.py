@@ -28,12 +28,10 @@ from __future__ import annotations
 
 import warnings
 
-import numpy as np
-
 from ..models import outputs_hard_labels
 from ..params import POSITIVE
 from .eidig import EIDIG
-from .finite_difference import class_probability_gradient
+from .parts import ForwardDifference
 
 
 class MAFT(EIDIG):
@@ -68,8 +66,6 @@ class MAFT(EIDIG):
                           "gradients are then zero almost everywhere and the search degrades toward random. "
                           "Give MAFT a model with class probabilities.", UserWarning, stacklevel=2)
 
-    def _pair_gradients(self, ctx, X, XC, PX, PC, *, rows, t, phase):
-        n = len(X)
-        G = class_probability_gradient(ctx.oracle.predict_proba, np.vstack([X, XC]), self.h,
-                                       base_proba=np.vstack([PX, PC]), vectorised=self.vectorised)
-        return G[:n], G[n:]
+    def gradient_source(self):
+        """Forward differences of the predicted-class probability (``fairnb.search.parts.ForwardDifference``)."""
+        return ForwardDifference(self.h, self.vectorised)

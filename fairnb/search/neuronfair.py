@@ -66,6 +66,7 @@ from ..oracle import in_pieces
 from ..params import COUNT, SHARE, Interval, Options
 from ..results import PerShard, Same
 from .biased_neurons import interpret
+from .parts import GradientSource, sign_of_sum
 from .two_phase import EPSILON, TwoPhaseSearch
 
 LOG_FLOOR = 1e-12
@@ -126,12 +127,7 @@ class NeuronFair(TwoPhaseSearch):
                                  Same if whole else PerShard)
 
     def _use_interpretation(self, ctx, found, kind):
-        """Keep NeuronFair's findings (``interpretation_``, ``result.extras`` as tallies of ``kind``: ``Same``
-        where every shard interprets the same rows, else ``PerShard``) and the biased-neuron mask."""
-        self.interpretation_ = found
-        ctx.result.tally(**{name: kind(value) for name, value in found.to_extras().items()})
-        self._biased = np.zeros(len(found.act_diff[found.biased_layer]), bool)
-        self._biased[found.biased_neurons] = True
+        use_interpretation(self, ctx, found, kind)
 
     # ------------------------------------------------------------------ the parts
     def _global_checks(self):
@@ -154,48 +150,12 @@ class NeuronFair(TwoPhaseSearch):
     def _on_failure(self):
         return "accept" if self.local == "paper" else "metropolis"
 
-    def _begin_population(self, ctx, phase, size):
-        self._random = np.zeros((size, len(self._biased)), bool)
-        self._drawn_at = None
-
-    def _draw_random_neurons(self, rng):
-        size, n = self._random.shape
-        k = int(n * self.random_share)
-        self._random[:] = False
-        if k:
-            idx = np.argpartition(rng.random((size, n)), k - 1, axis=1)[:, :k]   # the k smallest draws
-            self._random[np.arange(size)[:, None], idx] = True
-
-    def _pair_gradients(self, ctx, X, XC, PX, PC, *, rows, t, phase):
-        r_step = self.r_step_global if phase == "global" else self.r_step_local
-        if t % r_step == 0 and self._drawn_at != t:
-            self._draw_random_neurons(ctx.rng)
-            self._drawn_at = t
-        layer = self.interpretation_.biased_layer
-
-        def pair_gradients(X, XC, rows):
-            mask = (self._biased[None, :] | self._random[rows]).astype(float)
-            Z = np.vstack([X, XC])
-            single = getattr(ctx.model, "layer_output", None)     # Keras: only this layer (conv outputs are large)
-            A = np.asarray(single(Z, layer) if single else ctx.model.layer_outputs(Z)[layer], dtype=float)
-            n = len(X)
-            a, ac = A[:n], A[n:]
-            weights = np.vstack([self._loss_weights(a, ac, mask), self._loss_weights(ac, a, mask)])
-            G = np.asarray(ctx.model.activation_gradient(Z, layer, weights), dtype=float)
-            return G[:n], G[n:]
-
-        self._stats["gradient_rows"] += 2 * len(X)
-        width = X[0].size + len(self._biased)     # an input and its activations in the biased layer
-        return in_pieces(pair_gradients, X, XC, np.asarray(rows), row_bytes=2 * width * 8)
-
-    @staticmethod
-    def _loss_weights(a, target, mask):
-        """``dJ/da`` of Eq. 4, ``J = -sum_k m_k target_k log a_k``, with the target held constant (the
-        twin gradient calls this with ``a`` and ``target`` swapped)."""
-        return -mask * target / np.maximum(a, LOG_FLOOR)
+    def gradient_source(self):
+        """The dynamic loss on the most biased layer (``DynamicLoss``)."""
+        return DynamicLoss(self.random_share, self.r_step_global, self.r_step_local)
 
     def _global_direction(self, G1, G2):
-        return np.sign(G1 + G2)
+        return sign_of_sum(G1, G2)
 
     def _local_plan(self, G1, G2, free):
         if self.local == "reference":
@@ -204,3 +164,76 @@ class NeuronFair(TwoPhaseSearch):
         score = np.where(free, 1.0 / (np.abs(total) + EPSILON), -np.inf)
         e = np.exp(score - score.max(axis=1, keepdims=True))
         return e / e.sum(axis=1, keepdims=True), np.sign(total)
+
+
+def use_interpretation(search, ctx, found, kind) -> None:
+    """Keep NeuronFair's findings ``found`` on ``search`` (``interpretation_``), in ``result.extras`` (as tallies of
+    ``kind``: ``Same`` where every shard interprets the same rows, else ``PerShard``) and in the run's
+    ``DynamicLoss`` (the biased layer and neurons)."""
+    search.interpretation_ = found
+    ctx.result.tally(**{name: kind(value) for name, value in found.to_extras().items()})
+    search._gradient.use(found)
+
+
+class DynamicLoss(GradientSource):
+    """NeuronFair's gradient source: the gradients of the dynamic loss (Eq. 4) on the most biased layer, with
+    the mask of its biased neurons OR ``random_share`` of the layer's neurons drawn at random for every row of a
+    population at the steps ``t = 0, r_step, 2 r_step, ...`` (``r_step_global``, ``r_step_local`` by phase).
+    ``use(interpretation)`` gives it the layer and the biased neurons before the search.
+
+    >>> loss = DynamicLoss(random_share=0.25, r_step_global=10)
+    >>> loss.biased = np.zeros(8, bool)
+    >>> loss.begin_population(3); loss.draw(np.random.default_rng(0))
+    >>> loss.random.sum(axis=1).tolist()          # INT(0.25 * 8) random neurons per row
+    [2, 2, 2]
+    """
+
+    def __init__(self, random_share: float = 0.05, r_step_global: int = 10, r_step_local: int | None = None):
+        self.random_share = random_share
+        self.r_steps = {"global": r_step_global, "local": r_step_local}
+        self.layer = self.biased = self.random = self.drawn_at = None
+
+    def use(self, interpretation) -> None:
+        """The biased layer and neurons of NeuronFair's ``interpretation`` (``fairnb.search.biased_neurons``)."""
+        self.layer = interpretation.biased_layer
+        self.biased = np.zeros(len(interpretation.act_diff[self.layer]), bool)
+        self.biased[interpretation.biased_neurons] = True
+
+    def begin_population(self, size: int) -> None:
+        self.random = np.zeros((size, len(self.biased)), bool)
+        self.drawn_at = None
+
+    def draw(self, rng) -> None:
+        """New random neurons for every row of the population."""
+        size, n = self.random.shape
+        k = int(n * self.random_share)
+        self.random[:] = False
+        if k:
+            idx = np.argpartition(rng.random((size, n)), k - 1, axis=1)[:, :k]   # the k smallest draws
+            self.random[np.arange(size)[:, None], idx] = True
+
+    @staticmethod
+    def weights(a, target, mask):
+        """``dJ/da`` of Eq. 4, ``J = -sum_k m_k target_k log a_k``, with the target held constant (the twin
+        gradient calls this with ``a`` and ``target`` swapped)."""
+        return -mask * target / np.maximum(a, LOG_FLOOR)
+
+    def __call__(self, ctx, X, XC, PX, PC, *, rows, t, phase):
+        if t % self.r_steps[phase] == 0 and self.drawn_at != t:
+            self.draw(ctx.rng)
+            self.drawn_at = t
+        layer = self.layer
+
+        def pair_gradients(X, XC, rows):
+            mask = (self.biased[None, :] | self.random[rows]).astype(float)
+            Z = np.vstack([X, XC])
+            single = getattr(ctx.model, "layer_output", None)     # Keras: only this layer (conv outputs are large)
+            A = np.asarray(single(Z, layer) if single else ctx.model.layer_outputs(Z)[layer], dtype=float)
+            n = len(X)
+            a, ac = A[:n], A[n:]
+            weights = np.vstack([self.weights(a, ac, mask), self.weights(ac, a, mask)])
+            G = np.asarray(ctx.model.activation_gradient(Z, layer, weights), dtype=float)
+            return G[:n], G[n:]
+
+        width = X[0].size + len(self.biased)     # an input and its activations in the biased layer
+        return in_pieces(pair_gradients, X, XC, np.asarray(rows), row_bytes=2 * width * 8)

@@ -19,11 +19,11 @@ failed step is the method's choice: keep it (ADF's pseudo-code, NeuronFair), go 
 acceptance (ADF's reference code), or reset to the seed (EIDIG/MAFT).
 
 The skeleton asks the method's transformation part what a step is (``transformation(ctx)``: a unit
-step on a feature, a word swap, a pixel step; ``fairnb.search.transformations``). The methods differ only in small parts,
-which subclasses override: the gradient source
-(``_pair_gradients``: loss or class probability by backprop, forward differences, NeuronFair's dynamic
-loss), the global direction rule, the momentum decays, how often the local probabilities are refreshed,
-the failure policy and the local move.
+step on a feature, a word swap, a pixel step; ``fairnb.search.transformations``) and its gradient source part
+where the guidance comes from (``gradient_source()``: loss or class probability by backprop, forward
+differences, NeuronFair's dynamic loss, a random-direction estimate; ``fairnb.search.parts``). The methods
+differ otherwise only in small parts, which subclasses override: the global direction rule, the momentum
+decays, how often the local probabilities are refreshed, the failure policy and the local move.
 
 **Batching** (the reason fairnb is fast). The papers loop over one seed at a time and call the model
 once per instance. Here every seed still in the global phase advances together: one oracle call per
@@ -59,9 +59,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..oracle import in_pieces, rows_per_call
+from ..oracle import rows_per_call
 from ..params import COUNT, POSITIVE, STEPS, Options
 from ..results import Count, Distinct, Ratio
+from .parts import Backprop, agreeing_signs
 from .transformations import UnitStep
 from .engine import Batch, Search
 from .generated import GeneratedInputs
@@ -120,16 +121,6 @@ def real_variants(verdict) -> np.ndarray | None:
     return np.arange(m)[None, :] < np.array([len(items) for items in verdict.variant_items])[:, None]
 
 
-def agreeing_signs(G1: np.ndarray, G2: np.ndarray) -> np.ndarray:
-    """``sign(g1)`` where ``sign(g1) == sign(g2)``, else 0 (ADF's Algorithm 3; zeros agree and give 0).
-
-    >>> agreeing_signs(np.array([[1., -2, 3, 0, 5]]), np.array([[2., 1, 1, 0, -1]])).tolist()
-    [[1.0, 0.0, 1.0, 0.0, 0.0]]
-    """
-    s = np.sign(G1)
-    return np.where(s == np.sign(G2), s, 0.0)
-
-
 def reciprocal_probabilities(G1: np.ndarray, G2: np.ndarray, free: np.ndarray, eps: float = EPSILON) -> np.ndarray:
     """Attribute probabilities proportional to ``1 / (|g1| + |g2| + eps)`` on the ``free`` columns, 0
     elsewhere (ADF's Algorithm 8 with EIDIG's epsilon; all-zero gradients give a uniform choice).
@@ -148,7 +139,8 @@ class TwoPhase(Search):
     docstring). What a step is comes from the method's transformation part (``transformation(ctx)``:
     ``UnitStep`` and ``PixelStep`` of ``fairnb.search.transformations``, ``fairnb.search.text_steps.WordSwap``);
     which step to take, from the method's hooks below (``_global_candidates``, ``_local_plan``,
-    ``_local_candidates``, ``_pair_gradients``...). A subclass holds the parameters (at least ``batch_size``)."""
+    ``_local_candidates``, ``_global_direction``...); where the guidance comes from, from its gradient source part
+    (``gradient_source()``, ``fairnb.search.parts``). A subclass holds the parameters (at least ``batch_size``)."""
 
     dedup = "adf"                # convention that makes global IDIs distinct before their walks
     counterpart_rule = "l2"      # global x': max L2 output difference; "class": max |delta p| of x's class
@@ -160,6 +152,11 @@ class TwoPhase(Search):
     def transformation(self, ctx):
         """The transformation part of this run: what a step is (``fairnb.search.transformations``)."""
         raise NotImplementedError
+
+    def gradient_source(self):
+        """The gradient source part of this run (``fairnb.search.parts``), built from the parameters as the run
+        starts; None for a method that asks for its gradients itself (``_pair_gradients``)."""
+        return None
 
     def _global_checks(self) -> int:
         """How many times a seed is checked in the global phase."""
@@ -193,16 +190,26 @@ class TwoPhase(Search):
         """Called once before the global phase (e.g. NeuronFair's interpretation)."""
 
     def _begin_population(self, ctx, phase: str, size: int) -> None:
-        """Called when a population (all seeds, or one batch of walkers) starts."""
+        """Called when a population (all seeds, or one batch of walkers) starts (tells the gradient source)."""
+        if self._gradient is not None:
+            self._gradient.begin_population(size)
 
     def _pair_gradients(self, ctx, X, XC, PX, PC, *, rows, t, phase) -> tuple[np.ndarray, np.ndarray]:
-        """Gradients at ``X`` and at the counterparts ``XC`` (outputs ``PX``, ``PC``); ``(None, None)`` for a
-        method without gradients. ``rows`` index the population, ``t`` is the step."""
+        """Gradients at ``X`` and at the counterparts ``XC`` (outputs ``PX``, ``PC``) from the gradient source;
+        ``(None, None)`` for a method without gradients. ``rows`` index the population, ``t`` is the step."""
+        g, gc = self._gradient(ctx, X, XC, PX, PC, rows=rows, t=t, phase=phase)
+        if self._gradient.backprop_rows:
+            self._stats["gradient_rows"] += 2 * len(X)
+        return g, gc
+
+    def _global_direction(self, G1: np.ndarray, G2: np.ndarray) -> np.ndarray:
+        """Direction of a global step from the (momentum) gradients at the inputs and their counterparts."""
         raise NotImplementedError
 
     def _global_candidates(self, ctx, step, X, G1, G2, PX, PC, trace, t):
-        """One global step of every row: ``(X', moved, trace')``; rows not ``moved`` leave the search."""
-        raise NotImplementedError
+        """One global step of every row: ``(X', moved, trace')``; rows not ``moved`` leave the search. Default:
+        ``global_step`` along ``_global_direction``, every row moved."""
+        return step.apply(X, self._global_direction(G1, G2), self.global_step, trace), np.ones(len(X), bool), trace
 
     def _local_plan(self, G1, G2, movable) -> tuple[np.ndarray, ...]:
         """Per-row arrays that guide the local moves until the next refresh (e.g. attribute probabilities)."""
@@ -236,6 +243,7 @@ class TwoPhase(Search):
     # ------------------------------------------------------------------ the search
     def _generate(self, ctx):
         self._stats = {"gradient_rows": 0, "gradient_calls": 0, "local_steps": 0, "first_check": 0, "later": 0}
+        self._gradient = self.gradient_source()
         self._begin_run(ctx)
         try:
             seeds = self._selected_seeds(ctx)
@@ -450,25 +458,14 @@ class TwoPhaseSearch(TwoPhase):
         """Unit steps on the non-protected features (``fairnb.search.transformations.UnitStep``)."""
         return UnitStep(ctx.domain)
 
-    def _pair_gradients(self, ctx, X, XC, PX, PC, *, rows, t, phase) -> tuple[np.ndarray, np.ndarray]:
-        """Gradients at ``X`` and at the counterparts ``XC`` (outputs ``PX``, ``PC``), each ``(n, d)``.
-
-        Default: white-box ``input_gradient`` of each row's own predicted class (``objective``), in one
-        call for ``X`` and ``XC``. ``rows`` index the population, ``t`` is the step.
-        """
-        n = len(X)
-        classes = np.concatenate([PX.argmax(axis=1), PC.argmax(axis=1)])
-        G = in_pieces(lambda z, c: np.asarray(ctx.model.input_gradient(z, c, of=self.objective), dtype=float),
-                      np.concatenate([X, XC]), classes, row_bytes=X[0].size * 8)
-        self._stats["gradient_rows"] += 2 * n
-        return G[:n], G[n:]
+    def gradient_source(self):
+        """White-box ``input_gradient`` of each row's own predicted class (``objective``;
+        ``fairnb.search.parts.Backprop``)."""
+        return Backprop(self.objective)
 
     def _global_direction(self, G1: np.ndarray, G2: np.ndarray) -> np.ndarray:
         """Unit direction of a global step (protected columns are zeroed afterwards)."""
         return self.direction_sign * agreeing_signs(G1, G2)
-
-    def _global_candidates(self, ctx, step, X, G1, G2, PX, PC, trace, t):
-        return step.apply(X, self._global_direction(G1, G2), self.global_step, trace), np.ones(len(X), bool), trace
 
     def _local_plan(self, G1: np.ndarray, G2: np.ndarray, free: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Attribute probabilities and directions for the local moves (direction unused by "one")."""

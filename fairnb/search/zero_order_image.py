@@ -39,8 +39,8 @@ import numpy as np
 from ..models import outputs_hard_labels
 from ..oracle import in_pieces
 from ..params import COUNT, POSITIVE
-from .eidig import EIDIG
-from .image_flip import IMAGE_CONSTRAINTS, ImageFlipSearch
+from .image_flip import EIDIGImage
+from .parts import GradientSource
 
 
 def random_direction_gradient(predict_proba, X, n_directions: int = 20, sigma: float = 0.01, rng=None, *,
@@ -72,7 +72,21 @@ def random_direction_gradient(predict_proba, X, n_directions: int = 20, sigma: f
     return in_pieces(estimate, X, classes, row_bytes=3 * 2 * q * X[0].size * 8)
 
 
-class ZeroOrderImage(ImageFlipSearch, EIDIG):
+class RandomDirections(GradientSource):
+    """The gradient source of ``ZeroOrderImage``: ``random_direction_gradient`` of each image's predicted-class
+    probability along ``n_directions`` random directions probed ``sigma`` away (``ctx.rng`` draws them)."""
+
+    def __init__(self, n_directions: int = 20, sigma: float = 0.01):
+        self.n_directions, self.sigma = n_directions, sigma
+
+    def __call__(self, ctx, X, XC, PX, PC, *, rows, t, phase):
+        n = len(X)
+        G = random_direction_gradient(ctx.oracle.predict_proba, np.concatenate([X, XC]), self.n_directions,
+                                      self.sigma, ctx.rng, base_proba=np.concatenate([PX, PC]))
+        return G[:n], G[n:]
+
+
+class ZeroOrderImage(EIDIGImage):
     """EIDIG's image search with zero-order gradients (see the module docstring): the parameters of
     :class:`~fairnb.search.image_flip.EIDIGImage` plus
 
@@ -82,27 +96,23 @@ class ZeroOrderImage(ImageFlipSearch, EIDIG):
 
     name = "zero_order_image"
     needs_gradients = False
-    _parameter_constraints = {**EIDIG._parameter_constraints, **IMAGE_CONSTRAINTS, "n_directions": [COUNT],
-                              "sigma": [POSITIVE]}
+    _parameter_constraints = {**EIDIGImage._parameter_constraints, "n_directions": [COUNT], "sigma": [POSITIVE]}
 
     def __init__(self, n_seeds: int | None = None, max_iter: int = 40, decay: float = 0.5, n_directions: int = 20,
                  sigma: float = 0.01, global_step: float = 0.15, signed: bool = False, batch_size: int = 1000, *,
                  max_time: float | None = None, max_tried: int | None = None, max_found: int | None = None,
                  random_state: int | None = None, progress: bool | None = None, constraints="default", control=None):
-        self.decay, self.n_directions, self.sigma = decay, n_directions, sigma
-        super().__init__(n_seeds=n_seeds, max_iter=max_iter, global_step=global_step, signed=signed,
+        self.n_directions = n_directions
+        self.sigma = sigma
+        super().__init__(n_seeds=n_seeds, max_iter=max_iter, decay=decay, global_step=global_step, signed=signed,
                          batch_size=batch_size, max_time=max_time, max_tried=max_tried, max_found=max_found,
                          random_state=random_state, progress=progress, constraints=constraints, control=control)
+
+    def gradient_source(self):
+        return RandomDirections(self.n_directions, self.sigma)
 
     def _begin_pairs(self, ctx, X, C):
         if outputs_hard_labels(ctx.oracle, X[:64]):
             warnings.warn(f"{self.name}: the model returns hard labels (probabilities exactly 0 or 1); zero-order "
                           "gradients are then zero almost everywhere and the search degrades toward random. Give it "
                           "a model with class probabilities.", UserWarning, stacklevel=2)
-
-    def _pair_gradients(self, ctx, X, XC, PX, PC, *, rows, t, phase):
-        n = len(X)
-        G = random_direction_gradient(ctx.oracle.predict_proba, np.concatenate([X, XC]), self.n_directions,
-                                      self.sigma, ctx.rng, base_proba=np.concatenate([PX, PC]))
-        self._stats["gradient_rows"] += 2 * n
-        return G[:n], G[n:]
