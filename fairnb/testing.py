@@ -3,7 +3,7 @@
 The rule (:class:`Gate`), on a model re-checked on a saved suite (``fairnb.check``):
 
 * **natural rate**: fail when the lower end of the 95 % Wilson interval of the natural rate (the share of the
-  suite's seeds discriminatory as they are on the model) is above ``natural_limit`` (default 0.05). This is a
+  inputs the search checked as they are, the data's rows, discriminatory on the model) is above ``natural_limit`` (default 0.05). This is a
   one-sided test of "the model's natural rate is at most the limit" at level 2.5 %: a model whose true rate is
   at the limit fails 2.4 % to 2.9 % of the time (exact binomial, 100 to 10,000 seeds), one below it less often, and a model well above it
   (the rate of a biased model on seeds that found discrimination) fails nearly always once a few hundred seeds
@@ -25,8 +25,8 @@ Example
 >>> path = r.save_suite(os.path.join(tempfile.mkdtemp(), "suite.parquet"))
 >>> assert_fair(fairnb.train_demo_model(data, ignore_protected=True, random_state=0), path).counts()["still"]
 0
->>> Gate().failures(fairnb.check(biased, path))[0][:61]
-'natural rate: the 95 % interval of the share of the 200 seeds'
+>>> Gate().failures(fairnb.check(biased, path))[0][:64]
+'natural rate: the 95 % interval of the share of the 1,558 inputs'
 """
 from __future__ import annotations
 
@@ -55,7 +55,7 @@ class Gate:
         out = []
         n, c = checked.natural(), checked.counts()
         if self.natural_limit is not None and n.get("natural_low", 0) > self.natural_limit:
-            out.append(f"natural rate: the 95 % interval of the share of the {n['natural_n']:,} seeds discriminatory "
+            out.append(f"natural rate: the 95 % interval of the share of the {n['natural_n']:,} inputs discriminatory "
                        f"as they are, {fmt_share(n['natural_low'])} to {fmt_share(n['natural_high'])} (rate "
                        f"{fmt_share(n['natural_rate'])}), lies above the limit {fmt_share(self.natural_limit)}")
         if self.max_still is not None and c["still"] > self.max_still:

@@ -7,6 +7,7 @@ import pytest
 
 from fairnb import heap
 from fairnb.search import get_method
+from fairnb.search.registry import seeds_for
 
 
 def _rss_mb() -> float:
@@ -84,7 +85,7 @@ def test_a_ctrl_c_while_the_heap_is_released_still_returns_the_result(synthetic,
     monkeypatch.setattr(heap, "release", release_pressed)
     search = get_method(method)(max_tried=300, random_state=0, progress=False)
     try:
-        result = search.run(biased_model, synthetic.domain, seeds=synthetic.X[:50])
+        result = search.run(biased_model, synthetic.domain, seeds=seeds_for(search, synthetic.X[:50]))
     except KeyboardInterrupt:
         pytest.fail("a Ctrl-C while the heap was released escaped run(): the Result was lost")
     assert pressed == [1] and result.status == "budget" and result.tried >= 300

@@ -111,10 +111,10 @@ def test_warns_on_hard_labels(synthetic):
 
 def test_probe_rows_are_counted(synthetic, biased_model):
     """A gradient costs d probe rows per input (the outputs of x and x' come from the oracle's check);
-    the hard-label check at the start reads the 20 seeds once more, and the natural rate checks them with
-    their m variants."""
+    the hard-label check at the start reads the 20 seeds once more, and the natural rate checks the data's
+    distinct rows with their m variants."""
     r = MAFT(n_seeds=20, n_local=10, update_interval=float("inf"), seed_selection="as_given",
              random_state=0).run(biased_model, synthetic.domain, seeds=synthetic.X)
     d, m = synthetic.domain.n_features, len(synthetic.domain.protected_values)
-    gradient_rows = r.extras["model_rows"] - r.tried * m - 20 - 20 * m
+    gradient_rows = r.extras["model_rows"] - r.tried * m - 20 - len(r.extras["natural_inputs"]) * m
     assert gradient_rows > 0 and gradient_rows % d == 0

@@ -115,4 +115,4 @@ def test_material_and_immaterial_pairs_add_up_to_the_pairs_reported(synthetic, b
     s = r.summary()
     assert s["unique_idi_pairs"] < len(r)                      # some pairs were stored both ways round
     assert s["material_pairs"] + s["immaterial_pairs"] == s["unique_idi_pairs"]
-    assert s["near_threshold"] <= s["unique_idi_pairs"] and "material_pairs" not in s
+    assert s["near_threshold"] <= s["unique_idi_pairs"] and "material_idis" not in s

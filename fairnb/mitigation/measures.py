@@ -107,11 +107,13 @@ def idi_count(model, result, seeds=None, *, convention: str = "eidig") -> int:
     A time budget (``max_time``) makes the count depend on the machine's speed; a size budget does not.
     """
     from ..search import get_method
+    from ..search.registry import seeds_for
 
     if not getattr(result, "method", None):
         raise ValueError("the result names no search method; run the search with fairnb.run_search(...)")
     params = {k: v for k, v in result.params.items() if k not in ("progress", "control")}   # control: its description
-    fresh = get_method(result.method)(**params, progress=False).run(model, result.domain, seeds)
+    search = get_method(result.method)(**params, progress=False)
+    fresh = search.run(model, result.domain, seeds_for(search, seeds))     # a method that draws its own takes none
     return fresh.count(convention)
 
 
