@@ -55,7 +55,8 @@ BOUNDS = {"backsubstitution": backsubstituted_bounds, "symbolic": score_bounds}
 def certify(model, domain, *, max_time: float | None = 60.0, max_boxes: int | None = 1_000_000,
             batch_size: int = 1024, enumerate_at: int = 8, split_by: str = "slope", bounds: str = "backsubstitution",
             margin: float = 1e-6, stop=None) -> Certificate:
-    """Certify ``model`` individually fair over ``domain`` where it is, falsify it where it is not.
+    """Certify ``model`` individually fair over ``domain`` where it is, falsify it where it is not; returns a
+    :class:`~fairnb.certification.Certificate`.
 
     Parameters
     ----------
@@ -74,8 +75,6 @@ def certify(model, domain, *, max_time: float | None = 60.0, max_boxes: int | No
         decided exactly when their boxes get small.
     stop : a ``threading.Event`` or a callable returning True to end the run (a Stop button); polled
         between batches.
-
-    Returns a :class:`~fairnb.certification.Certificate`.
     """
     layers = relu_layers(model)
     _check(domain, layers, max_time, max_boxes, batch_size, enumerate_at, split_by, bounds, margin)
