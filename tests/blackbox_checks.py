@@ -30,3 +30,12 @@ class RowLog:
     def predict_proba(self, X):
         self.calls.append(np.asarray(X, dtype=float).copy())
         return self.model.predict_proba(X)
+
+
+def same_pairs(a, b) -> bool:
+    """The same pairs (inputs, counterparts, phases, seeds, marks) in the same order, their probabilities within 1e-6
+    (BLAS rounds them differently on another thread or CPU: never compared exactly); times may differ."""
+    x, y = a.pairs.drop(columns="time"), b.pairs.drop(columns="time")
+    floats = [c for c in x.columns if x[c].dtype.kind == "f"]
+    return (list(x.columns) == list(y.columns) and x.drop(columns=floats).equals(y.drop(columns=floats))
+            and np.allclose(x[floats].to_numpy(float), y[floats].to_numpy(float), rtol=0, atol=1e-6))

@@ -21,6 +21,7 @@ from fairnb.search.registry import seeds_for
 
 distributed = pytest.importorskip("distributed")
 from fairnb.distributed import local_cluster  # noqa: E402
+from blackbox_checks import same_pairs
 
 
 @pytest.fixture(scope="module")
@@ -33,11 +34,6 @@ def client():
         c = local_cluster(n_workers=2, threads_per_worker=1, processes=True)
     yield c
     fairnb.distributed.close(c)
-
-
-def same_pairs(a, b) -> bool:
-    """The same pairs (inputs, counterparts, outputs, phases, seeds) in the same order; times may differ."""
-    return a.pairs.drop(columns="time").equals(b.pairs.drop(columns="time"))
 
 
 def confirmed(result, model) -> bool:

@@ -16,10 +16,7 @@ from fairnb.search import RandomSearch
 from fairnb.search.aequitas import Aequitas
 from fairnb.search.eidig import EIDIG
 from fairnb.search.registry import seeds_for
-
-
-def same_pairs(a, b) -> bool:
-    return a.pairs.drop(columns="time").equals(b.pairs.drop(columns="time"))
+from blackbox_checks import same_pairs
 
 
 def confirmed(result, model) -> bool:
