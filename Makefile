@@ -72,7 +72,7 @@ screenshots: $(VENV)/.all fairnb/static/.built
 
 test-python: $(VENV)/.all fairnb/static/.built
 	FAIRNB_DATA=$${FAIRNB_DATA:-$(SHARED)/data} FAIRNB_MODELS=$${FAIRNB_MODELS:-$(SHARED)/models} \
-	  $(PY) -m pytest -n 2 --timeout 900 -q -m "not browser" --durations=15    # the slowest: where CI time goes
+	  $(PY) -m pytest -n 2 --timeout 600 -q -m "not browser" --durations=15    # the slowest: where CI time goes
 
 # the Python suite (its slow tests aside: model training, which `make test` runs) again under two OpenBLAS
 # kernels (float rounding differs between CPUs: no test may depend on it), less the modules whose assertions pass
@@ -81,7 +81,7 @@ test-cpus: $(VENV)/.all fairnb/static/.built
 	for core in Haswell Prescott; do \
 	  echo "== OPENBLAS_CORETYPE=$$core"; \
 	  OPENBLAS_CORETYPE=$$core FAIRNB_DATA=$${FAIRNB_DATA:-$(SHARED)/data} FAIRNB_MODELS=$${FAIRNB_MODELS:-$(SHARED)/models} \
-	    $(PY) -m pytest -p no:cacheprovider -n 2 --timeout 900 -q -m "not browser and not slow and not not_numeric" || exit 1; \
+	    $(PY) -m pytest -p no:cacheprovider -n 2 --timeout 600 -q -m "not browser and not slow and not not_numeric" || exit 1; \
 	done
 
 # every notebook (tutorials and solutions) in smoke mode, never downloading (FAIRNB_DOWNLOAD=0), run in a copy in

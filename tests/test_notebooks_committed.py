@@ -31,6 +31,17 @@ def test_committed_without_outputs_and_with_a_smoke_switch(path):
     assert any("FAIRNB_SMOKE" in _text(c) for c in code), "the notebook needs SMOKE = os.environ.get('FAIRNB_SMOKE') == '1'"
 
 
+@pytest.mark.parametrize("path", ALL, ids=lambda p: str(p.relative_to(NOTEBOOKS)))
+def test_valid_nbformat_with_cell_ids(path):
+    """The docs build and nbmake read them with nbformat: a cell id in a 4.4 notebook, or a 4.5 cell without one,
+    is invalid there."""
+    import nbformat
+
+    nbformat.validate(nbformat.reads(path.read_text(), as_version=4))
+    notebook = json.loads(path.read_text())
+    assert notebook["nbformat_minor"] >= 5 and all("id" in c for c in notebook["cells"])
+
+
 @pytest.mark.parametrize("path", TUTORIALS, ids=lambda p: p.name)
 def test_exercises_name_an_existing_solutions_notebook(path):
     markdown = "\n".join(_text(c) for c in _cells(path) if c["cell_type"] == "markdown")

@@ -3,7 +3,11 @@ the local run, shards on processes divide the budget, Stop and Ctrl-C keep what 
 shard keeps the others' pairs."""
 from __future__ import annotations
 
+import functools
+import multiprocessing
+import threading
 import time
+import warnings
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 
 import numpy as np
@@ -17,6 +21,10 @@ from fairnb.search.aequitas import Aequitas
 from fairnb.search.eidig import EIDIG
 from fairnb.search.registry import seeds_for
 from blackbox_checks import same_pairs
+
+
+# processes started fresh: a fork of this worker (TensorFlow's threads, pytest-timeout's) may wait for ever on a lock
+Processes = functools.partial(ProcessPoolExecutor, mp_context=multiprocessing.get_context("spawn"))
 
 
 def confirmed(result, model) -> bool:
@@ -57,7 +65,7 @@ def test_two_shards_on_processes_divide_the_count_budget(synthetic, biased_model
     search = lambda: EIDIG(n_seeds=60, n_local=40, random_state=1, progress=False)  # noqa: E731
     seeds = synthetic.X[:400]
     one = search().run(biased_model, synthetic.domain, seeds)
-    with ProcessPoolExecutor(2) as pool:
+    with Processes(2) as pool:
         two = search().run(biased_model, synthetic.domain, seeds, executor=pool, n_shards=2)
     assert list(two.extras["shards"]["status"]) == ["completed", "completed"]
     assert abs(two.tried - one.tried) <= 0.1 * one.tried
@@ -112,7 +120,7 @@ def test_a_failing_shard_keeps_the_others_pairs(threads, synthetic, biased_model
     assert result.count() == alone.count()
 
 
-@pytest.mark.parametrize("pool", [ThreadPoolExecutor, ProcessPoolExecutor])
+@pytest.mark.parametrize("pool", [ThreadPoolExecutor, Processes])
 def test_stop_ends_every_shard_and_keeps_what_each_found(synthetic, biased_model, pool):
     search = RandomSearch(n_samples=None, max_time=float("inf"), batch_size=200, random_state=0, progress=False)
     events = []
@@ -142,8 +150,6 @@ def test_ctrl_c_keeps_what_every_shard_found(threads, synthetic, biased_model):
 
 
 def test_a_model_that_does_not_pickle_is_refused_for_processes_by_name(synthetic, biased_model):
-    import threading
-
     class Locked:                          # holds a lock: no pickler sends it to another process
         lock = None
 
@@ -153,5 +159,25 @@ def test_a_model_that_does_not_pickle_is_refused_for_processes_by_name(synthetic
         def __call__(self, X):
             return biased_model.predict_proba(X)
 
-    with ProcessPoolExecutor(1) as pool, pytest.raises(TypeError, match="cannot be sent to other processes"):
+    with Processes(1) as pool, pytest.raises(TypeError, match="cannot be sent to other processes"):
         RandomSearch(n_samples=100, progress=False).run(Locked(), synthetic.domain, executor=pool)
+
+
+def test_a_pool_that_forks_a_threaded_process_is_warned_of():
+    """A fork copies the locks other threads hold: the user is told to spawn instead (the pools are only read
+    here, never started)."""
+    from fairnb.distributed.pools import warn_if_forking
+
+    forking, spawning = (ProcessPoolExecutor(1, mp_context=multiprocessing.get_context(m)) for m in ("fork", "spawn"))
+    busy = threading.Event()
+    other = threading.Thread(target=busy.wait)
+    other.start()
+    try:
+        with pytest.warns(RuntimeWarning, match=r"get_context\('spawn'\)"):
+            warn_if_forking(forking)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            warn_if_forking(spawning)
+    finally:
+        busy.set()
+        other.join()

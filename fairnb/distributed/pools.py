@@ -25,6 +25,7 @@ from concurrent.futures import BrokenExecutor, Executor, ProcessPoolExecutor, Th
 
 import numpy as np
 
+from ..user_frame import warn
 from .driver import drive
 from .shard import run_shard
 
@@ -83,7 +84,7 @@ class ManagerLink:
         import multiprocessing
 
         self.on_message = on_message
-        self._manager = multiprocessing.Manager()
+        self._manager = multiprocessing.get_context("spawn").Manager()   # a fork of a threaded process may hang
         self.queue, self.stop_flag = self._manager.Queue(), self._manager.Event()
 
     def __getstate__(self):
@@ -157,6 +158,17 @@ class Unpacked:
         return loaded
 
 
+def warn_if_forking(pool: ProcessPoolExecutor) -> None:
+    """Warn when ``pool`` forks its processes from this one while other threads run here (TensorFlow's, a
+    progress panel's, a Jupyter kernel's): a fork copies the locks those threads hold, and a process that
+    needs one waits for ever, so the search would never return."""
+    context = getattr(pool, "_mp_context", None)
+    if context is not None and context.get_start_method() == "fork" and threading.active_count() > 1:
+        warn(f"this process pool forks its processes while {threading.active_count()} threads run here: a "
+             "forked process may wait for ever on a lock another thread held; create it with "
+             "ProcessPoolExecutor(n, mp_context=multiprocessing.get_context('spawn'))", RuntimeWarning)
+
+
 class ExecutorBackend:
     """How the driver uses a ``concurrent.futures.Executor``: its default number of shards, how the model
     travels, how shards report (``DirectLink`` on threads, ``ManagerLink`` on a process pool, else
@@ -176,7 +188,11 @@ class ExecutorBackend:
         if isinstance(self.executor, ThreadPoolExecutor):
             self.link = DirectLink(run.on_message)
             return Given(model, domain), seeds, self.link
-        self.link = ManagerLink(run.on_message) if isinstance(self.executor, ProcessPoolExecutor) else NoLink()
+        if isinstance(self.executor, ProcessPoolExecutor):
+            warn_if_forking(self.executor)
+            self.link = ManagerLink(run.on_message)
+        else:
+            self.link = NoLink()
         try:
             source = Unpacked(model, domain)
         except ImportError:                       # no cloudpickle: the executor pickles them its own way
