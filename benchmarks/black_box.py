@@ -45,9 +45,9 @@ sys.path.insert(0, str(ROOT))
 
 import fairnb  # noqa: E402
 from fairnb.bench import machine  # noqa: E402
-from fairnb.search.aequitas import Aequitas  # noqa: E402
-from fairnb.search.random import RandomSearch  # noqa: E402
-from fairnb.search.sg import SymbolicGeneration  # noqa: E402
+from fairnb.search.methods.aequitas import Aequitas  # noqa: E402
+from fairnb.search.methods.random import RandomSearch  # noqa: E402
+from fairnb.search.methods.sg import SymbolicGeneration  # noqa: E402
 
 EXPERIMENTS = ("aequitas-adf", "sg-adf", "sg-lr", "c-g")
 PAPER = {

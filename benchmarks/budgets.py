@@ -12,7 +12,7 @@ batches (the "one batch's time" the overshoot is allowed), the IDIs found and th
 
 ``--benchmark C-g`` measures a published model instead (``$FAIRNB_MODELS``; issue 26, item 9: is a time budget
 used?): the benchmark's training split is the seeds, the methods keep their default sizes, and the rows also
-say how many seed rounds the search drew (``seed_rounds``, ``seeds_from_domain``; ``fairnb.search.seed_rounds``).
+say how many seed rounds the search drew (``seed_rounds``, ``seeds_from_domain``; ``fairnb.search.engine.seed_rounds``).
 
 Usage::
 

@@ -35,10 +35,10 @@ sys.path.insert(0, str(ROOT))
 
 import fairnb  # noqa: E402
 from fairnb.bench import load_benchmark, machine, save_report  # noqa: E402
-from fairnb.search.adf import ADF  # noqa: E402
-from fairnb.search.biased_neurons import interpret  # noqa: E402
-from fairnb.search.dice import DICE  # noqa: E402
-from fairnb.search.severity import result_severity, severity  # noqa: E402
+from fairnb.search.methods.adf import ADF  # noqa: E402
+from fairnb.search.parts.biased_neurons import interpret  # noqa: E402
+from fairnb.search.methods.dice import DICE  # noqa: E402
+from fairnb.search.parts.severity import result_severity, severity  # noqa: E402
 
 # (benchmark, protected attributes when not the benchmark's, seeds, local steps): sized for ~10 min on 2 busy cores
 CASES = (("C-g", None, 1000, 1000), ("C-r", None, 500, 200), ("B-a", None, 500, 200),

@@ -34,7 +34,7 @@ from fairnb.models import OnnxModel, SklearnModel, load_model, wrap  # noqa: E40
 from fairnb.models.keras import KerasModel  # noqa: E402
 from fairnb.search import get_method  # noqa: E402
 from fairnb.search.registry import seeds_for  # noqa: E402
-from fairnb.search.seeds import cluster_seeds  # noqa: E402
+from fairnb.search.engine.seeds import cluster_seeds  # noqa: E402
 
 
 def onnx_round_trip(bench, data, X_train, seeds, max_tried: int) -> dict:

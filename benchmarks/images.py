@@ -208,7 +208,7 @@ def neuronfair_trace(data, detector, flipper, rows) -> list[dict]:
     """What NeuronFair's global steps do to the seeds that are not yet IDIs: per step the median L-inf and L2 size
     of the step ``0.15 * |g + g'|``, the share of the biased neurons that are 0 (ReLU) on ``x``, and the median
     probability of "face" (a step from 1.0 toward 0.5 would be a step toward the decision boundary)."""
-    from fairnb.search.image_flip import NeuronFairImage
+    from fairnb.search.methods.image_flip import NeuronFairImage
 
     trace = []
 

@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 from fairnb.bench import load_benchmark, machine  # noqa: E402
 from fairnb.models import load_model  # noqa: E402
 from fairnb.search import get_method  # noqa: E402
-from fairnb.search.seeds import cluster_seeds  # noqa: E402
+from fairnb.search.engine.seeds import cluster_seeds  # noqa: E402
 
 
 class RetracingCounter(logging.Handler):

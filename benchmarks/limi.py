@@ -37,7 +37,7 @@ sys.path.insert(0, str(ROOT))
 from fairnb.bench import load_benchmark  # noqa: E402
 from fairnb.results.metrics import naturalness  # noqa: E402
 from fairnb.search import get_method  # noqa: E402
-from fairnb.search.latent import GaussianCopula  # noqa: E402
+from fairnb.search.parts.latent import GaussianCopula  # noqa: E402
 
 METHODS = ["limi", "expga", "aequitas", "sg", "random"]
 #: the columns the LIMI artifact's naturalness script types categorical (eval_natural/eval.py), by name

@@ -43,11 +43,11 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import fairnb  # noqa: E402
 from fairnb.bench import load_benchmark, machine  # noqa: E402
-from fairnb.search.adf import ADF  # noqa: E402
-from fairnb.search.biased_neurons import interpret, layer_auc  # noqa: E402
-from fairnb.search.neuronfair import DynamicLoss, NeuronFair  # noqa: E402
-from fairnb.search.seeds import cluster_seeds  # noqa: E402
-from fairnb.search.two_phase import reciprocal_probabilities  # noqa: E402
+from fairnb.search.methods.adf import ADF  # noqa: E402
+from fairnb.search.parts.biased_neurons import interpret, layer_auc  # noqa: E402
+from fairnb.search.methods.neuronfair import DynamicLoss, NeuronFair  # noqa: E402
+from fairnb.search.engine.seeds import cluster_seeds  # noqa: E402
+from fairnb.search.methods.two_phase import reciprocal_probabilities  # noqa: E402
 
 
 class Traced(NeuronFair):

@@ -59,7 +59,7 @@ def main(argv=None):
     args = p.parse_args(argv)
 
     from fairnb.domains import Feature, TabularDomain
-    from fairnb.search.grft import GRFT
+    from fairnb.search.methods.grft import GRFT
 
     frame = pd.read_csv(args.artifact / "Datasets" / "Adult.csv")
     data = frame.values[:, :-1].astype(float)

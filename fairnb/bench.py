@@ -53,7 +53,7 @@ import pandas as pd
 
 from .search import get_method
 from .search.registry import seeds_for
-from .search.seeds import cluster_seeds
+from .search.engine.seeds import cluster_seeds
 from .store import models_folder
 
 

@@ -10,7 +10,7 @@ beside the rate the search measured on the model it searched. A suite whose file
 refused, naming the file.
 
 The natural rate is measured on the inputs the search measured it on: the data's rows
-(``result.extras["natural_inputs"]``, ``fairnb.search.natural``), else the seeds it kept. A search without
+(``result.extras["natural_inputs"]``, ``fairnb.search.engine.natural``), else the seeds it kept. A search without
 seeds (``random``) measured it on uniform samples of the domain; the check then draws as many (at most
 ``NATURAL_SAMPLES``) from the domain with a fixed random state, the same inputs at every check. The pair
 constraints a search applied are not re-applied: the rate counts every seed with a protected variant that

@@ -5,10 +5,10 @@ import numpy as np
 
 from fairnb.domains import Feature, TabularDomain
 from fairnb.models import NumpyMLP
-from fairnb.search.adf import ADF
-from fairnb.search.eidig import EIDIG
-from fairnb.search.transformations import pick_attributes
-from fairnb.search.two_phase import agreeing_signs, reciprocal_probabilities
+from fairnb.search.methods.adf import ADF
+from fairnb.search.methods.eidig import EIDIG
+from fairnb.search.parts.transformations import pick_attributes
+from fairnb.search.methods.two_phase import agreeing_signs, reciprocal_probabilities
 from two_phase_checks import assert_exact_global_phase, assert_sound_run, record_batches
 
 CENSUS_ADF_BOUNDS = [(1, 9), (0, 7), (0, 39), (0, 15), (0, 6), (0, 13), (0, 5), (0, 4), (0, 1), (0, 99), (0, 39),

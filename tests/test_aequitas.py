@@ -3,7 +3,7 @@ import pytest
 
 from fairnb.domains import Feature, TabularDomain
 from fairnb.models import FunctionModel
-from fairnb.search.aequitas import Aequitas, AequitasRandom, AequitasSemiDirected, PerturbationPolicy
+from fairnb.search.methods.aequitas import Aequitas, AequitasRandom, AequitasSemiDirected, PerturbationPolicy
 
 from blackbox_checks import assert_pairs_rechecked
 

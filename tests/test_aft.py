@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 from sklearn.tree import DecisionTreeClassifier
 
-from fairnb.search.aft import AFT, drawn_before_stop, leaf_boxes
-from fairnb.search.engine import Batch
+from fairnb.search.methods.aft import AFT, drawn_before_stop, leaf_boxes
+from fairnb.search.engine.loop import Batch
 
 from blackbox_checks import assert_pairs_rechecked
 

@@ -34,7 +34,7 @@ def test_bad_budgets_raise_a_clear_error(name, value, method, synthetic, biased_
     method = METHOD_OF.get(name, method)
     search = fast_search(method, **{name: value})
     # a safety net, so that a run that should have been refused still ends: a candidate cap, not a time budget
-    # (given max_time, a seeded search draws fresh seeds until the time is spent: fairnb.search.seed_rounds)
+    # (given max_time, a seeded search draws fresh seeds until the time is spent: fairnb.search.engine.seed_rounds)
     search.set_params(**({"max_time": 10} if name == "max_tried" else {"max_tried": 50_000}))
     try:
         result = search.run(biased_model, synthetic.domain, seeds=seeds_for(search, synthetic.X))

@@ -106,7 +106,7 @@ def test_the_first_search_in_a_fresh_process_keeps_max_time(method):
 def test_a_z3_draw_that_cannot_finish_gets_only_the_time_left(wide):
     """VBT-X on a wide tree: z3 draws under many XOR constraints run for minutes; each check now gets what is left of
     ``max_time``, and the run that found nothing says why (students/age ran 140.9 s on a 20 s budget, silently)."""
-    from fairnb.search.vbtx import VBTX
+    from fairnb.search.methods.vbtx import VBTX
 
     dom, model, _ = wide
     with pytest.warns(RuntimeWarning, match=r"vbtx checked no input in .* although .*% of the inputs it checked "
@@ -120,7 +120,7 @@ def test_the_xor_count_is_capped_by_the_cells_of_the_trees_atoms(synthetic, bias
     ``XOR_STEP``) more XORs leave no solution, so the formula caps them."""
     from sklearn.tree import DecisionTreeClassifier
 
-    from fairnb.search.vbtx import XOR_STEP, PairFormula
+    from fairnb.search.methods.vbtx import XOR_STEP, PairFormula
 
     dom = synthetic.domain
     X = dom.sample(2000, np.random.default_rng(0))
@@ -136,7 +136,7 @@ def test_the_xor_count_is_capped_by_the_cells_of_the_trees_atoms(synthetic, bias
 def test_limi_labels_its_boundary_codes_within_the_budget(wide):
     """LIMI labelled all ``n_boundary`` codes before it looked at ``max_time`` (10**7 codes, 4 s: 33 s and no input
     checked); now a chunk at a time, and the warning names the parameter."""
-    from fairnb.search.limi import LIMI
+    from fairnb.search.methods.limi import LIMI
 
     dom, model, seeds = wide
     with pytest.warns(RuntimeWarning, match=r"limi checked no input .* although .* n_boundary=300,000"):
@@ -147,8 +147,8 @@ def test_limi_labels_its_boundary_codes_within_the_budget(wide):
 def test_dice_skips_its_debugging_once_max_time_is_spent(synthetic, biased_model, monkeypatch):
     """DICE's causal debugging ran after the budget (1.4-3.5 s past max_time); now it is skipped, and extras say how to
     run it on the Result."""
-    import fairnb.search.dice as dice_module
-    from fairnb.search.dice import DICE
+    import fairnb.search.methods.dice as dice_module
+    from fairnb.search.methods.dice import DICE
 
     debugged = []
     monkeypatch.setattr(dice_module, "localize", lambda *a, **kw: debugged.append(1))
@@ -159,7 +159,7 @@ def test_dice_skips_its_debugging_once_max_time_is_spent(synthetic, biased_model
 
 def test_seed_selection_is_given_up_when_the_budget_is_spent(wide):
     """K-Means over many seeds ran to its end whatever the budget; it is given up (and nothing searched) instead."""
-    from fairnb.search.adf import ADF
+    from fairnb.search.methods.adf import ADF
 
     dom, model, _ = wide
     seeds = dom.sample(100_000, np.random.default_rng(1))
@@ -173,7 +173,7 @@ import sys, time, warnings
 sys.path.insert(0, "tests")
 import numpy as np
 from test_budgets_kept import wide_problem
-from fairnb.search.adf import ADF
+from fairnb.search.methods.adf import ADF
 dom, model, _ = wide_problem()
 warnings.simplefilter("ignore")
 r = ADF(max_time=0.05, random_state=0).run(model, dom, dom.sample(100_000, np.random.default_rng(1)))

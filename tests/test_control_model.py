@@ -14,7 +14,7 @@ from fairnb.params import InvalidParameterError
 from fairnb.report import write_report
 from fairnb.results import Result, merge_results
 from fairnb.search import get_method
-from fairnb.search.eidig import EIDIG
+from fairnb.search.methods.eidig import EIDIG
 from fairnb.summaries import fmt_shares, headline
 
 from image_checks import detector, domain as image_domain, seed_images

@@ -14,12 +14,12 @@ import fairnb
 from fairnb.domains import Feature, TabularDomain
 from fairnb.models import NumpyMLP
 from fairnb.oracle import Oracle
-from fairnb.search import dice as dice_module
-from fairnb.search.adf import ADF
-from fairnb.search.causal_neurons import layer_rates, localize, result_localization
-from fairnb.search.dice import DICE, partition_spread
-from fairnb.search.neuronfair import NeuronFair
-from fairnb.search.severity import output_partitions, result_severity, severity
+from fairnb.search.methods import dice as dice_module
+from fairnb.search.methods.adf import ADF
+from fairnb.search.parts.causal_neurons import layer_rates, localize, result_localization
+from fairnb.search.methods.dice import DICE, partition_spread
+from fairnb.search.methods.neuronfair import NeuronFair
+from fairnb.search.parts.severity import output_partitions, result_severity, severity
 from fairnb.widgets.inspector import PairInspector
 
 from blackbox_checks import assert_pairs_rechecked
@@ -154,7 +154,7 @@ def test_natural_severity_is_zero_for_a_model_that_ignores_the_attribute_and_mor
 def test_natural_severity_is_the_mean_over_every_round_of_seeds(synthetic, biased_model):
     """Fresh seeds after the first round (a time budget): the mean weighs every seed once. With labels, a seed
     reveals 1 bit exactly when it is discriminatory, so the mean is also the share of the seeds discriminatory
-    (the seeds' share: the natural rate is the data's, ``fairnb.search.natural``)."""
+    (the seeds' share: the natural rate is the data's, ``fairnb.search.engine.natural``)."""
     search = DICE(n_seeds=30, n_local=5, epsilon=None, debug=False, max_time=60, max_tried=6000, random_state=0)
     r = search.run(biased_model, synthetic.domain, synthetic.X)
     assert r.extras["seed_rounds"] > 2 and len(r.extras["seeds"]) == r.extras["seeds_used"]
@@ -165,7 +165,7 @@ def test_natural_severity_is_the_mean_over_every_round_of_seeds(synthetic, biase
 
 
 def test_the_debugging_runs_once_after_every_round_of_seeds(synthetic, biased_model, monkeypatch):
-    """Under a time budget the search goes on with fresh seeds (fairnb.search.seed_rounds); the debugging, on all the
+    """Under a time budget the search goes on with fresh seeds (fairnb.search.engine.seed_rounds); the debugging, on all the
     pairs, runs once as the run ends, not after every round (where it spent the budget)."""
     debugged = []
     monkeypatch.setattr(dice_module, "localize", lambda model, domain, X, *a, **kw: debugged.append(len(X)) or

@@ -15,8 +15,8 @@ import pytest
 import fairnb
 from fairnb import Oracle
 from fairnb.search import RandomSearch
-from fairnb.search.aequitas import Aequitas
-from fairnb.search.eidig import EIDIG
+from fairnb.search.methods.aequitas import Aequitas
+from fairnb.search.methods.eidig import EIDIG
 from fairnb.search.registry import seeds_for
 
 distributed = pytest.importorskip("distributed")

@@ -4,8 +4,8 @@ from __future__ import annotations
 import numpy as np
 
 from fairnb.models import NumpyMLP
-from fairnb.search.eidig import EIDIG
-from fairnb.search.seeds import cluster_seeds
+from fairnb.search.methods.eidig import EIDIG
+from fairnb.search.engine.seeds import cluster_seeds
 from two_phase_checks import assert_exact_global_phase, record_batches
 
 
@@ -68,7 +68,7 @@ def test_local_pair_is_a_random_flipping_variant():
     """FindPair (maft.md 2.4): the local guidance pairs x with a uniformly random protected variant that
     gets another decision, not always the one that changes the output most (ADF's engine default)."""
     from fairnb.domains import Feature, TabularDomain
-    from fairnb.search.maft import MAFT
+    from fairnb.search.methods.maft import MAFT
 
     dom = TabularDomain([Feature("a", 0, 3), Feature("x", 0, 9)], protected=["a"])
     p1 = {0: 0.1, 1: 0.9, 2: 0.7, 3: 0.1}            # from a = 0, variants 1 and 2 flip, 1 the most

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from fairnb.search import RandomSearch
-from fairnb.search.eidig import EIDIG
-from fairnb.search.executors import _EXECUTORS, register_executor
+from fairnb.search.methods.eidig import EIDIG
+from fairnb.search.engine.executors import _EXECUTORS, register_executor
 
 
 class FakeClient:

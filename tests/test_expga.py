@@ -4,8 +4,8 @@ re-checks, and every individual stays inside the domain."""
 import numpy as np
 from sklearn.linear_model import Ridge
 
-from fairnb.search.attribution import lime_coefficients, lime_ranks
-from fairnb.search.expga import NOT_EXPLAINED, ExpGA
+from fairnb.search.parts.attribution import lime_coefficients, lime_ranks
+from fairnb.search.methods.expga import NOT_EXPLAINED, ExpGA
 
 from blackbox_checks import assert_pairs_rechecked
 

@@ -10,8 +10,8 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 
 from fairnb import run_search
-from fairnb.search.attribution import lime_text_coefficients
-from fairnb.search.expga_text import NOT_EXPLAINED, ExpGAText
+from fairnb.search.parts.attribution import lime_text_coefficients
+from fairnb.search.methods.expga_text import NOT_EXPLAINED, ExpGAText
 from fairnb.text import make_template_corpus, wrap_text_model
 from text_checks import RELIGION, LinearTextModel, assert_text_pairs_valid, bench, biased_linear, ignoring_linear
 

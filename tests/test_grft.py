@@ -3,7 +3,7 @@ keeps the fittest and draws parents from the best ranks, local IDIs are one move
 discrimination is found and re-checks."""
 import numpy as np
 
-from fairnb.search.grft import GRFT
+from fairnb.search.methods.grft import GRFT
 
 from blackbox_checks import RowLog, assert_pairs_rechecked
 

@@ -7,7 +7,7 @@ import pytest
 
 from fairnb.images import AttributeFlipper, ExactFlip, FGSMFlip, attribute_effect, detection_rate, make_faces
 from fairnb.models import NumpyMLP
-from fairnb.search.biased_neurons import layer_auc
+from fairnb.search.parts.biased_neurons import layer_auc
 
 
 def linear_bim_closed_form(X, w, b, step, max_steps):

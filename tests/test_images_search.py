@@ -14,7 +14,7 @@ from fairnb.images import ExactFlip, FGSMFlip, face_regions, make_faces
 from fairnb.models import NumpyMLP
 from fairnb.results import Result
 from fairnb.search import get_method
-from fairnb.search.neuronfair import LOG_FLOOR
+from fairnb.search.methods.neuronfair import LOG_FLOOR
 
 from faults import InterruptAt
 from image_checks import SHAPE, assert_image_pairs_rechecked, detector, domain, f_sa, seed_images
@@ -248,8 +248,8 @@ def test_large_images_step_in_chunks_within_the_memory_budget_with_the_same_pair
     # tutorial 05: 640 seeds of 32 x 32 colour images stepped together held ~256 MiB of float64 copies (tracemalloc);
     # the seeds now step in chunks whose working state fits fairnb.oracle.MEMORY_BUDGET (here made tiny for 4 x 4)
     import fairnb.oracle
-    from fairnb.search.image_flip import IMAGE_STATE_COPIES
-    from fairnb.search.two_phase import TwoPhase
+    from fairnb.search.methods.image_flip import IMAGE_STATE_COPIES
+    from fairnb.search.methods.two_phase import TwoPhase
 
     seeds, model = seed_images(300), detector(red=1.0)
     whole = get_method(method)(random_state=0).run(model, domain(), seeds=seeds)

@@ -2,8 +2,8 @@
 found, nothing on a fair model, local candidates one move from a discriminatory input."""
 import numpy as np
 
-from fairnb.search.aequitas import Aequitas
-from fairnb.search.kosei import Kosei
+from fairnb.search.methods.aequitas import Aequitas
+from fairnb.search.methods.kosei import Kosei
 
 from blackbox_checks import RowLog, assert_pairs_rechecked
 

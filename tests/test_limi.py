@@ -6,9 +6,9 @@ import pytest
 
 from fairnb.domains import Feature, TabularDomain
 from fairnb.results.metrics import naturalness
-from fairnb.search.latent import GaussianCopula
-from fairnb.search.limi import LIMI
-from fairnb.search.random import RandomSearch
+from fairnb.search.parts.latent import GaussianCopula
+from fairnb.search.methods.limi import LIMI
+from fairnb.search.methods.random import RandomSearch
 
 from blackbox_checks import assert_pairs_rechecked
 

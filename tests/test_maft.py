@@ -9,8 +9,8 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.svm import LinearSVC
 
 from fairnb.models import NumpyMLP
-from fairnb.search.finite_difference import class_probability_gradient, forward_difference
-from fairnb.search.maft import MAFT
+from fairnb.search.parts.finite_difference import class_probability_gradient, forward_difference
+from fairnb.search.methods.maft import MAFT
 
 
 def logistic(w, b=0.0):

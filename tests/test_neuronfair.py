@@ -8,9 +8,9 @@ import pytest
 
 from fairnb.models import NumpyMLP
 import fairnb.oracle
-from fairnb.search.biased_neurons import (as_curve, crossing_threshold, interpret, layer_auc,
+from fairnb.search.parts.biased_neurons import (as_curve, crossing_threshold, interpret, layer_auc,
                                      pair_activation_differences)
-from fairnb.search.neuronfair import DynamicLoss, NeuronFair
+from fairnb.search.methods.neuronfair import DynamicLoss, NeuronFair
 from two_phase_checks import assert_exact_global_phase, record_batches
 
 

@@ -177,7 +177,7 @@ def test_one_name_for_the_number_of_seeds_and_aequitas_uses_the_seeds_given(synt
 
 
 def test_neuronfair_walks_like_the_released_code_by_default():
-    from fairnb.search.neuronfair import NeuronFair
+    from fairnb.search.methods.neuronfair import NeuronFair
 
     assert NeuronFair().local == "reference" and "local='paper'" in repr(NeuronFair(local="paper"))
 

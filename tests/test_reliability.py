@@ -189,7 +189,7 @@ def test_background_wait_gives_the_partial_result_of_a_failure(synthetic, biased
 
 
 def test_ctrl_c_while_waiting_for_a_background_search_interrupts_it(synthetic, biased_model, monkeypatch):
-    from fairnb.search import background
+    from fairnb.search.engine import background
 
     def interrupted_join(thread, timeout):
         raise KeyboardInterrupt
@@ -372,7 +372,7 @@ def test_a_deferred_block_inside_an_interruptible_one_finishes_first():
 def test_an_interrupted_z3_call_is_not_unsat():
     import z3
 
-    from fairnb.search.symbolic.solver import Z3Solver
+    from fairnb.search.parts.symbolic.solver import Z3Solver
 
     class Cancelled(z3.Solver):
         def check(self, *a):

@@ -145,7 +145,7 @@ def test_a_search_stops_at_the_memory_cap_keeping_what_it_found(synthetic, biase
     import pytest
 
     from fairnb import config
-    from fairnb.search.random import RandomSearch
+    from fairnb.search.methods.random import RandomSearch
 
     monkeypatch.setattr(config, "result_memory", 20_000)
     with pytest.warns(RuntimeWarning, match=r"result_memory.*keeps [\d,]+ unique IDIs.*max_found"):

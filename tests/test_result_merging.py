@@ -14,7 +14,7 @@ import pytest
 import fairnb
 from fairnb.results import Count, Derived, Distinct, PerShard, Ratio, Result, Same, merge_results
 from fairnb.search import RandomSearch
-from fairnb.search.neuronfair import NeuronFair
+from fairnb.search.methods.neuronfair import NeuronFair
 
 SAVED = Path(__file__).parent / "saved_results"
 
@@ -167,7 +167,7 @@ def test_a_result_saved_by_release_dcae052_still_loads(tmp_path, synthetic):
 
 
 def test_seed_outcomes_merge_by_seed_id_and_their_counts_sum(synthetic, biased_model):
-    from fairnb.search.aequitas import Aequitas
+    from fairnb.search.methods.aequitas import Aequitas
 
     parts = [Aequitas(n_seeds=100, n_local=5, random_state=0).run(biased_model, synthetic.domain,
                                                                   synthetic.X[100 * i: 100 * (i + 1)]) for i in (0, 1)]

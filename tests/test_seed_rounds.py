@@ -6,9 +6,9 @@ import pytest
 
 from fairnb.domains import Feature, TabularDomain
 from fairnb.oracle import Oracle
-from fairnb.search.aequitas import Aequitas
-from fairnb.search.eidig import EIDIG
-from fairnb.search.maft import MAFT
+from fairnb.search.methods.aequitas import Aequitas
+from fairnb.search.methods.eidig import EIDIG
+from fairnb.search.methods.maft import MAFT
 
 FAST = {Aequitas: dict(n_seeds=30, n_local=10), MAFT: dict(n_seeds=10, n_local=10),
         EIDIG: dict(n_seeds=10, n_local=10, seed_selection="as_given")}

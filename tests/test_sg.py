@@ -5,9 +5,9 @@ import pytest
 
 from fairnb.domains import Feature, TabularDomain
 from fairnb.models import FunctionModel
-from fairnb.search.seeds import cluster_seeds
-from fairnb.search.sg import SymbolicGeneration
-from fairnb.search.symbolic import (LimeSampler, Predicate, PriorityQueue, Z3Solver, global_constraints,
+from fairnb.search.engine.seeds import cluster_seeds
+from fairnb.search.methods.sg import SymbolicGeneration
+from fairnb.search.parts.symbolic import (LimeSampler, Predicate, PriorityQueue, Z3Solver, global_constraints,
                                     local_constraints, rank, tree_path)
 
 from blackbox_checks import assert_pairs_rechecked
@@ -205,7 +205,7 @@ def test_always_discriminatory_model_gives_success_rate_one():
 
 
 def test_no_constraint_is_solved_twice_and_tested_tuples_are_unique(synthetic, biased_model, monkeypatch):
-    from fairnb.search.symbolic.constraints import box
+    from fairnb.search.parts.symbolic.constraints import box
 
     seen = []
     original = Z3Solver.solve
@@ -277,7 +277,7 @@ def test_budget_and_bad_input(synthetic, biased_model):
 @pytest.mark.slow
 def test_sg_and_aequitas_on_a_keras_model(synthetic):
     keras = pytest.importorskip("keras")
-    from fairnb.search.aequitas import Aequitas
+    from fairnb.search.methods.aequitas import Aequitas
 
     X, _, y, _ = synthetic.split()
     model = keras.Sequential([keras.Input((X.shape[1],)), keras.layers.Dense(8, activation="relu"),

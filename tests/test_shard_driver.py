@@ -17,8 +17,8 @@ import fairnb
 from fairnb import Oracle
 from fairnb.distributed import ShardedExecutor
 from fairnb.search import RandomSearch
-from fairnb.search.aequitas import Aequitas
-from fairnb.search.eidig import EIDIG
+from fairnb.search.methods.aequitas import Aequitas
+from fairnb.search.methods.eidig import EIDIG
 from fairnb.search.registry import seeds_for
 from blackbox_checks import same_pairs
 

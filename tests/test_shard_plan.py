@@ -6,7 +6,7 @@ import pytest
 
 from fairnb.distributed import plan_shards
 from fairnb.search import RandomSearch
-from fairnb.search.eidig import EIDIG
+from fairnb.search.methods.eidig import EIDIG
 
 
 def test_plan_splits_budgets_and_seeds():

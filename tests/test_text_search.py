@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from fairnb import run_search
-from fairnb.search.text_steps import asc_step, hotflip_step, local_step, random_step
+from fairnb.search.parts.text_steps import asc_step, hotflip_step, local_step, random_step
 from text_checks import assert_text_pairs_valid, bench, biased_linear, ignoring_linear
 
 METHODS = ("adf_asc", "asc", "adf_hf", "hf", "rp")

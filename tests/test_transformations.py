@@ -5,15 +5,15 @@ import numpy as np
 import pytest
 
 from fairnb.domains import Feature, TabularDomain
-from fairnb.search.adf import ADF
-from fairnb.search.eidig import EIDIG
-from fairnb.search.image_flip import ADFImage, EIDIGImage, NeuronFairImage
-from fairnb.search.maft import MAFT
-from fairnb.search.neuronfair import NeuronFair
-from fairnb.search.text import ADFTextASC, ADFTextHotFlip, TextASC, TextHotFlip, TextRandom
-from fairnb.search.text_steps import SwapTrace, WordSwap
-from fairnb.search.transformations import FlipTrace, PixelStep, UnitStep
-from fairnb.search.two_phase import TwoPhase
+from fairnb.search.methods.adf import ADF
+from fairnb.search.methods.eidig import EIDIG
+from fairnb.search.methods.image_flip import ADFImage, EIDIGImage, NeuronFairImage
+from fairnb.search.methods.maft import MAFT
+from fairnb.search.methods.neuronfair import NeuronFair
+from fairnb.search.methods.adf_text import ADFTextASC, ADFTextHotFlip, TextASC, TextHotFlip, TextRandom
+from fairnb.search.parts.text_steps import SwapTrace, WordSwap
+from fairnb.search.parts.transformations import FlipTrace, PixelStep, UnitStep
+from fairnb.search.methods.two_phase import TwoPhase
 
 from text_checks import bench
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fairnb.search.adf import ADF
-from fairnb.search.eidig import EIDIG
-from fairnb.search.maft import MAFT
-from fairnb.search.neuronfair import NeuronFair
+from fairnb.search.methods.adf import ADF
+from fairnb.search.methods.eidig import EIDIG
+from fairnb.search.methods.maft import MAFT
+from fairnb.search.methods.neuronfair import NeuronFair
 from blackbox_checks import assert_pairs_rechecked
 from two_phase_checks import assert_sound_run
 
@@ -118,7 +118,7 @@ def test_many_seeds_go_through_the_global_phase_in_chunks(method, synthetic, bia
     batch is larger than a chunk, the run stays sound, and where the global phase draws no random numbers
     (all but NeuronFair's random neurons) it checks exactly the rows it checks in one piece."""
     import fairnb.oracle
-    from fairnb.search.two_phase import GLOBAL_STATE_COPIES
+    from fairnb.search.methods.two_phase import GLOBAL_STATE_COPIES
     from two_phase_checks import record_batches
 
     cls, params, _, _ = method
@@ -145,7 +145,7 @@ def test_many_seeds_go_through_the_global_phase_in_chunks(method, synthetic, bia
 
 def test_the_gradient_source_is_a_part_eidig_with_forward_differences_finds_mafts_pairs(synthetic, biased_model):
     # MAFT is EIDIG with the ForwardDifference source: swapping the part into EIDIG gives MAFT's run, pair for pair
-    from fairnb.search.parts import ForwardDifference
+    from fairnb.search.parts.gradients import ForwardDifference
 
     class EIDIGForward(EIDIG):
         def gradient_source(self):
@@ -170,9 +170,9 @@ def test_a_part_follows_set_params(synthetic, biased_model):
 
 
 def test_image_searches_are_recipes_not_tabular_mixins():
-    from fairnb.search.image_flip import ADFImage, EIDIGImage, ImageFlipSearch, NeuronFairImage
-    from fairnb.search.two_phase import TwoPhase, TwoPhaseSearch
-    from fairnb.search.zero_order_image import ZeroOrderImage
+    from fairnb.search.methods.image_flip import ADFImage, EIDIGImage, ImageFlipSearch, NeuronFairImage
+    from fairnb.search.methods.two_phase import TwoPhase, TwoPhaseSearch
+    from fairnb.search.methods.zero_order_image import ZeroOrderImage
 
     for cls in (ADFImage, EIDIGImage, NeuronFairImage, ZeroOrderImage):
         assert issubclass(cls, ImageFlipSearch) and issubclass(cls, TwoPhase) and not issubclass(cls, TwoPhaseSearch)

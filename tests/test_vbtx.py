@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 from sklearn.tree import DecisionTreeClassifier
 
-from fairnb.search.aft import AFT
-from fairnb.search.vbtx import VBTX, PairFormula
+from fairnb.search.methods.aft import AFT
+from fairnb.search.methods.vbtx import VBTX, PairFormula
 
 from blackbox_checks import assert_pairs_rechecked
 

@@ -10,7 +10,7 @@ import pytest
 
 import fairnb
 from fairnb.search import RandomSearch
-from fairnb.search import progress as progress_module
+from fairnb.search.engine import progress as progress_module
 from fairnb.widgets import _assets
 from fairnb.widgets.progress import ProgressPanel
 
@@ -156,7 +156,7 @@ def test_stop_before_the_search_starts(synthetic, biased_model):
 
 
 def test_background_errors_reach_wait_and_the_panel(synthetic, notebook):
-    from fairnb.search.engine import Search
+    from fairnb.search.engine.loop import Search
 
     class NeedsGradients(Search):
         name = "needs-gradients"

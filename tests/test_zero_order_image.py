@@ -1,4 +1,4 @@
-"""The zero-order image search (fairnb.search.zero_order_image): its gradient estimate against exact gradients,
+"""The zero-order image search (fairnb.search.methods.zero_order_image): its gradient estimate against exact gradients,
 and searches on black-box detectors whose bias is known (tests/image_checks.py)."""
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from fairnb.constraints.images import DEFAULT_LINF
 from fairnb.models import FunctionModel
 from fairnb.search import get_method
-from fairnb.search.zero_order_image import random_direction_gradient
+from fairnb.search.methods.zero_order_image import random_direction_gradient
 
 from image_checks import assert_image_pairs_rechecked, detector, domain, seed_images
 

@@ -44,7 +44,7 @@ Example
 from __future__ import annotations
 
 from ..results import merge_results
-from ..search.executors import register_executor
+from ..search.engine.executors import register_executor
 from .plan import Shard, plan_shards
 
 register_executor("distributed.client:Client", f"{__name__}.runner:run_sharded")   # search.run(client=...)

@@ -2,7 +2,7 @@
 
 ``search.run(model, domain, seeds, executor=ex)`` with any ``concurrent.futures.Executor`` (a
 ``ThreadPoolExecutor``, a ``ProcessPoolExecutor``, ``ShardedExecutor(ex, n_shards=4)``, ...) comes here
-(``fairnb.search.executors``); a Dask client is one more executor on top of the same driver
+(``fairnb.search.engine.executors``); a Dask client is one more executor on top of the same driver
 (``fairnb.distributed.runner``: its model plugin and progress topic). The driver
 
 * plans the shards (``plan.py``) and submits one task per shard (``shard.run_shard``) to its backend;
@@ -45,7 +45,7 @@ import pandas as pd
 
 from ..domains.base import CONVENTIONS
 from ..results import Same, merge_results
-from ..search.engine import Budget, Event
+from ..search.engine.loop import Budget, Event
 from ..user_frame import warn
 from .plan import plan_shards
 from .shard import key_hashes

@@ -229,7 +229,7 @@ class ExecutorBackend:
 def run_on_executor(search, model, domain, seeds=None, *, client, n_shards=None, listeners=(), oracle=None,
                     should_stop=lambda: False):
     """The entry point of ``search.run(..., executor=ex)`` for any ``concurrent.futures.Executor``
-    (``fairnb.search.executors``): ``n_shards`` given to the run, else ``ShardedExecutor``'s, else one per
+    (``fairnb.search.engine.executors``): ``n_shards`` given to the run, else ``ShardedExecutor``'s, else one per
     worker of the executor."""
     return drive(ExecutorBackend(client), search, model, domain, seeds, n_shards=n_shards, listeners=listeners,
                  oracle=oracle, should_stop=should_stop)

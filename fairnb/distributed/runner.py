@@ -146,7 +146,7 @@ def run_sharded(search, model, domain, seeds=None, *, client, n_shards=None, lis
                 should_stop=lambda: False):
     """Run ``search`` in shards on ``client``'s cluster; returns the merged Result.
 
-    The entry point of ``search.run(..., client=client)`` for a Dask client (``fairnb.search.executors``):
+    The entry point of ``search.run(..., client=client)`` for a Dask client (``fairnb.search.engine.executors``):
     ``model`` wrapped and ``seeds`` validated by the search, ``listeners`` told the cluster's totals,
     ``should_stop()`` polled to end every shard; ``n_shards`` default one per worker thread."""
     return drive(DaskBackend(client), search, model, domain, seeds, n_shards=n_shards, listeners=listeners,

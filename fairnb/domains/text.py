@@ -12,7 +12,7 @@ selected groups, so a substitution never adds a sensitive term.
 
 ``TextDomain`` implements the ``fairnb.domains.base.Domain`` protocol (ragged variants) and the
 ``"substitutions"`` capability (``candidates``, ``sensitive_mask``, ``perturbable``) that the text searches
-(``fairnb.search.text``) need.
+(``fairnb.search.methods.adf_text``) need.
 
 Example
 -------

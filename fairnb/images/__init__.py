@@ -1,7 +1,7 @@
 """Images: face / non-face data with attributes, attribute flippers, detector fairness measures.
 
 The input space is ``fairnb.domains.ImageDomain`` (images and their flips); the searches are
-``neuronfair_image``, ``adf_image`` and ``eidig_image`` (``fairnb.search.image_flip``); retraining goes
+``neuronfair_image``, ``adf_image`` and ``eidig_image`` (``fairnb.search.methods.image_flip``); retraining goes
 through ``fairnb.mitigate``. Tutorial: ``notebooks/05_images_face_detector.ipynb``.
 
 Numpy only at import: TensorFlow loads when a Keras detector is built or trained (``fairnb.images.detector``)

@@ -3,7 +3,7 @@ the detector's neurons, and the detection rate.
 
 * ``attribute_effect(model, X, X_flipped)``: for the normal pairs ``<x, flip(x)>``, per hidden layer
   (convolution outputs flattened) the mean absolute activation difference of each neuron, squashed with
-  ``tanh``, and the area under its AS curve (``fairnb.search.biased_neurons``); the model's measure is the
+  ``tanh``, and the area under its AS curve (``fairnb.search.parts.biased_neurons``); the model's measure is the
   largest layer AUC (lower is fairer). Also the share of images whose decision the flip changes.
 * ``detection_rate(model, X, y)``: the share of faces detected as faces.
 * ``measure_detector(model, data, flipper)``: both on the test split, the detection rate per attribute
@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..search.biased_neurons import STEP, layer_auc, pair_activation_differences
+from ..search.parts.biased_neurons import STEP, layer_auc, pair_activation_differences
 
 
 @dataclass

@@ -370,7 +370,7 @@ class Result(PairTables, SavedResult, ResultDisplay):
         """The headline that tells a biased model from a fair one: the share of the data's seeds that are
         discriminatory as they are (``natural_rate``), its 95 % Wilson interval (``natural_low``,
         ``natural_high``) and how many seeds could be (``natural_n``); empty when the search checked none
-        (``fairnb.search.natural``). With a control model (``Search(control=...)``), the same four of the same
+        (``fairnb.search.engine.natural``). With a control model (``Search(control=...)``), the same four of the same
         seeds on it follow (``control_natural_rate``, ...), then the same four of the seeds drawn at random
         from the domain, counted apart (``random_rate``, ``random_low``, ``random_high``, ``random_n``).
 

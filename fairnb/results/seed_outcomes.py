@@ -40,7 +40,7 @@ SEARCHED = "searched"
 
 def declare(result, n: int, first: int = 0) -> None:
     """``n`` seeds, none searched yet, after the ``first`` seeds declared before (an earlier round's:
-    ``fairnb.search.seed_rounds``; their marks are kept)."""
+    ``fairnb.search.engine.seed_rounds``; their marks are kept)."""
     earlier = result.extras.get("seed_marks") if first else None
     marks = np.full(first + n, "", dtype=object)
     if earlier is not None:

@@ -12,15 +12,15 @@ from __future__ import annotations
 import importlib
 
 from .registry import METHODS, get_method
-from .seeds import cluster_seeds
+from .engine.seeds import cluster_seeds
 
 __all__ = ["Batch", "Engine", "Event", "Search", "SearchContext", "RandomSearch", "METHODS", "get_method",
            "cluster_seeds", "run_search"]
 
 # The search classes build on scikit-learn's BaseEstimator (``fairnb.params``), which ``import fairnb``
 # does not load: they load on first use.
-_LAZY = {"Batch": ".engine", "Engine": ".engine", "Event": ".engine", "Search": ".engine",
-         "SearchContext": ".engine", "RandomSearch": ".random"}
+_LAZY = {"Batch": ".engine.loop", "Engine": ".engine.loop", "Event": ".engine.loop", "Search": ".engine.loop",
+         "SearchContext": ".engine.loop", "RandomSearch": ".methods.random"}
 
 
 def __getattr__(name):

@@ -9,7 +9,7 @@ IDIs over time.
 The Stop button sets ``stop_requested``; the panel then calls ``search.stop()`` and the search ends
 after its current batch, keeping every pair found. The click reaches the kernel while no cell is
 running (``search.start(...)``: a background thread) and while a cell blocks in ``search.run(...)`` or
-``run.wait()``, which handle widget messages meanwhile (``fairnb.search.kernel_messages``; the kernel
+``run.wait()``, which handle widget messages meanwhile (``fairnb.search.engine.kernel_messages``; the kernel
 reads "busy" then), "Run All" included. Where the kernel cannot handle them early (ipykernel before 7)
 the panel says to interrupt the kernel instead, which also keeps every pair.
 

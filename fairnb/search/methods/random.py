@@ -1,0 +1,90 @@
+"""Purely random (THEMIS-style) search, and the share of discriminatory inputs in the domain.
+
+Samples the input domain uniformly, in batches, and keeps every discriminatory input. Because the
+samples are uniform, the share of discriminatory samples estimates the share of discriminatory
+inputs in the whole domain; the Result's extras give it with a 95% Wilson confidence interval.
+
+Example
+-------
+>>> import fairnb
+>>> data = fairnb.datasets.make_synthetic(n=2000, random_state=0)
+>>> r = RandomSearch(n_samples=5000, random_state=0).run(fairnb.train_demo_model(data), data.domain)
+>>> r.extras["discriminatory_share"] > 0
+True
+"""
+from __future__ import annotations
+
+from ...oracle import rows_per_call, variant_bytes
+from ...params import COUNT
+from ...results import Derived, Ratio
+from ...stats import wilson_interval
+from ..engine.loop import Batch, Search
+
+
+class RandomSearch(Search):
+    """Uniform random sampling of the domain (THEMIS).
+
+    Parameters
+    ----------
+    n_samples : inputs to draw; ``None`` runs until another budget (``max_time``, ``max_tried``,
+        ``max_found``) ends the search, or draws ``DEFAULT_SAMPLES`` when none is set.
+    batch_size : inputs per oracle call (fewer when their protected variants would exceed
+        ``fairnb.oracle.MEMORY_BUDGET``).
+    """
+
+    name = "random"
+    natural_from_data = False    # its natural rate is that of its random inputs, checked as it searches them
+    domain_needs = ("sample",)
+    DEFAULT_SAMPLES = 10_000
+    _parameter_constraints = {**Search._parameter_constraints,
+                              "n_samples": [None, COUNT], "batch_size": [COUNT]}
+
+    def __init__(self, n_samples: int | None = None, batch_size: int = 2_000, *, max_time: float | None = None,
+                 max_tried: int | None = None, max_found: int | None = None, random_state: int | None = None,
+                 progress: bool | None = None, constraints="default", control=None):
+        self.n_samples = n_samples
+        self.batch_size = batch_size
+        super().__init__(max_time=max_time, max_tried=max_tried, max_found=max_found, random_state=random_state,
+                         progress=progress, constraints=constraints, control=control)
+
+    def _generate(self, ctx):
+        n_samples = self.n_samples
+        if n_samples is None and self.max_time is None and self.max_tried is None and self.max_found is None:
+            n_samples = self.DEFAULT_SAMPLES
+        drawn = 0
+        dom = ctx.domain    # a batch's variants stay within the oracle's memory budget
+        most = rows_per_call(variant_bytes(dom))
+        try:
+            while n_samples is None or drawn < n_samples:
+                size = min(self.batch_size, most, ctx.engine.remaining_tried,
+                           float("inf") if n_samples is None else n_samples - drawn)
+                if size <= 0:
+                    break
+                X = ctx.domain.sample(int(size), ctx.rng)
+                yield Batch(X, phase="random", seed_ids=-1)
+                ctx.engine.measure_control(X)      # random inputs are checked as they are: on the control too
+                drawn += len(X)
+        finally:   # the discriminatory share of the domain with its 95% Wilson interval
+            ctx.result.tally(discriminatory_share=Ratio("hits", "tried"), share_ci_low=Derived(share_ci_low),
+                             share_ci_high=Derived(share_ci_high), natural_n=Derived(tried),
+                             natural_idis=Derived(hits))   # random inputs are checked as they are
+
+
+def share_ci_low(result) -> float:
+    """The low end of the 95% Wilson interval of the discriminatory share ``hits / tried``."""
+    return round(wilson_interval(result.hits, result.tried)[0], 6)
+
+
+def share_ci_high(result) -> float:
+    """The high end of the 95% Wilson interval of the discriminatory share ``hits / tried``."""
+    return round(wilson_interval(result.hits, result.tried)[1], 6)
+
+
+def tried(result) -> int:
+    """The candidates ``result`` checked (a random search's natural inputs)."""
+    return result.tried
+
+
+def hits(result) -> int:
+    """The discriminatory candidates of ``result``, repeats included."""
+    return result.hits
