@@ -165,6 +165,37 @@ def test_no_cycles_between_the_modules_of_a_package():
     assert _cycles((m, t) for m, t in EDGES if m != t and _package(m) == _package(t)) == []
 
 
+# Inside ``fairnb.search`` the same rule one level down: the registry (it names the methods as strings only), then
+# the engine (the machinery every method runs on), the parts (what a method is composed of), the methods, and the
+# package's front (``fairnb/search/__init__.py``) on top. The engine imports no part and no method, a part no method.
+SEARCH_FLOORS = ["fairnb.search.registry", "fairnb.search.engine", "fairnb.search.parts", "fairnb.search.methods",
+                 "fairnb.search"]
+
+
+def search_room(module: str) -> str:
+    return ".".join(module.split(".")[:3]) if module.startswith("fairnb.search.") else module
+
+
+SEARCH_EDGES = [(search_room(m), search_room(t)) for m, t in EDGES
+                if room(m) == room(t) == "fairnb.search" and search_room(m) != search_room(t)]
+
+
+def test_every_search_module_stands_on_a_search_floor():
+    assert sorted({search_room(m) for m in MODULES if room(m) == "fairnb.search"} - set(SEARCH_FLOORS)) == []
+
+
+def test_no_search_module_imports_a_higher_search_floor():
+    upward = sorted({f"{m} -> {t}" for m, t in SEARCH_EDGES
+                     if SEARCH_FLOORS.index(t) > SEARCH_FLOORS.index(m)})
+    assert upward == []
+
+
+def test_the_search_floors_are_walked():
+    assert ("fairnb.search.methods", "fairnb.search.engine") in SEARCH_EDGES      # every method runs on the engine
+    assert ("fairnb.search.methods", "fairnb.search.parts") in SEARCH_EDGES       # and is composed of parts
+    assert ("fairnb.search.engine", "fairnb.search.registry") in SEARCH_EDGES     # a run refuses seeds by its record
+
+
 def test_no_private_name_is_imported_across_packages():
     private = [f"{m} imports {name} from {t}" for m in MODULES for t, name in _imports(m)
                if name and name.startswith("_") and not name.startswith("__") and _package(m) != _package(t)
