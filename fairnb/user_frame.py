@@ -2,7 +2,7 @@
 
 A warning raised deep in a search (a seed selection, a budget) names by default the line ``stacklevel`` frames
 up, which is fairnb's own code whenever the call goes through a few layers: the reader sees
-``fairnb/search/engine/loop.py:572`` and a line of fairnb's. ``warn`` names the first frame outside the fairnb
+``fairnb/search/engine/estimator.py:335`` and a line of fairnb's. ``warn`` names the first frame outside the fairnb
 package instead: the user's cell or script (on a background search's thread, where no such frame exists, the
 outermost one).
 

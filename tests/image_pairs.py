@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from fairnb.domains import register_domain
-from fairnb.search.engine.loop import Batch, Search
+from fairnb.search import Batch, Search
 from fairnb.widgets import register_inspector
 from fairnb.widgets.image_inspector import ImageInspector
 

@@ -5,7 +5,7 @@ import pytest
 from sklearn.tree import DecisionTreeClassifier
 
 from fairnb.search.methods.aft import AFT, drawn_before_stop, leaf_boxes
-from fairnb.search.engine.loop import Batch
+from fairnb.search import Batch
 
 from blackbox_checks import assert_pairs_rechecked
 

@@ -11,7 +11,7 @@ import fairnb
 from fairnb.domains import register_domain
 from fairnb.models import FunctionModel
 from fairnb.oracle import Oracle, ProbabilityGap
-from fairnb.search.engine.loop import Batch
+from fairnb.search import Batch
 from fairnb.search.methods.random import RandomSearch
 from fairnb.search.registry import get_method
 

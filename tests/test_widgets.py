@@ -156,7 +156,7 @@ def test_stop_before_the_search_starts(synthetic, biased_model):
 
 
 def test_background_errors_reach_wait_and_the_panel(synthetic, notebook):
-    from fairnb.search.engine.loop import Search
+    from fairnb.search import Search
 
     class NeedsGradients(Search):
         name = "needs-gradients"

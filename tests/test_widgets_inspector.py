@@ -11,7 +11,7 @@ import traitlets
 import fairnb
 from fairnb.domains import Feature, TabularDomain
 from fairnb.results import Result
-from fairnb.search.engine.loop import Batch, Search
+from fairnb.search import Batch, Search
 from fairnb.widgets.inspector import CHANGED, PairInspector
 from fairnb.pair_table import PairTable
 

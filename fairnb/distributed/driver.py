@@ -45,7 +45,7 @@ import pandas as pd
 
 from ..domains.base import CONVENTIONS
 from ..results import Same, merge_results
-from ..search.engine.loop import Budget, Event
+from ..search.engine.types import Budget, Event
 from ..user_frame import warn
 from .plan import plan_shards
 from .shard import key_hashes

@@ -19,8 +19,8 @@ __all__ = ["Batch", "Engine", "Event", "Search", "SearchContext", "RandomSearch"
 
 # The search classes build on scikit-learn's BaseEstimator (``fairnb.params``), which ``import fairnb``
 # does not load: they load on first use.
-_LAZY = {"Batch": ".engine.loop", "Engine": ".engine.loop", "Event": ".engine.loop", "Search": ".engine.loop",
-         "SearchContext": ".engine.loop", "RandomSearch": ".methods.random"}
+_LAZY = {"Batch": ".engine.types", "Event": ".engine.types", "Engine": ".engine.loop", "Search": ".engine.estimator",
+         "SearchContext": ".engine.context", "RandomSearch": ".methods.random"}
 
 
 def __getattr__(name):

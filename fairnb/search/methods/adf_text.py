@@ -75,7 +75,8 @@ import numpy as np
 from ...domains.base import require_capabilities
 from ...params import COUNT, STEPS, Options
 from ...results import Count, Derived, Distinct, Ratio, seed_outcomes
-from ..engine.loop import Batch, Search
+from ..engine.estimator import Search
+from ..engine.types import Batch
 from ..parts.text_steps import (EPSILON, HF_SCORES, SIGN_CONVENTIONS, WordSwap, asc_step, hotflip_step,
                          local_probabilities, random_step, token_saliency)
 from .two_phase import ACCEPTANCE, TwoPhase

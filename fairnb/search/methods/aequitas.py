@@ -53,7 +53,8 @@ import numpy as np
 from ...counting import UniqueCounter
 from ...params import COUNT, SHARE, STEPS, Interval, Options
 from ...results import Count, Derived, Distinct, PerShard, Same
-from ..engine.loop import Batch, Search
+from ..engine.estimator import Search
+from ..engine.types import Batch
 from ..engine.seeds import warn_if_few_seeds
 
 VARIANTS = {"random": (False, False), "semi": (False, True), "fully": (True, True)}  # (attribute, direction)

@@ -31,7 +31,8 @@ from ...counting import UniqueCounter
 from ...oracle import rows_per_call, variant_bytes
 from ...params import COUNT, Interval
 from ...results import Count, Distinct
-from ..engine.loop import Batch, Search
+from ..engine.estimator import Search
+from ..engine.types import Batch
 from ..engine.sizes import require_fits
 
 STALE_LOOPS = 5    # loops without a misprediction before AFT starts again from fresh random inputs

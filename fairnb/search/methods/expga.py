@@ -33,7 +33,8 @@ from ...params import COUNT, SHARE, STEPS, Interval
 from ...results import Count, Distinct
 from ..parts.attribution import lime_ranks, lime_rows
 from ...oracle import rows_per_call
-from ..engine.loop import Batch, Search
+from ..engine.estimator import Search
+from ..engine.types import Batch
 from ..engine.sizes import require_fits
 
 NOT_EXPLAINED = "its explanation ranks no protected attribute within the threshold"

@@ -49,7 +49,8 @@ from ...domains.base import require_capabilities
 from ...params import COUNT, SHARE, STEPS, Interval
 from ...results import Count, Distinct
 from ..parts.attribution import lime_text_coefficients
-from ..engine.loop import Batch, Search
+from ..engine.estimator import Search
+from ..engine.types import Batch
 from .adf_text import counterparts, pair_details, texts_up_to, use_text_seeds
 
 NOT_EXPLAINED = "its explanation ranks none of its protected terms among its most important words"

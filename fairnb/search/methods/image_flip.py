@@ -59,7 +59,8 @@ from ...oracle import rows_per_call
 from ...params import COUNT, POSITIVE, SHARE, STEPS
 from ...results import Count, Derived, Distinct, PerShard, Ratio, Same, seed_outcomes
 from ..parts.biased_neurons import interpret_differences, pair_activation_differences
-from ..engine.loop import Batch, Search
+from ..engine.estimator import Search
+from ..engine.types import Batch
 from .neuronfair import DynamicLoss, NeuronFair, use_interpretation
 from ..parts.gradients import Backprop, ascend_agreeing, descend_agreeing, sign_of_sum
 from ..parts.transformations import PixelStep

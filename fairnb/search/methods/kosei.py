@@ -26,7 +26,8 @@ from collections import deque
 import numpy as np
 
 from .aequitas import Aequitas, PerturbationPolicy
-from ..engine.loop import Batch, Search
+from ..engine.estimator import Search
+from ..engine.types import Batch
 
 
 class Kosei(Aequitas):

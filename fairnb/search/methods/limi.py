@@ -33,7 +33,8 @@ from ...counting import UniqueCounter
 from ...oracle import rows_per_call
 from ...params import COUNT, POSITIVE, Interval, Satisfies
 from ...results import Count, Distinct, PerShard
-from ..engine.loop import Batch, Search
+from ..engine.estimator import Search
+from ..engine.types import Batch
 from ..parts.latent import GaussianCopula
 from ..engine.sizes import require_fits
 

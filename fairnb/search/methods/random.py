@@ -18,7 +18,8 @@ from ...oracle import rows_per_call, variant_bytes
 from ...params import COUNT
 from ...results import Derived, Ratio
 from ...stats import wilson_interval
-from ..engine.loop import Batch, Search
+from ..engine.estimator import Search
+from ..engine.types import Batch
 
 
 class RandomSearch(Search):

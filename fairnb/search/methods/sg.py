@@ -54,7 +54,8 @@ from ...counting import UniqueCounter
 from ...oracle import rows_per_call
 from ...params import COUNT, FINITE, Options
 from ...results import Count, Distinct, Ratio
-from ..engine.loop import Batch, Search
+from ..engine.estimator import Search
+from ..engine.types import Batch
 from ..engine.seeds import cluster_seeds, warn_if_few_seeds, with_kmeans
 
 with_kmeans()      # K-Means chooses its seeds: imported with the method, not inside a search's time budget

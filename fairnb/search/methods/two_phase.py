@@ -64,7 +64,8 @@ from ...params import COUNT, POSITIVE, STEPS, Options
 from ...results import Count, Distinct, Ratio
 from ..parts.gradients import Backprop, agreeing_signs
 from ..parts.transformations import UnitStep
-from ..engine.loop import Batch, Search
+from ..engine.estimator import Search
+from ..engine.types import Batch
 from ..engine.generated import GeneratedInputs
 from ..engine.seeds import cluster_seeds, warn_if_few_seeds, with_kmeans
 

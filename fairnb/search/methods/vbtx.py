@@ -29,7 +29,8 @@ import numpy as np
 
 from ...params import COUNT, STEPS, Interval, Options
 from .aft import TreeApproximation, leaf_boxes
-from ..engine.loop import Batch, Search
+from ..engine.estimator import Search
+from ..engine.types import Batch
 from ..parts.symbolic.solver import decide
 
 XOR_STEP, SATS_PER_STEP = 20, 5      # calibration: XORs added after every five satisfiable draws
