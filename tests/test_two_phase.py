@@ -157,6 +157,39 @@ def test_the_gradient_source_is_a_part_eidig_with_forward_differences_finds_maft
     assert a.count() > 0 and np.array_equal(a.inputs, b.inputs) and np.array_equal(a.counterparts, b.counterparts)
 
 
+def test_acceptance_is_a_part_adf_with_the_reset_rule_finds_its_reset_options_pairs(synthetic, biased_model):
+    # ADF(acceptance="reset") names the ResetOnFailure part: plugging the part in gives its run, pair for pair, and
+    # a rule that keeps no step leaves every walker at its global IDI (each local find one unit step from one)
+    from fairnb.search.parts.acceptance import ResetOnFailure
+
+    class ADFReset(ADF):
+        def acceptance_rule(self):
+            return ResetOnFailure()
+
+    class Stay:
+        def start(self, start):
+            return None
+
+        def decide(self, rng, verdict, state):
+            n = len(verdict.discriminatory)
+            return np.zeros(n, bool), np.zeros(n, bool)
+
+    class ADFStay(ADF):
+        def acceptance_rule(self):
+            return Stay()
+
+    kw = dict(n_seeds=30, n_local=30, seed_selection="as_given", random_state=4)
+    a = ADFReset(**kw).run(biased_model, synthetic.domain, seeds=synthetic.X)
+    b = ADF(acceptance="reset", **kw).run(biased_model, synthetic.domain, seeds=synthetic.X)
+    keep_all = ADF(**kw).run(biased_model, synthetic.domain, seeds=synthetic.X)
+    assert a.count() > 0 and np.array_equal(a.inputs, b.inputs) and np.array_equal(a.counterparts, b.counterparts)
+    assert not np.array_equal(a.inputs, keep_all.inputs)
+    stay = ADFStay(**kw).run(biased_model, synthetic.domain, seeds=synthetic.X)
+    phase = stay.pairs["phase"].to_numpy()
+    local, starts = stay.inputs[phase == "local"], stay.inputs[phase == "global"]
+    assert len(local) and np.abs(local[:, None, :] - starts[None, :, :]).sum(axis=2).min(axis=1).max() == 1
+
+
 def test_a_part_follows_set_params(synthetic, biased_model):
     # the parts are built from the parameters as a run starts: set_params and clone never leave a stale part
     from sklearn.base import clone

@@ -45,7 +45,8 @@ True
 from __future__ import annotations
 
 from ...params import Options
-from .two_phase import ACCEPTANCE, TwoPhaseSearch
+from ..parts.acceptance import RULES
+from .two_phase import TwoPhaseSearch
 
 
 class ADF(TwoPhaseSearch):
@@ -61,7 +62,7 @@ class ADF(TwoPhaseSearch):
     counterpart_rule = "class"
     objective = "loss"
     direction_sign = 1.0
-    _parameter_constraints = {**TwoPhaseSearch._parameter_constraints, "acceptance": [Options(ACCEPTANCE)]}
+    _parameter_constraints = {**TwoPhaseSearch._parameter_constraints, "acceptance": [Options(RULES)]}
 
     def __init__(self, n_seeds: int = 1000, n_local: int = 1000, max_iter: int = 10, acceptance: str = "all",
                  global_step: float = 1.0, local_step: float = 1.0, c_num: int = 4,
@@ -77,5 +78,5 @@ class ADF(TwoPhaseSearch):
     def _global_checks(self):
         return self.max_iter + 1
 
-    def _on_failure(self):
-        return ACCEPTANCE[self.acceptance]
+    def acceptance_rule(self):
+        return RULES[self.acceptance]()

@@ -79,7 +79,8 @@ from ..engine.estimator import Search
 from ..engine.types import Batch
 from ..parts.text_steps import (EPSILON, HF_SCORES, SIGN_CONVENTIONS, WordSwap, asc_step, hotflip_step,
                          local_probabilities, random_step, token_saliency)
-from .two_phase import ACCEPTANCE, TwoPhase
+from ..parts.acceptance import RULES
+from .two_phase import TwoPhase
 
 NO_TERM = "no protected term"     # the reason a seed without a sensitive term is skipped (``result.seed_outcomes``)
 
@@ -170,13 +171,13 @@ class TextSubstitutionSearch(TwoPhase):
     acceptance : after a local step that is not discriminatory, ``"reset"`` (default: back to its local seed,
         EIDIG's and MAFT's ADF), ``"all"`` (Alg 7 as printed: the walk goes on from there) or
         ``"metropolis"`` (ADF's tabular reference code: kept with probability ``e^-1``, else the walker steps
-        back), as in ``fairnb.search.ADF``; see the module docstring for why ``"reset"`` is the default.
+        back), as in ``fairnb.search.methods.adf.ADF``; see the module docstring for why ``"reset"`` is the default.
     batch_size : local walkers stepping together (each with all its variants in one model call).
     """
 
     name = "text"
     _parameter_constraints = {**Search._parameter_constraints, "n_seeds": [COUNT], "max_iter": [STEPS],
-                              "n_local": [STEPS], "n_walkers": [COUNT], "acceptance": [Options(ACCEPTANCE)],
+                              "n_local": [STEPS], "n_walkers": [COUNT], "acceptance": [Options(RULES)],
                               "batch_size": [COUNT]}
     domain_needs = ("substitutions",)
     dedup = "adf"
@@ -215,8 +216,8 @@ class TextSubstitutionSearch(TwoPhase):
     def _refresh_interval(self):
         return 0              # the local guidance comes from the gradients at every step
 
-    def _on_failure(self):
-        return ACCEPTANCE[self.acceptance]
+    def acceptance_rule(self):
+        return RULES[self.acceptance]()
 
     def _pair_gradients(self, ctx, X, XC, PX, PC, *, rows, t, phase):
         """Loss gradients of ``x`` and ``x'`` w.r.t. their token embeddings, in one call."""

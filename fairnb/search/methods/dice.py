@@ -50,6 +50,7 @@ import numpy as np
 from ...interrupts import interruptible
 from ...params import COUNT, Interval
 from ...results import Mean, PerShard
+from ..parts.acceptance import Metropolis
 from ..parts.causal_neurons import as_numpy_mlp, localize
 from ..parts.severity import EPSILON, output_partitions, probability_bins, severity
 from .two_phase import TwoPhaseSearch
@@ -70,6 +71,21 @@ def partition_spread(VP: np.ndarray, epsilon: float | None = EPSILON) -> np.ndar
     bins = probability_bins(VP, epsilon)
     spread = bins.max(axis=1) - bins.min(axis=1)
     return spread[:, 1] if VP.shape[-1] == 2 else spread.max(axis=1)
+
+
+class SpreadMetropolis(Metropolis):
+    """DICE's acceptance: Metropolis at T = 1 on minus the spread of the output partitions (``partition_spread``),
+    so a local step that moves the variants' outputs further apart is always kept."""
+
+    def __init__(self, epsilon: float | None = EPSILON):
+        self.epsilon = epsilon
+
+    def energy(self, verdict) -> np.ndarray:
+        return -partition_spread(verdict.variant_proba, self.epsilon).astype(float)
+
+    def start_energy(self, start) -> np.ndarray:
+        both = np.stack([start.proba, start.counterpart_proba], axis=1)
+        return -partition_spread(both, self.epsilon).astype(float)
 
 
 class DICE(TwoPhaseSearch):
@@ -127,15 +143,8 @@ class DICE(TwoPhaseSearch):
     def _global_checks(self):
         return self.max_iter + 1
 
-    def _on_failure(self):
-        return "metropolis"
-
-    def _energy(self, verdict):
-        return -partition_spread(verdict.variant_proba, self.epsilon).astype(float)
-
-    def _start_energy(self, start):
-        both = np.stack([start.proba, start.counterpart_proba], axis=1)
-        return -partition_spread(both, self.epsilon).astype(float)
+    def acceptance_rule(self):
+        return SpreadMetropolis(self.epsilon)
 
     def _prepare_seeds(self, ctx, seeds):
         seeds, rows = super()._prepare_seeds(ctx, seeds)

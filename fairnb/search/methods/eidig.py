@@ -32,6 +32,7 @@ from __future__ import annotations
 from numbers import Real
 
 from ...params import SHARE, Interval
+from ..parts.acceptance import ResetOnFailure
 from .two_phase import TwoPhaseSearch
 
 
@@ -69,5 +70,5 @@ class EIDIG(TwoPhaseSearch):
     def _refresh_interval(self):
         return self.update_interval
 
-    def _on_failure(self):
-        return "reset"
+    def acceptance_rule(self):
+        return ResetOnFailure()

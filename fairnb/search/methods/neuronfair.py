@@ -65,6 +65,7 @@ import numpy as np
 from ...oracle import in_pieces
 from ...params import COUNT, SHARE, Interval, Options
 from ...results import PerShard, Same
+from ..parts.acceptance import KeepAll, Metropolis
 from ..parts.biased_neurons import interpret
 from ..parts.gradients import GradientSource, sign_of_sum
 from .two_phase import EPSILON, TwoPhaseSearch
@@ -147,8 +148,8 @@ class NeuronFair(TwoPhaseSearch):
         moved = step.apply(X, (ctx.rng.random(X.shape) < prob) * direction, self.local_step)
         return moved, np.ones(len(X), bool), trace
 
-    def _on_failure(self):
-        return "accept" if self.local == "paper" else "metropolis"
+    def acceptance_rule(self):
+        return KeepAll() if self.local == "paper" else Metropolis()
 
     def gradient_source(self):
         """The dynamic loss on the most biased layer (``DynamicLoss``)."""

@@ -21,9 +21,11 @@ acceptance (ADF's reference code), or reset to the seed (EIDIG/MAFT).
 The skeleton asks the method's transformation part what a step is (``transformation(ctx)``: a unit
 step on a feature, a word swap, a pixel step; ``fairnb.search.parts.transformations``) and its gradient source part
 where the guidance comes from (``gradient_source()``: loss or class probability by backprop, forward
-differences, NeuronFair's dynamic loss, a random-direction estimate; ``fairnb.search.parts.gradients``). The methods
-differ otherwise only in small parts, which subclasses override: the global direction rule, the momentum
-decays, how often the local probabilities are refreshed, the failure policy and the local move.
+differences, NeuronFair's dynamic loss, a random-direction estimate; ``fairnb.search.parts.gradients``) and its
+acceptance part which local steps a walker keeps (``acceptance_rule()``: every one, Metropolis, or back to the start
+after a failure; ``fairnb.search.parts.acceptance``). The methods differ otherwise only in small parts, which
+subclasses override: the global direction rule, the momentum decays, how often the local probabilities are
+refreshed and the local move.
 
 **Batching** (the reason fairnb is fast). The papers loop over one seed at a time and call the model
 once per instance. Here every seed still in the global phase advances together: one oracle call per
@@ -62,6 +64,7 @@ import numpy as np
 from ...oracle import rows_per_call
 from ...params import COUNT, POSITIVE, STEPS, Options
 from ...results import Count, Distinct, Ratio
+from ..parts.acceptance import KeepAll
 from ..parts.gradients import Backprop, agreeing_signs
 from ..parts.transformations import UnitStep
 from ..engine.estimator import Search
@@ -74,9 +77,6 @@ with_kmeans()      # K-Means chooses its seeds: imported with the method, not in
 EPSILON = 1e-6          # EIDIG/MAFT's epsilon in the reciprocal-gradient probabilities
 GLOBAL_STATE_COPIES = 12   # (n, d) float arrays a global-phase seed keeps alive besides its variants
 SEED_SELECTIONS = ("kmeans", "as_given")
-
-
-ACCEPTANCE = {"all": "accept", "metropolis": "metropolis", "reset": "reset"}   # a parameter's values -> _on_failure
 
 
 @dataclass
@@ -141,7 +141,9 @@ class TwoPhase(Search):
     ``UnitStep`` and ``PixelStep`` of ``fairnb.search.parts.transformations``, ``fairnb.search.parts.text_steps.WordSwap``);
     which step to take, from the method's hooks below (``_global_candidates``, ``_local_plan``,
     ``_local_candidates``, ``_global_direction``...); where the guidance comes from, from its gradient source part
-    (``gradient_source()``, ``fairnb.search.parts.gradients``). A subclass holds the parameters (at least ``batch_size``)."""
+    (``gradient_source()``, ``fairnb.search.parts.gradients``); which local steps a walker keeps, from its acceptance
+    part (``acceptance_rule()``, ``fairnb.search.parts.acceptance``). A subclass holds the parameters (at least
+    ``batch_size``)."""
 
     dedup = "adf"                # convention that makes global IDIs distinct before their walks
     counterpart_rule = "l2"      # global x': max L2 output difference; "class": max |delta p| of x's class
@@ -176,9 +178,10 @@ class TwoPhase(Search):
         also right after a failure)."""
         return 1
 
-    def _on_failure(self) -> str:
-        """What a walker does after a non-discriminatory step: ``"accept"``, ``"metropolis"`` or ``"reset"``."""
-        return "accept"
+    def acceptance_rule(self):
+        """The acceptance part of this run: which local steps a walker keeps (``fairnb.search.parts.acceptance``),
+        built from the parameters as the run starts; every step by default."""
+        return KeepAll()
 
     def _prepare_seeds(self, ctx, seeds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Declare the run's ``seeds`` (``ctx.use_seeds``); returns them and the rows the search starts from."""
@@ -220,15 +223,6 @@ class TwoPhase(Search):
         """One local step of every walker from ``X`` by its ``plan``: ``(candidates, moved, trace')``; the
         walk ends when no walker moved."""
         raise NotImplementedError
-
-    def _energy(self, verdict) -> np.ndarray:
-        """The energy the ``"metropolis"`` failure policy compares (lower is better): 0 on discriminatory
-        inputs, 1 elsewhere (ADF's reference code); DICE's is minus the spread of the output partitions."""
-        return (~verdict.discriminatory).astype(float)
-
-    def _start_energy(self, start: Pairs) -> np.ndarray:
-        """The energy of the walkers' starting points (global IDIs: 0 by ``_energy``'s default)."""
-        return np.zeros(len(start))
 
     def _check(self, ctx, X, phase: str, seed_ids, trace, t):
         """One oracle call for ``X`` and all its variants; returns the verdict."""
@@ -355,13 +349,13 @@ class TwoPhase(Search):
         step = self.transformation(ctx)
         decay = self._decays()[1]
         interval = self._refresh_interval()
-        policy = self._on_failure()
+        acceptance = self.acceptance_rule()
         w = len(start)
         X, PX, PC = start.X.copy(), start.proba.copy(), start.counterpart_proba.copy()
         CI, C, trace = start.variant.copy(), start.counterpart.copy(), start.trace
         G1 = G2 = plan = plan0 = None
         since = np.full(w, np.inf)           # forces a refresh at the first step
-        energy = self._start_energy(start)
+        accepting = acceptance.start(start)
         self._begin_population(ctx, "local", w)
         for t in range(self._local_steps()):
             r = np.flatnonzero(since >= interval)
@@ -388,22 +382,15 @@ class TwoPhase(Search):
             v = yield from self._check(ctx, candidate, "local", start.seed_ids, moved_trace, t)
             self._stats["local_steps"] += w
             ok = v.discriminatory
-            if policy == "accept":
-                keep = np.ones(w, bool)
-            elif policy == "metropolis":   # T = 1: a move that raises the energy by dE is kept with e^-dE
-                proposed = self._energy(v)
-                keep = ctx.rng.random(w) < np.exp(np.minimum(energy - proposed, 0.0))
-                energy[keep] = proposed[keep]
-            else:
-                keep = ok
+            keep, back = acceptance.decide(ctx.rng, v, accepting)
             X[keep], PX[keep] = candidate[keep], v.proba[keep]
             trace = None if trace is None else trace.replace(keep, moved_trace)
             new = np.flatnonzero(keep & ok)                          # the last known flipping variant
             CI[new] = self._local_counterpart(ctx, v)[new]
             C[new] = step.variant(X[new], CI[new], v, new)
             PC[keep] = v.variant_proba[keep, CI[keep]]
-            if policy == "reset" and not ok.all():
-                f = ~ok
+            if back.any():
+                f = back
                 X[f], PX[f], CI[f], C[f], PC[f] = (start.X[f], start.proba[f], start.variant[f], start.counterpart[f],
                                                    start.counterpart_proba[f])
                 trace = None if trace is None else trace.replace(f, start.trace)
