@@ -115,3 +115,18 @@ def test_a_search_with_each_flip_counts_pairs_per_searched_seed(lfw):
     assert t.loc["tone", "pairs"] > t.loc["hue", "pairs"]        # the brightness reader ignores the hue part
     with pytest.raises(ValueError, match="at least one flipper"):
         compare_flips(model, ImageDomain.from_data(data), data.X[faces], {})
+
+
+def test_lfw_scenes_place_faces_on_photos_and_flip_only_the_face():
+    from fairnb.images.scenes import load_lfw_scenes
+
+    scenes = load_lfw_scenes(face_size=10, canvas=24, noise=0.05)
+    faces = np.flatnonzero(scenes.y == 1)
+    assert scenes.X.shape == (200, 24, 24, 3) and len(faces) == 100 and scenes.info["noise"] == 0.05
+    flip = ExactFlip(scenes).flip(scenes.X[faces], index=faces)
+    changed = (np.abs(flip.delta) > 1e-6).any(axis=-1).reshape(100, -1).sum(axis=1)
+    assert (changed > 0).all() and (changed <= 10 * 10).all()          # inside the face's square only
+    again = load_lfw_scenes(face_size=10, canvas=24, noise=0.05)
+    assert np.array_equal(again.X, scenes.X)                            # the noise is drawn per image, repeatably
+    with pytest.raises(ValueError, match="face_size must be between 1 and canvas"):
+        load_lfw_scenes(face_size=30, canvas=24)
