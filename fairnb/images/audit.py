@@ -6,7 +6,8 @@ seeds that end in a pair), each with its 95 % Wilson interval; ``apart`` says wh
 apart or overlap. With :class:`~fairnb.images.controls.FlipPart` controls beside the tone flip, the table says
 whether the detector reacts to the tone or to the exposure and contrast change that comes with it: a tone
 flip's rate apart above its exposure-matched control's is a reaction to the tone (hue); overlapping rates say
-the control explains the pairs as well.
+the control explains the pairs as well. Decisions can hide opposite effects (the darkening lowering a face's
+score, the hue change raising it): run the hue part too (``FlipPart(flip, "hue")``) and look at the scores.
 
 It also says how material the pairs are: ``median_gap`` is the median ``|p - p'|`` of a pair's two face
 probabilities (``fairnb.results.tables.material``: below 0.1 a pair is immaterial, a decision at the
@@ -19,13 +20,12 @@ Example
 >>> from fairnb.images import ExactFlip, FlipPart, make_faces
 >>> from fairnb.models import NumpyMLP
 >>> data = make_faces(n=60, size=8, random_state=0)
->>> w = np.zeros((8 * 8 * 3, 1)); w[0::3], w[1::3] = 4 / 64, -4 / 64          # reads hue: red minus green
->>> hue_reader = NumpyMLP([w], [np.array([-0.6])])
->>> faces = np.flatnonzero(data.y == 1)
->>> found = compare_flips(hue_reader, ImageDomain.from_data(data), data.X[faces],
-...                       {"tone": ExactFlip(data), "exposure control": FlipPart(ExactFlip(data))}, max_iter=0)
->>> list(found.table.index), found.apart("tone", "exposure control", "natural")
-(['tone', 'exposure control'], 'overlap')
+>>> brightness = NumpyMLP([np.full((8 * 8 * 3, 1), 40 / 192)], [np.array([-20.0])])   # reads exposure only
+>>> flip = ExactFlip(data)
+>>> found = compare_flips(brightness, ImageDomain.from_data(data), data.X[data.y == 1],
+...                       {"tone": flip, "exposure control": FlipPart(flip), "hue only": FlipPart(flip, "hue")}, max_iter=0)
+>>> found.table["natural_idis"].tolist(), found.apart("tone", "exposure control", "natural")
+([7, 7, 0], 'overlap')
 """
 from __future__ import annotations
 
