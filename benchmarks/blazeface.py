@@ -12,7 +12,7 @@ against the zero-order search.
    flip), every seed face; ``adf_image`` and ``eidig_image`` on the white box (exact gradients),
    ``zero_order_image`` on the interpreter's black box (defaults, and the cheaper estimate :data:`CHEAP`) and on
    the graph's outputs; each for ``--minutes``; every pair re-checked by the interpreter and against the pixel
-   budget; for the zero-order runs, the pairs found by the time the faster exact search had ended.
+   budget; for the zero-order runs, the pairs found by the time the best exact search (most pairs) had ended.
 4. **Audit** (tone or exposure?): on the frame-filling faces and on LFW faces placed small on photographs with
    sensor noise (``fairnb.images.scenes``), the tone flip beside its exposure-matched control and its hue part
    (``fairnb.images.FlipPart``): natural rates and the exact search (``eidig_image``) with each, 95 % intervals,
@@ -123,10 +123,23 @@ def searches(black, white, minutes: float) -> tuple[list[dict], dict]:
                      "seconds": round(r.elapsed, 1), "idis_per_minute": round(60 * r.count() / max(r.elapsed, 1e-9), 1),
                      "status": r.status, **valid(black, r)})
         if method == "zero_order_image":
-            exact = min(row["seconds"] for row in rows if row["model"].startswith("graph (exact"))
-            rows[-1]["idis_at_exact_time"] = found_by(r, exact)
+            best = max((row for row in rows if row["model"].startswith("graph (exact")), key=lambda row: row["idis"])
+            rows[-1]["idis_at_exact_time"] = found_by(r, best["seconds"])
         print(rows[-1], flush=True)
     return rows, detected
+
+
+def target(rows: list[dict]) -> list[str]:
+    """The issue's target: the zero-order search finds at least half the exact search's pairs in the same time."""
+    best = max((r for r in rows if r["model"].startswith("graph (exact")), key=lambda r: r["idis"])
+    lines = ["", f"Target (at least half of the best exact search's {best['idis']} pairs, `{best['method']}` in "
+             f"{best['seconds']} s, in the same time):"]
+    for r in rows:
+        if r["method"] == "zero_order_image" and "idis_at_exact_time" in r:
+            share = r["idis_at_exact_time"] / max(best["idis"], 1)
+            lines.append(f"* {r['model']} ({r['options']}): {r['idis_at_exact_time']} pairs, {share:.2f} of the exact "
+                         f"search's: {'met' if share >= 0.5 else 'not met'}")
+    return lines
 
 
 def options_text(options: dict) -> str:
@@ -264,7 +277,7 @@ def markdown(report: dict) -> str:
                   f"The {d['faces']} seed faces (each LFW face crop filling the frame, tinted light or dark): detected "
                   f"{d['light']:.2f} of the light, {d['dark']:.2f} of the dark ones (interpreter, p > 0.5).", "",
                   "| method | model | options | seeds | IDIs | confirmed by the interpreter | within 8/255 | IDIs when "
-                  "the faster exact search ended | checked | model rows | seconds | ended | IDIs/minute |",
+                  "the best exact search ended | checked | model rows | seconds | ended | IDIs/minute |",
                   "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
         lines += [f"| `{r['method']}` | {r['model']} | {r.get('options', 'defaults')} | {r['seeds']} | {r['idis']} | "
                   f"{r.get('confirmed', '')} | {r.get('within_budget', '')} | {r.get('idis_at_exact_time', '')} | "
@@ -272,8 +285,9 @@ def markdown(report: dict) -> str:
                   for r in report["searches"]]
         lines += ["", "A run that `completed` searched every seed within its time budget (at most one IDI per seed); one "
                   "that ended on its `budget` was stopped by it. `zero_order_image` spends `2 * n_directions` model rows "
-                  "(default 40) per image and gradient estimate, which the model rows column shows; the exact-gradient "
-                  "searches need the converted graph."]
+                  "(default 40) per image and gradient estimate, which the model rows column shows; the cheap estimate "
+                  "`n_directions` per pair (one estimate per pair, forward differences from the check's output); the "
+                  "exact-gradient searches need the converted graph."] + target(report["searches"])
     if report.get("audit"):
         lines += [""] + audit_markdown(report["audit"]) + reading(report["audit"])
     return "\n".join(lines) + "\n"
