@@ -47,11 +47,16 @@ def test_the_estimate_follows_the_exact_gradient_of_a_keras_detector():
     assert cosines(few, exact).min() > 0                                       # ... still a descent direction
 
 
-@pytest.mark.parametrize("signed", [False, True])
-def test_a_planted_tone_bias_is_found_with_outputs_only(signed):
+#: the cheaper estimate BlazeFace's benchmark uses: blocks of pixels, forward differences, one estimate per pair
+CHEAP = {"grid": 2, "n_directions": 6, "antithetic": False, "shared": True}
+
+
+@pytest.mark.parametrize("options", [{"signed": False}, {"signed": True}, {"signed": True, "global_step": 2 / 255,
+                                                                          **CHEAP}])
+def test_a_planted_tone_bias_is_found_with_outputs_only(options):
     seeds = seed_images(60)
     black_box = FunctionModel(detector(red=1.0).predict_proba)        # no gradients
-    r = get_method("zero_order_image")(random_state=0, signed=signed).run(black_box, domain(), seeds=seeds)
+    r = get_method("zero_order_image")(random_state=0, **options).run(black_box, domain(), seeds=seeds)
     assert r.count() >= len(seeds) // 3, r.summary()
     assert_image_pairs_rechecked(r, black_box, domain())
     ids = r.to_frame()["seed"].to_numpy()
@@ -73,6 +78,30 @@ def test_each_estimate_costs_two_model_rows_per_direction():
     rows = r.summary()["model_rows"]
     gradient_rows = r.summary()["gradient_rows"]
     assert gradient_rows == 2 * 10 * (3 - 1) and rows >= 2 * 7 * gradient_rows    # 3 checks, 2 updates between
+
+
+def test_forward_differences_and_a_shared_estimate_cost_a_quarter_of_the_rows():
+    seeds, model = seed_images(10), FunctionModel(detector(red=0.0).predict_proba)    # nothing found: every step runs
+    rows = {}
+    for name, options in {"default": {}, "cheap": CHEAP}.items():
+        r = get_method("zero_order_image")(random_state=0, max_iter=3, **{**options, "n_directions": 7})
+        r = r.run(model, domain(), seeds=seeds)
+        assert r.count() == 0 and r.tried == 3 * 10
+        rows[name] = r.summary()["model_rows"]                 # the same checks: they differ by the estimates' rows
+    assert rows["default"] - rows["cheap"] == (2 * 7 * 2 - 7) * 10 * 2    # (rows x images per estimate) x seeds x updates
+
+
+def test_directions_on_a_grid_estimate_the_gradient_of_a_blocky_model():
+    w = np.kron(np.random.default_rng(0).normal(size=(2, 2)), np.ones((4, 4)))[..., None]   # constant on 4 x 4 blocks
+    proba = lambda X: np.c_[1 - (X * w).sum((1, 2, 3)) / 100, (X * w).sum((1, 2, 3)) / 100]  # noqa: E731
+    X = np.full((2, 8, 8, 1), 0.5)
+    few = dict(n_directions=40, sigma=0.01, rng=0)
+    on_grid = random_direction_gradient(proba, X, grid=2, **few)
+    everywhere = random_direction_gradient(proba, X, **few)
+    exact = np.broadcast_to(w / 100 * np.sign(proba(X)[:, 1:2] - 0.5)[:, None, None], X.shape)
+    assert cosines(on_grid, exact).min() > 0.9 > cosines(everywhere, exact).max()   # 4 dimensions, not 64
+    with pytest.raises(ValueError, match="grid= needs images"):
+        random_direction_gradient(proba, X.reshape(2, -1), grid=2, **few)
 
 
 def test_hard_labels_are_warned_about():

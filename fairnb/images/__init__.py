@@ -1,7 +1,8 @@
 """Images: face / non-face data with attributes, attribute flippers, detector fairness measures.
 
 The input space is ``fairnb.domains.ImageDomain`` (images and their flips); the searches are
-``neuronfair_image``, ``adf_image`` and ``eidig_image`` (``fairnb.search.methods.image_flip``); retraining goes
+``neuronfair_image``, ``adf_image`` and ``eidig_image`` (``fairnb.search.methods.image_flip``); ``FlipPart`` splits a flip
+into its exposure and hue parts (controls) and ``compare_flips`` runs a search with each; retraining goes
 through ``fairnb.mitigate``. Tutorial: ``notebooks/05_images_face_detector.ipynb``.
 
 Numpy only at import: TensorFlow loads when a Keras detector is built or trained (``fairnb.images.detector``)
@@ -18,6 +19,8 @@ Example
 """
 import numpy as np
 
+from .audit import FlipComparison, compare_flips
+from .controls import FlipPart, flip_part, luminance
 from .dataset import ImageDataset
 from .faces import face_params, face_regions, make_faces, render_faces
 from .fairness import AttributeEffect, attribute_effect, detection_rate, measure_detector
@@ -27,4 +30,5 @@ from .lfw import load_tinted_lfw, tint_images
 
 __all__ = ["ImageDataset", "make_faces", "face_params", "render_faces", "face_regions", "load_tinted_lfw",
            "tint_images", "load_image_folder", "AttributeFlipper", "FlipResult", "FGSMFlip", "ExactFlip",
-           "AttributeEffect", "attribute_effect", "detection_rate", "measure_detector"]
+           "AttributeEffect", "attribute_effect", "detection_rate", "measure_detector", "FlipPart", "flip_part",
+           "luminance", "compare_flips", "FlipComparison"]

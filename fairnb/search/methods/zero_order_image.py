@@ -44,46 +44,76 @@ from ..parts.gradients import GradientSource
 
 
 def random_direction_gradient(predict_proba, X, n_directions: int = 20, sigma: float = 0.01, rng=None, *,
-                              base_proba=None) -> np.ndarray:
-    """The antithetic random-direction estimate of the gradient of each row's predicted-class probability
-    (see the module docstring), shape of ``X``; ``base_proba`` may give ``predict_proba(X)``.
+                              base_proba=None, grid: int | None = None, antithetic: bool = True) -> np.ndarray:
+    """The random-direction estimate of the gradient of each row's predicted-class probability (see the module
+    docstring), shape of ``X``; ``base_proba`` may give ``predict_proba(X)``. ``grid``: directions drawn on a
+    ``grid`` x ``grid`` lattice per channel and spread over blocks of pixels (images ``(n, H, W, C)`` only);
+    ``antithetic=False``: forward differences from ``base_proba`` (``n_directions`` model rows per row, not
+    twice as many).
 
     >>> import numpy as np
     >>> proba = lambda X: np.stack([1 - X[:, 0] / 4, X[:, 0] / 4], axis=1)     # linear: the estimate's mean is exact
     >>> g = random_direction_gradient(proba, np.array([[3.0, 1.0]]), 20_000, 0.1, np.random.default_rng(0))
     >>> bool(np.abs(g - [[0.25, 0.0]]).max() < 0.01)
     True
+    >>> mean = lambda X: np.stack([1 - X.mean((1, 2, 3)), X.mean((1, 2, 3))], axis=1)
+    >>> blocks = random_direction_gradient(mean, np.full((1, 4, 4, 1), 0.2), 3, 0.1, 0, grid=2)
+    >>> bool((blocks[0, :2, :2] == blocks[0, 0, 0]).all())                   # one value per 2 x 2 block
+    True
     """
     X = np.asarray(X, dtype=float)
     rng = np.random.default_rng(rng)
     q, shape = int(n_directions), X.shape[1:]
+    draw = _direction_sampler(shape, grid)
     base_proba = np.asarray(predict_proba(X) if base_proba is None else base_proba, dtype=float)
     classes = base_proba.argmax(axis=1)
 
-    def estimate(rows, c):
+    def estimate(rows, c, base):
         m = len(rows)
-        U = rng.standard_normal((m, q, *shape))
-        probes = np.concatenate([rows[:, None] + sigma * U, rows[:, None] - sigma * U], axis=1)
-        P = np.asarray(predict_proba(probes.reshape(m * 2 * q, *shape)), dtype=float).reshape(m, 2 * q, -1)
-        f = P[np.arange(m), :, c]                                            # (m, 2q): F_p at the probes
-        slopes = (f[:, :q] - f[:, q:]) / (2 * sigma)
+        U = draw(rng, (m, q))
+        probes = [rows[:, None] + sigma * U] + ([rows[:, None] - sigma * U] if antithetic else [])
+        P = np.asarray(predict_proba(np.concatenate(probes, axis=1).reshape(-1, *shape)), dtype=float)
+        f = P.reshape(m, len(probes) * q, -1)[np.arange(m), :, c]              # F_p at the probes
+        slopes = (f[:, :q] - (f[:, q:] if antithetic else base[np.arange(m), c][:, None])) / (sigma * len(probes))
         return np.einsum("mq,mq...->m...", slopes, U) / q
 
-    return in_pieces(estimate, X, classes, row_bytes=3 * 2 * q * X[0].size * 8)
+    return in_pieces(estimate, X, classes, base_proba, row_bytes=3 * 2 * q * X[0].size * 8)
+
+
+def _direction_sampler(shape, grid):
+    """``draw(rng, lead)``: standard normal directions of ``shape`` (on a ``grid`` lattice, repeated over blocks)."""
+    if grid is None:
+        return lambda rng, lead: rng.standard_normal((*lead, *shape))
+    if len(shape) != 3:
+        raise ValueError(f"grid= needs images (height, width, channels), got inputs of shape {shape}")
+    h, w, ch = shape
+    k = int(grid)
+    rows, cols = np.arange(h) * min(k, h) // h, np.arange(w) * min(k, w) // w
+
+    def draw(rng, lead):
+        small = rng.standard_normal((*lead, min(k, h), min(k, w), ch))
+        return small[..., rows, :, :][..., cols, :]
+
+    return draw
 
 
 class RandomDirections(GradientSource):
     """The gradient source of ``ZeroOrderImage``: ``random_direction_gradient`` of each image's predicted-class
-    probability along ``n_directions`` random directions probed ``sigma`` away (``ctx.rng`` draws them)."""
+    probability along ``n_directions`` random directions probed ``sigma`` away (``ctx.rng`` draws them), on a
+    ``grid`` lattice or every pixel, central (``antithetic``) or forward differences; ``shared``: the input's
+    estimate serves its counterpart too (half the model rows)."""
 
-    def __init__(self, n_directions: int = 20, sigma: float = 0.01):
-        self.n_directions, self.sigma = n_directions, sigma
+    def __init__(self, n_directions: int = 20, sigma: float = 0.01, grid: int | None = None, antithetic: bool = True,
+                 shared: bool = False):
+        self.n_directions, self.sigma, self.grid, self.antithetic, self.shared = (n_directions, sigma, grid,
+                                                                                  antithetic, shared)
 
     def __call__(self, ctx, X, XC, PX, PC, *, rows, t, phase):
         n = len(X)
-        G = random_direction_gradient(ctx.oracle.predict_proba, np.concatenate([X, XC]), self.n_directions,
-                                      self.sigma, ctx.rng, base_proba=np.concatenate([PX, PC]))
-        return G[:n], G[n:]
+        Z, P = (X, PX) if self.shared else (np.concatenate([X, XC]), np.concatenate([PX, PC]))
+        G = random_direction_gradient(ctx.oracle.predict_proba, Z, self.n_directions, self.sigma, ctx.rng,
+                                      base_proba=P, grid=self.grid, antithetic=self.antithetic)
+        return (G, G) if self.shared else (G[:n], G[n:])    # a pair still searched has one decision on both
 
 
 class ZeroOrderImage(EIDIGImage):
@@ -92,24 +122,36 @@ class ZeroOrderImage(EIDIGImage):
 
     n_directions : random directions per gradient estimate (``2 * n_directions`` model rows per image).
     sigma : the probes' step along each direction, in pixel units ([0, 1] images).
+    grid : None (directions over every pixel), or directions drawn on a ``grid`` x ``grid`` lattice per channel,
+        each value spread over its block of pixels: a low-frequency subspace of ``3 grid**2`` dimensions, where
+        few directions already point along the gradient's smooth part.
+    antithetic : True (central differences, ``2 * n_directions`` rows per estimate) or False (forward
+        differences from the output the last check already has: ``n_directions`` rows).
+    shared : the input's estimate serves its counterpart too (the flip is fixed, and the
+        pairs still searched get one decision on both sides), instead of one estimate each: half the model rows.
     """
 
     name = "zero_order_image"
     needs_gradients = False
-    _parameter_constraints = {**EIDIGImage._parameter_constraints, "n_directions": [COUNT], "sigma": [POSITIVE]}
+    _parameter_constraints = {**EIDIGImage._parameter_constraints, "n_directions": [COUNT], "sigma": [POSITIVE],
+                              "grid": [None, COUNT], "antithetic": [bool], "shared": [bool]}
 
     def __init__(self, n_seeds: int | None = None, max_iter: int = 40, decay: float = 0.5, n_directions: int = 20,
-                 sigma: float = 0.01, global_step: float = 0.15, signed: bool = False, batch_size: int = 1000, *,
+                 sigma: float = 0.01, grid: int | None = None, antithetic: bool = True, shared: bool = False,
+                 global_step: float = 0.15, signed: bool = False, batch_size: int = 1000, *,
                  max_time: float | None = None, max_tried: int | None = None, max_found: int | None = None,
                  random_state: int | None = None, progress: bool | None = None, constraints="default", control=None):
         self.n_directions = n_directions
         self.sigma = sigma
+        self.grid = grid
+        self.antithetic = antithetic
+        self.shared = shared
         super().__init__(n_seeds=n_seeds, max_iter=max_iter, decay=decay, global_step=global_step, signed=signed,
                          batch_size=batch_size, max_time=max_time, max_tried=max_tried, max_found=max_found,
                          random_state=random_state, progress=progress, constraints=constraints, control=control)
 
     def gradient_source(self):
-        return RandomDirections(self.n_directions, self.sigma)
+        return RandomDirections(self.n_directions, self.sigma, self.grid, self.antithetic, self.shared)
 
     def _begin_pairs(self, ctx, X, C):
         if outputs_hard_labels(ctx.oracle, X[:64]):
