@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from fairnb.domains import TextDomain
-from fairnb.text import Tokenizer, Vocabulary, make_template_corpus, term_swaps
+from fairnb.text import Tokenizer, Vocabulary, make_template_corpus, shuffle_terms, term_swaps
 
 RELIGION = ["christian", "muslim", "jewish", "hindu"]
 
@@ -39,6 +39,29 @@ def test_term_swaps_swap_one_term_for_another_of_its_group(corpus):
     assert set(dom.vocab.decode([np.unique(drawn)])[0]) == set(RELIGION)
     assert not np.isin(ids, dom.vocab.ids(["jewish", "hindu"])).any()
 
+
+
+def test_shuffle_terms_draws_each_texts_terms_from_the_group_independently_of_the_label(corpus):
+    """The control head's training texts (``fairnb.text.heads``): on the planted corpus "muslim" marks the toxic
+    texts; shuffled, every term of the group is as frequent among toxic texts as among the others, each text's
+    other words and the places of its terms are kept, and a text's repeated term stays one term."""
+    dom, ids, y, _ = corpus
+    group = dom.vocab.ids(RELIGION)
+    out = shuffle_terms(dom, ids, random_state=0)
+    at = np.isin(ids, group)
+    assert (np.isin(out, group) == at).all() and (out[~at] == ids[~at]).all()
+    muslim = dom.vocab.id("muslim")
+    assert (ids == muslim).any(axis=1)[y == 1].mean() > 0.6 and not (ids == muslim).any(axis=1)[y == 0].any()
+    holds = at.any(axis=1)
+    drawn = np.concatenate([shuffle_terms(dom, ids[holds], random_state=seed) for seed in range(10)])
+    labels = np.tile(y[holds], 10)
+    for term in group:          # a quarter of the texts, whatever their label
+        share = [(drawn[labels == label] == term).any(axis=1).mean() for label in (0, 1)]
+        assert abs(share[0] - share[1]) < 0.08 and 0.17 < min(share) and max(share) < 0.33, share
+    twice = dom.vocab.encode([["the", "muslim", "cook", "muslim"]] * 40, 10, padding="post")
+    drawn = shuffle_terms(dom, twice, random_state=1)
+    assert (drawn[:, 1] == drawn[:, 3]).all() and len(np.unique(drawn[:, 1])) == len(RELIGION)
+    assert (shuffle_terms(dom, ids, random_state=0) == out).all()
 
 @pytest.mark.tf
 def test_clp_trained_classifier_moves_less_on_term_swaps(corpus):

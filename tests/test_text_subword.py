@@ -240,3 +240,30 @@ def test_a_byte_level_bpe_tokeniser_maps_each_piece_to_its_word(bench):
         if word[0, p] >= 0 and t != "Ġ":
             assert text[start:end].strip() in text.split()[word[0, p]]
     assert sorted(set(word[0][word[0] >= 0])) == list(range(6))
+
+
+def test_the_control_head_is_fitted_on_shuffled_terms_and_the_search_finds_more_on_the_planted_head(bench):
+    """``fairnb.text.heads.domain_head``: the planted head (every "muslim" text labelled toxic) and its control,
+    fitted on the same texts with the identity terms shuffled, on a tiny BERT wide enough (one block, hidden 64) for
+    a linear head to read the planted term. Beside the control (given as ``control=``, served through the subword
+    domain as the searched model is), the planted head's natural rate is apart and ADF's text search finds several
+    times its material pairs."""
+    from fairnb.text.bert import bert_encoder, random_bert_weights
+    from fairnb.text.heads import CONTROL_LABEL, domain_head
+
+    tok, data, _, _, _, domain = bench
+    encoder = bert_encoder(*random_bert_weights(tok.get_vocab_size(), hidden=64, layers=1, heads=2, intermediate=64),
+                           PIECES)
+    planted = domain_head(encoder, domain, data.texts, data.y, C=10.0)
+    control = domain_head(encoder, domain, data.texts, data.y, control=True, C=10.0, random_state=0)
+    assert control.name == "control_head" and control.head_accuracy < planted.head_accuracy
+    seeds = [t for t in data.texts if any(r in t.split() for r in RELIGION)][:40]
+    runs = [fairnb.run_search(model, domain, method="adf_asc", seeds=seeds, n_seeds=40, max_iter=3, n_local=10,
+                              random_state=0, progress=False, control=(control, CONTROL_LABEL))
+            for model in (planted, control)]
+    s, c = (r.summary() for r in runs)
+    assert s["control_label"] == CONTROL_LABEL and s["control_natural_rate"] == c["natural_rate"]
+    assert s["natural_low"] > s["control_natural_high"]
+    assert s["material_pairs"] >= 3 * max(c["material_pairs"], 1)
+    with pytest.raises(ValueError, match="subword text domain"):
+        domain_head(encoder, TextDomain(domain.vocab, {"religion": RELIGION}, 5), data.texts, data.y)

@@ -43,12 +43,12 @@ from .setup import setup_text_resources
 from .terms import ADF_TERMS, TESTSGD_TERMS, TermGroups, all_builtin_terms, term_groups
 from .tokenize import Tokenizer
 from .variants import (Variants, counterfactual_augmentation, group_ids, protected_variants, sensitive_mask,
-                       term_swaps, text_variants)
+                       shuffle_terms, term_swaps, text_variants)
 from .vocabulary import OOV_ID, PAD_ID, Vocabulary
 
 __all__ = ["ADF_TERMS", "TESTSGD_TERMS", "TermGroups", "term_groups", "all_builtin_terms", "Tokenizer", "Vocabulary", "PAD_ID", "OOV_ID",
-           "Variants", "counterfactual_augmentation", "term_swaps", "group_ids", "sensitive_mask", "protected_variants",
-           "text_variants", "ResourceMissingError",
+           "Variants", "counterfactual_augmentation", "shuffle_terms", "term_swaps", "group_ids", "sensitive_mask",
+           "protected_variants", "text_variants", "ResourceMissingError",
            "setup_text_resources", "TextFunctionModel", "wrap_text_model", "validity_metrics", "validity_table",
            "TextDataset", "make_template_corpus", "load_redditbias", "load_wikipedia_talk", "load_jigsaw",
            "load_imdb", "load_civil_comments"]

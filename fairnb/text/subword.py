@@ -124,6 +124,18 @@ class SubwordTokenizer:
             word[i, :m] = np.where(special | (own < 0), -1, own)
         return ids, mask, word
 
+    def row_words(self, vocab: Vocabulary, word_ids) -> list[list[str]]:
+        """The words of each row of ids of ``vocab`` (padding dropped; the unknown word as the unknown piece)."""
+        ids = np.asarray(word_ids, dtype=np.int64)
+        if ids.ndim != 2 or (ids.size and (ids.min() < 0 or ids.max() >= len(vocab))):
+            raise ValueError(f"word ids must be an (n, L) array of ids in 0..{len(vocab) - 1}")
+        tokens = vocab.tokens
+        return [[self.unk_token if t == OOV_ID else tokens[t] for t in row if t != PAD_ID] for row in ids]
+
+    def encode_rows(self, vocab: Vocabulary, word_ids) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`encode_words` of rows of word ids of ``vocab``."""
+        return self.encode_words(self.row_words(vocab, word_ids))
+
     def word_tokenizer(self, vocab: Vocabulary, words_of, max_len: int):
         """The :class:`~fairnb.text.model_tokenizer.ModelTokenizer` of a subword domain: strings -> the word ids
         of ``vocab`` (``words_of(text)`` splits a text into words); it warns when words are not in ``vocab``
@@ -241,16 +253,12 @@ class SubwordTextModel:
 
     # ------------------------------------------------------------------ words -> pieces
     def words(self, word_ids) -> list[list[str]]:
-        """The words of each row (padding dropped; the unknown word as the tokeniser's unknown piece)."""
-        ids = np.asarray(word_ids, dtype=np.int64)
-        if ids.ndim != 2 or (ids.size and (ids.min() < 0 or ids.max() >= len(self.vocab))):
-            raise ValueError(f"word ids must be an (n, L) array of ids in 0..{len(self.vocab) - 1}")
-        tokens = self.vocab.tokens
-        return [[self.subword.unk_token if t == OOV_ID else tokens[t] for t in row if t != PAD_ID] for row in ids]
+        """The words of each row (:meth:`SubwordTokenizer.row_words`)."""
+        return self.subword.row_words(self.vocab, word_ids)
 
     def pieces(self, word_ids):
-        """``(piece ids, mask, word index per piece)`` of word-id rows (:meth:`SubwordTokenizer.encode_words`)."""
-        return self.subword.encode_words(self.words(word_ids))
+        """``(piece ids, mask, word index per piece)`` of word-id rows (:meth:`SubwordTokenizer.encode_rows`)."""
+        return self.subword.encode_rows(self.vocab, word_ids)
 
     # ------------------------------------------------------------------ the fairnb text-model protocol
     def predict_proba(self, word_ids) -> np.ndarray:

@@ -182,3 +182,30 @@ def term_swaps(domain):
         return rows, swapped
 
     return swap
+
+
+def shuffle_terms(domain, X, random_state=None) -> np.ndarray:
+    """The texts ``X`` (id rows of ``domain``) with every identity term replaced by a term of its group drawn
+    uniformly at random (itself included), the same draw for every occurrence of a term in a text: the text
+    analogue of a shuffled protected column. Trained on them with the labels kept, a model finds no information
+    about the label in which term a text holds, while every other word keeps what it tells (the **control** of
+    :func:`fairnb.text.heads.domain_head`). A term of several groups is drawn from its first.
+
+    >>> from fairnb.domains import TextDomain
+    >>> vocab = Vocabulary(("<pad>", "<oov>", "the", "muslim", "christian", "cook"))
+    >>> dom = TextDomain(vocab, {"religion": ["muslim", "christian"]}, 4, neighbours=np.full((6, 1), -1))
+    >>> out = shuffle_terms(dom, vocab.encode([["the", "muslim", "cook", "muslim"]] * 50, 4), random_state=0)
+    >>> sorted({tuple(r) for r in vocab.decode(out)})
+    [('the', 'christian', 'cook', 'christian'), ('the', 'muslim', 'cook', 'muslim')]
+    """
+    ids = as_id_array(X).copy()
+    rng = np.random.default_rng(random_state)
+    unassigned = np.ones(ids.shape, dtype=bool)
+    for terms in domain.term_groups.values():
+        group = group_ids(domain.vocab, terms)
+        at = unassigned & np.isin(ids, group)
+        draw = rng.integers(0, len(group), size=(len(ids), len(group)))     # per text: each term -> a term
+        rows, cols = np.nonzero(at)
+        ids[rows, cols] = group[draw[rows, np.searchsorted(group, ids[rows, cols])]]
+        unassigned &= ~at
+    return ids

@@ -274,6 +274,11 @@ class Search(Estimator):
         """What to try when a run found nothing in its whole budget (``_nothing_found``); a method may say more."""
         return "try a larger budget, smaller sizes per step (see its parameters) or another method"
 
+    def _served(self, model, domain):
+        """``model`` as this search serves it on ``domain`` (the text searches: ``wrap_text_model``), the control
+        model's too."""
+        return model
+
     def _checked(self, model, domain, seeds):
         """``(model, seeds)`` ready to search: the model wrapped, the seeds validated; raises for a parameter,
         a model or a domain this search cannot use."""
@@ -312,7 +317,8 @@ class Search(Estimator):
         self.engine_ = None
         label = control_label(self.control, model)
         model, seeds = self._checked(model, domain, seeds)
-        control = None if self.control is None else make_oracle(oracle, control_parts(self.control)[0], domain)
+        control = None if self.control is None else make_oracle(
+            oracle, self._served(control_parts(self.control)[0], domain), domain)
         oracle = make_oracle(oracle, model, domain)
         self._stop_event = threading.Event()
         constraints = resolve_constraints(self.constraints, domain)

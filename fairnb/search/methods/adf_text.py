@@ -247,11 +247,14 @@ class TextSubstitutionSearch(TwoPhase):
         return step.random_step(X, prob, ctx.rng, trace, t, saliency if self.uses_gradients else None)
 
     # ------------------------------------------------------------------ running
-    def _checked(self, model, domain, seeds):
+    def _served(self, model, domain):
         from ...text.blackbox import wrap_text_model
 
+        return wrap_text_model(model, domain)
+
+    def _checked(self, model, domain, seeds):
         require_capabilities(self.name, domain, self.domain_needs)
-        model = wrap_text_model(model, domain)
+        model = self._served(model, domain)
         if self.uses_gradients and not supports_text_gradients(model):
             raise TypeError(f"{self.name} needs a white-box text model (gradients w.r.t. the token embeddings), which "
                             f"{model!r} is not: give a fairnb.text.KerasTextModel or a Keras model whose first layer is "

@@ -51,7 +51,7 @@ from ...results import Count, Distinct
 from ..parts.attribution import lime_text_coefficients
 from ..engine.estimator import Search
 from ..engine.types import Batch
-from .adf_text import counterparts, pair_details, texts_up_to, use_text_seeds
+from .adf_text import TextSubstitutionSearch, counterparts, pair_details, texts_up_to, use_text_seeds
 
 NOT_EXPLAINED = "its explanation ranks none of its protected terms among its most important words"
 NOT_NEEDED = "the population was full before it was explained"
@@ -100,11 +100,11 @@ class ExpGAText(Search):
         super().__init__(max_time=max_time, max_tried=max_tried, max_found=max_found, random_state=random_state,
                          progress=progress, constraints=constraints, control=control)
 
-    def _checked(self, model, domain, seeds):
-        from ...text.blackbox import wrap_text_model
+    _served = TextSubstitutionSearch._served        # the model and the control model as the text searches serve them
 
+    def _checked(self, model, domain, seeds):
         require_capabilities(self.name, domain, self.domain_needs)
-        return super()._checked(wrap_text_model(model, domain), domain, seeds)
+        return super()._checked(self._served(model, domain), domain, seeds)
 
     def select_seeds(self, seeds, should_stop=None, domain=None) -> np.ndarray:
         """The texts ``seeds`` as ids, up to the ``n_candidates``-th that holds a protected term."""
