@@ -178,3 +178,19 @@ def test_seed_outcomes_merge_by_seed_id_and_their_counts_sum(synthetic, biased_m
     for outcome in ("found", "exhausted", "skipped"):
         assert merged.extras[f"seeds_{outcome}"] == sum(p.extras[f"seeds_{outcome}"] for p in parts)
     assert merged.extras["seeds_found"] > 0 and merged.extras["seeds_exhausted"] > 0
+
+
+def test_material_only_keeps_the_pairs_that_move_the_decision_and_the_search_s_numbers(synthetic):
+    """Tutorial 06 retrains on the pairs that move the decision by 0.1 or more, not on boundary noise."""
+    r = Result(synthetic.domain, "adf", {"n_seeds": 3})
+    X = synthetic.X.to_numpy(float)[:3]
+    twins = X.copy()
+    twins[:, 1] = 1 - twins[:, 1]                               # "sex" is the protected column 1
+    P = np.array([[0.9, 0.1], [0.52, 0.48], [0.3, 0.7]])
+    r.record(X, twins, P, P[:, ::-1], phase="global", seed_ids=np.arange(3), elapsed=0.5)
+    r.tried, r.status, r.extras["seeds"] = 40, "budget", X
+    kept = r.material_only()
+    assert len(r) == 3 and len(kept) == 2 and kept.pairs["material"].all()
+    np.testing.assert_array_equal(kept.inputs, X[[0, 2]])
+    assert (kept.method, kept.params, kept.tried, kept.status) == ("adf", {"n_seeds": 3}, 40, "budget")
+    np.testing.assert_array_equal(kept.extras["seeds"], X)

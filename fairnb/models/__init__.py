@@ -23,6 +23,7 @@ from .loading import PICKLE_SUFFIXES, load_model
 from .numpy_mlp import NumpyMLP
 from .onnx import OnnxModel
 from .published import obtain_published
+from .quiet import import_tensorflow
 from .sklearn import SklearnModel
 from .tflite import TFLiteGraph, TFLiteModel
 from .wrapping import is_keras, wrap
@@ -31,4 +32,4 @@ from .wrapping import is_keras, wrap
 __all__ = ["Model", "GradientModel", "ActivationModel", "FunctionModel", "SklearnModel", "NumpyMLP",
            "wrap", "is_keras", "as_probability_matrix", "supports_gradients", "supports_activations",
            "outputs_hard_labels", "OnnxModel", "load_model", "PICKLE_SUFFIXES", "obtain_published", "TFLiteModel",
-           "TFLiteGraph", "blazeface"]
+           "TFLiteGraph", "blazeface", "import_tensorflow"]

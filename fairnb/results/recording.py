@@ -195,6 +195,29 @@ class Result(PairTables, SavedResult, ResultDisplay):
             r.extras, r.tallies = Extras(self.extras), dict(self.tallies)
         return r
 
+    def material_only(self) -> "Result":
+        """A copy holding only the material pairs: those whose two outputs differ by ``MATERIAL_MARGIN`` (0.1)
+        or more; the rest sit on the decision boundary, where noise decides them (what to retrain on: tutorial
+        06). The search's own numbers (``tried``, ``elapsed``, ``status``, the timeline, the natural rate) stay.
+
+        >>> from fairnb.domains import Feature, TabularDomain
+        >>> dom = TabularDomain([Feature("sex", 0, 1), Feature("x", 0, 9)], protected=["sex"])
+        >>> r = Result(dom, "demo")
+        >>> r.record([[0, 1], [0, 2]], [[1, 1], [1, 2]], [[0.9, 0.1], [0.52, 0.48]], [[0.1, 0.9], [0.48, 0.52]],
+        ...          phase="global", seed_ids=-1, elapsed=0.5)
+        2
+        >>> len(r.material_only()), len(r)
+        (1, 2)
+        """
+        a = self._arrays()
+        keep = material(a["P"], a["PC"])
+        r = Result.from_pairs(self.domain, self.method, self.params, {k: v[keep] for k, v in a.items()})
+        r.tried, r.hits, r.elapsed, r.status, r.ended_by, r.error = (self.tried, self.hits, self.elapsed, self.status,
+                                                                     self.ended_by, self.error)
+        r._timeline = list(self._timeline)
+        r.extras, r.tallies = Extras(self.extras), dict(self.tallies)
+        return r
+
     def tally(self, **tallies: Tally) -> None:
         """Declare method-specific numbers with how shards merge them (``fairnb.results.tallies``); their
         values appear in ``extras``. A derived tally (``Ratio``, ``Derived``) reads the others: declare it last.
