@@ -156,11 +156,14 @@ def read_reference(artifact: Path, model: str, method: str, budget: float, repea
     return rows[0::2], rows[1::2], int(tests), {"seconds": float(cpu), "search_wall_s": float(wall)}
 
 
-def check_pairs(model, X1, X2, lower, upper, protected: int = SEX) -> dict:
+def check_pairs(model, X1, X2, lower, upper, protected: int = SEX, material: float | None = None) -> dict:
     """Valid, re-checked, unordered unique pairs: a pair is valid when its inputs lie inside ``[lower, upper]``
-    and differ only in column ``protected``, re-checked when ``model.predict`` labels them differently."""
+    and differ only in column ``protected``, re-checked when ``model.predict`` labels them differently. With
+    ``material``, also ``material_unordered``: the unique pairs whose probability of class 1 (``predict_proba``)
+    differs by ``material`` or more, the pairs that move a decision by more than a hair."""
     if not len(X1):
-        return {"reported": 0, "valid": 0, "rechecked": 0, "unique_unordered": 0}
+        return {"reported": 0, "valid": 0, "rechecked": 0, "unique_unordered": 0,
+                **({} if material is None else {"material_unordered": 0})}
     inside = ((X1 >= lower) & (X1 <= upper) & (X2 >= lower) & (X2 <= upper)).all(axis=1)
     others = np.delete(np.arange(X1.shape[1]), protected)
     valid = inside & (X1[:, others] == X2[:, others]).all(axis=1) & (X1[:, protected] != X2[:, protected])
@@ -173,8 +176,14 @@ def check_pairs(model, X1, X2, lower, upper, protected: int = SEX) -> dict:
     if not (np.array_equal(first, np.round(first)) and np.array_equal(second, np.round(second))):
         raise ValueError("the pairs hold values that are not whole numbers; the ranges are integer codes")
     rows = np.ascontiguousarray(np.hstack([first, second]).astype(np.int32))    # 4 bytes a value, not 8
-    unique = len(np.unique(rows.view(np.dtype((np.void, rows.itemsize * rows.shape[1]))))) if ok.any() else 0
-    return {"reported": len(X1), "valid": int(valid.sum()), "rechecked": int(ok.sum()), "unique_unordered": unique}
+    at = np.unique(rows.view(np.dtype((np.void, rows.itemsize * rows.shape[1]))).ravel(), return_index=True)[1]
+    out = {"reported": len(X1), "valid": int(valid.sum()), "rechecked": int(ok.sum()), "unique_unordered": len(at)}
+    if material is not None:
+        a, b = first[at], second[at]
+        moved = sum(int((np.abs(model.predict_proba(a[i:i + 65_536])[:, 1] - model.predict_proba(b[i:i + 65_536])[:, 1])
+                         >= material).sum()) for i in range(0, len(at), 65_536))    # in blocks: bounded memory
+        out["material_unordered"] = moved
+    return out
 
 
 def fairnb_pairs(model, frame: pd.DataFrame, lower, upper, method: str, budget: float, repeat: int,

@@ -259,6 +259,7 @@ class Engine:
         search (``Search.start``) sets it only when asked to (``start(..., limit_threads=True)``):
         otherwise the rest of the kernel would drop to one BLAS thread while it runs.
         """
+        heap.steady()                      # glibc keeps the model's temporaries instead of trimming them each batch
         if prepare is not None:            # e.g. TensorFlow tracing the model: before the clock starts
             self._emit("prepare")
             prepare()
