@@ -38,7 +38,7 @@ from typing import Callable, Generator
 
 import numpy as np
 
-from ... import config
+from ... import config, heap
 from ...interrupts import deferred_interrupts, noted_interrupts
 from ...domains.base import check_convention
 from ...oracle import Oracle, Verdict
