@@ -58,3 +58,38 @@ def test_every_method_given_the_same_data_measures_the_natural_rate_on_it(synthe
         measured[record.name] = (r.extras["natural_n"], r.extras["natural_idis"])
     assert set(measured.values()) == {(expected.n, expected.hits)}, measured
     assert expected.n == len(rows)
+
+
+class Slow:
+    """``model`` taking ``seconds`` per input row: a transformer's pace on a table."""
+
+    def __init__(self, model, seconds: float):
+        self.model, self.seconds = model, seconds
+
+    def predict_proba(self, X):
+        import time
+
+        time.sleep(self.seconds * len(X))
+        return self.model.predict_proba(X)
+
+
+def test_the_natural_rate_stops_at_max_time_and_merges_by_block(synthetic, biased_model):
+    """On a slow model the data's seeds are measured within ``max_time`` (a 1,000-row measure at 0.5 ms a row, with
+    both protected variants, would take 1.5 s against a 0.3 s budget), the measured rows are the ones kept, and
+    two runs that measured different numbers of them merge to the larger, counted once."""
+    from fairnb.results import merge_results
+    from fairnb.search.methods.aequitas import Aequitas
+
+    data = synthetic.X[:1000]
+    rows = np.unique(np.asarray(data, dtype=float), axis=0)
+    with pytest.warns(RuntimeWarning, match="checked no input in 0.3 s"):   # the measure took the budget
+        short = Aequitas(n_seeds=10, n_local=5, max_time=0.3, random_state=0, progress=False).run(
+            Slow(biased_model, 5e-4), synthetic.domain, seeds=data)
+    n = len(short.extras["natural_inputs"])
+    assert 0 < n < len(rows) and short.extras["natural_n"] <= n
+    full = Aequitas(n_seeds=10, n_local=5, random_state=0, progress=False).run(biased_model, synthetic.domain,
+                                                                           seeds=data)
+    assert len(full.extras["natural_inputs"]) == len(rows)
+    merged = merge_results([short, full], synthetic.domain)
+    assert (merged.extras["natural_n"], merged.extras["natural_idis"]) == (
+        full.extras["natural_n"], full.extras["natural_idis"])

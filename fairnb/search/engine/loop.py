@@ -47,6 +47,9 @@ from ...counting import UniqueCounter
 from ...results import Count, Distinct, Measured, Result, inputs_name, seed_outcomes
 from .types import Batch, Budget, Event
 
+NATURAL_BLOCK = 64               # inputs per name of the natural rate's tallies (``Engine._tally_natural``)
+NATURAL_BLOCKS_PER_CALL = 64     # blocks per model call at most (4,096 inputs)
+
 
 class Engine:
     """Runs one strategy generator against the oracle under a budget, publishing events."""
@@ -173,28 +176,31 @@ class Engine:
         self._emit("progress", new)
         return verdict
 
-    def measure_natural(self, X, chunk: int = 4096) -> None:
-        """Check the inputs ``X`` (the data's seeds, ``fairnb.search.engine.natural``) as they are, outside the budget
-        and the counts: how many could be discriminatory (``natural_n``: those with a protected variant) and how
-        many are, by the oracle and the pair constraints (``natural_idis``). ``Result.summary`` leads with their
-        share: it tells a biased model from its unbiased twin where the count of generated IDIs often does not.
-        With a control model, the same inputs are checked on it too (``measure_control``)."""
-        self._tally_natural("natural", self.oracle, X, chunk)
-        self.measure_control(X, chunk)
+    def measure_natural(self, X) -> np.ndarray:
+        """Check the inputs ``X`` (the data's seeds, ``fairnb.search.engine.natural``) as they are, outside the
+        counts but inside the budget: how many could be discriminatory (``natural_n``: those with a protected
+        variant) and how many are, by the oracle and the pair constraints (``natural_idis``). ``Result.summary``
+        leads with their share: it tells a biased model from its unbiased twin where the count of generated IDIs
+        often does not. With a control model, the same inputs are checked on it too (``measure_control``).
+        Returns the inputs measured: all of ``X``, or the first of them when ``max_time`` or a Stop came first
+        (a slow model: a transformer checks a few dozen texts a second, each with all its variants)."""
+        X = X[:self._tally_natural("natural", self.oracle, X)]
+        self.measure_control(X)
+        return X
 
-    def measure_random(self, X, chunk: int = 4096) -> None:
+    def measure_random(self, X) -> None:
         """Check seeds drawn at random (no rows of the data) as they are, as ``measure_natural`` does, and count
         them apart: ``random_n``, ``random_idis`` (a share of the input space, not of the data's)."""
-        self._tally_natural("random", self.oracle, X, chunk)
+        self._tally_natural("random", self.oracle, X)
 
-    def measure_control(self, X, chunk: int = 4096) -> None:
+    def measure_control(self, X) -> None:
         """Check the inputs ``X`` as they are on the control model (``Search(control=...)``), by the same oracle
         and pair constraints as ``measure_natural``: ``control_natural_n`` and ``control_natural_idis``, the
         number to read the natural rate against. Nothing without a control."""
         if self.control is None:
             return
         try:
-            self._tally_natural("control_natural", self.control, X, chunk)
+            self._tally_natural("control_natural", self.control, X, to_the_end=True)
         except Exception as e:     # noqa: BLE001 - whatever the control raises, the message says it was the control
             raise ValueError(f"control: the control model could not decide the inputs the searched model decided "
                              f"({type(e).__name__}: {e}); give a model that takes the same inputs") from e
@@ -203,24 +209,37 @@ class Engine:
             raise ValueError(f"control: the control model returns {its} class probabilities per input, the searched "
                              f"model {mine}; a control must decide between the same classes")
 
-    def _tally_natural(self, prefix: str, oracle: Oracle, X, chunk: int) -> None:
+    def _tally_natural(self, prefix: str, oracle: Oracle, X, to_the_end: bool = False) -> int:
         """Tally ``{prefix}_n`` (the inputs of ``X`` with a protected variant) and ``{prefix}_idis`` (those that
-        ``oracle`` and the pair constraints find discriminatory as they are), ``Measured`` on ``X``: the same
-        inputs measured twice (by two shards, or two runs merged) count once."""
-        n = found = 0
+        ``oracle`` and the pair constraints find discriminatory as they are), ``Measured`` per block of
+        ``NATURAL_BLOCK`` inputs: the same inputs measured twice (by two shards, or two runs merged) count once,
+        also where one measured more blocks than the other. A model call takes one block, then twice as many
+        while a call takes under 0.1 s (at most ``NATURAL_BLOCKS_PER_CALL``); unless ``to_the_end`` (the control
+        measures what the model measured), the measure ends after the call in which ``max_time`` ran out or a
+        Stop came. Returns the number of inputs measured."""
         pair_constraints = [c for c in self.constraints if c.stage == "pair"]
-        for start in range(0, len(X), chunk):
-            verdict = oracle.check(X[start:start + chunk])
-            rows = np.flatnonzero(verdict.discriminatory)
-            keep = np.ones(len(rows), bool)
+        r, start, blocks = self.result, 0, 1
+        while start < len(X) and (to_the_end or not start or not self._natural_ends()):
+            began = time.monotonic()
+            part = X[start:start + blocks * NATURAL_BLOCK]
+            verdict = oracle.check(part)
+            keep = verdict.discriminatory.copy()
+            rows = np.flatnonzero(keep)
             for constraint in pair_constraints:
-                keep &= apply_constraint(constraint, oracle.domain, verdict.X[rows], verdict.X[rows],
-                                         verdict.counterpart[rows])
-            n += int(verdict.comparable.sum())
-            found += int(keep.sum())
-        r, name = self.result, inputs_name(X)
-        r.tally(**{f"{prefix}_{what}": r.tallies.get(f"{prefix}_{what}", Measured({})).plus(name, count)
-                   for what, count in (("n", n), ("idis", found))})
+                keep[rows] &= apply_constraint(constraint, oracle.domain, verdict.X[rows], verdict.X[rows],
+                                               verdict.counterpart[rows])
+            for at in range(0, len(part), NATURAL_BLOCK):
+                block = slice(at, at + NATURAL_BLOCK)
+                name = inputs_name(part[block])
+                r.tally(**{f"{prefix}_{what}": r.tallies.get(f"{prefix}_{what}", Measured({})).plus(name, int(v[block].sum()))
+                           for what, v in (("n", verdict.comparable), ("idis", keep))})
+            start += len(part)
+            if time.monotonic() - began < 0.1:
+                blocks = min(2 * blocks, NATURAL_BLOCKS_PER_CALL)
+        return start
+
+    def _natural_ends(self) -> bool:
+        return self.should_stop() or (self.max_time is not None and self.elapsed >= self.max_time)
 
     def _constrained(self, verdict: Verdict, seed_ids) -> Verdict:
         """``verdict`` with the discriminatory candidates that a constraint refuses marked not discriminatory;

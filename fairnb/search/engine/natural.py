@@ -62,9 +62,8 @@ class NaturalInputs:
     def start(self, engine) -> None:
         """Measure the natural rate (and the control's) on the data's seeds; nothing without data."""
         if self.data is not None:
-            rows = data_seeds(self.data, self.domain)
-            engine.result.extras["natural_inputs"] = rows     # kept: a suite's check measures them again
-            engine.measure_natural(rows)
+            measured = engine.measure_natural(data_seeds(self.data, self.domain))
+            engine.result.extras["natural_inputs"] = measured     # kept: a suite's check measures them again
 
     def declared(self, engine, X) -> None:
         """Check the declared seeds ``X`` that are random draws (``random_n``), or on a text or image domain all
