@@ -60,10 +60,10 @@ def _concretise(eq: np.ndarray, lows: np.ndarray, highs: np.ndarray) -> tuple[np
     """Minimum and maximum over each box of the linear functions ``eq`` ``(B, units, d + 1)`` (the last entry the
     constant), for boxes ``lows``/``highs`` ``(B, d)``."""
     A, c = eq[..., :-1], eq[..., -1]
-    pos, neg = np.maximum(A, 0.0), np.minimum(A, 0.0)
-    low = c + np.einsum("bud,bd->bu", pos, lows) + np.einsum("bud,bd->bu", neg, highs)
-    high = c + np.einsum("bud,bd->bu", pos, highs) + np.einsum("bud,bd->bu", neg, lows)
-    return low, high
+    centre, radius = (lows + highs) / 2, (highs - lows) / 2      # exact for integer boxes
+    mid = c + np.matmul(A, centre[..., None])[..., 0]
+    spread = np.matmul(np.abs(A), radius[..., None])[..., 0]
+    return mid - spread, mid + spread
 
 
 def _relu(L, U, lows, highs):
@@ -162,6 +162,7 @@ def backsubstituted_bounds(layers, lows, highs) -> tuple[np.ndarray, np.ndarray,
     """
     lows, highs = np.asarray(lows, dtype=np.float64), np.asarray(highs, dtype=np.float64)
     n = len(lows)
+    centre, radius = (lows + highs) / 2, (highs - lows) / 2         # exact for integer boxes
     lines, ranges = [], []
     for k, (W, b) in enumerate(layers):
         lower_eq = upper_eq = np.broadcast_to(W.T, (n, *W.T.shape))
@@ -170,15 +171,15 @@ def backsubstituted_bounds(layers, lows, highs) -> tuple[np.ndarray, np.ndarray,
             alpha, s, t = lines[j]
             lp, ln, up, un = (np.maximum(lower_eq, 0), np.minimum(lower_eq, 0), np.maximum(upper_eq, 0),
                               np.minimum(upper_eq, 0))
-            lower_c = lower_c + np.einsum("bkj,bj->bk", ln, t)
-            upper_c = upper_c + np.einsum("bkj,bj->bk", up, t)
+            lower_c = lower_c + np.matmul(ln, t[..., None])[..., 0]
+            upper_c = upper_c + np.matmul(up, t[..., None])[..., 0]
             lower_eq = lp * alpha[:, None, :] + ln * s[:, None, :]
             upper_eq = up * s[:, None, :] + un * alpha[:, None, :]
             Wj, bj = layers[j]
             lower_c, upper_c = lower_c + lower_eq @ bj, upper_c + upper_eq @ bj
             lower_eq, upper_eq = lower_eq @ Wj.T, upper_eq @ Wj.T
-        zmin, _ = _concretise(np.concatenate([lower_eq, lower_c[..., None]], axis=2), lows, highs)
-        _, zmax = _concretise(np.concatenate([upper_eq, upper_c[..., None]], axis=2), lows, highs)
+        zmin = lower_c + np.matmul(lower_eq, centre[..., None])[..., 0] - np.matmul(np.abs(lower_eq), radius[..., None])[..., 0]
+        zmax = upper_c + np.matmul(upper_eq, centre[..., None])[..., 0] + np.matmul(np.abs(upper_eq), radius[..., None])[..., 0]
         if k == len(layers) - 1:
             slope = np.abs(lower_eq[:, 0]) + np.abs(upper_eq[:, 0])
             return zmin[:, 0], zmax[:, 0], slope, ranges

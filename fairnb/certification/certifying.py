@@ -167,7 +167,8 @@ class _Run:
         in one step that Ctrl-C cannot cut in half."""
         size = points(self.lows, self.highs, self.free)
         take = np.zeros(len(size), dtype=bool)
-        take[np.argsort(-size, kind="stable")[:self.params["batch_size"]]] = True
+        batch = self.params["batch_size"]
+        take[np.argpartition(-size, batch - 1)[:batch] if len(size) > batch else slice(None)] = True
         lows, highs = self.lows[take], self.highs[take]
         small = size[take] <= self.params["enumerate_at"]
         exact = self._exact(lows[small], highs[small], elapsed)
