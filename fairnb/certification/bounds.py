@@ -61,9 +61,18 @@ def _concretise(eq: np.ndarray, lows: np.ndarray, highs: np.ndarray) -> tuple[np
     constant), for boxes ``lows``/``highs`` ``(B, d)``."""
     A, c = eq[..., :-1], eq[..., -1]
     centre, radius = (lows + highs) / 2, (highs - lows) / 2      # exact for integer boxes
-    mid = c + np.matmul(A, centre[..., None])[..., 0]
-    spread = np.matmul(np.abs(A), radius[..., None])[..., 0]
+    mid, spread = c + _times(A, centre), _times(np.abs(A), radius)
     return mid - spread, mid + spread
+
+
+def _flat(A: np.ndarray, M: np.ndarray) -> np.ndarray:
+    """``A @ M`` for ``A`` ``(B, units, k)`` and one matrix ``M`` ``(k, m)``, as one matrix product."""
+    return (A.reshape(-1, A.shape[-1]) @ M).reshape(*A.shape[:-1], M.shape[1])
+
+
+def _times(A: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """``A[b] @ x[b]`` for every box ``b``: ``(B, units, d)`` times ``(B, d)``."""
+    return np.matmul(A, x[..., None])[..., 0]
 
 
 def _relu(L, U, lows, highs):
@@ -169,17 +178,18 @@ def backsubstituted_bounds(layers, lows, highs) -> tuple[np.ndarray, np.ndarray,
         lower_c = upper_c = np.broadcast_to(b, (n, len(b)))
         for j in range(k - 1, -1, -1):             # from a_j back to z_j, then to a_{j-1} (or to x)
             alpha, s, t = lines[j]
-            lp, ln, up, un = (np.maximum(lower_eq, 0), np.minimum(lower_eq, 0), np.maximum(upper_eq, 0),
-                              np.minimum(upper_eq, 0))
-            lower_c = lower_c + np.matmul(ln, t[..., None])[..., 0]
-            upper_c = upper_c + np.matmul(up, t[..., None])[..., 0]
-            lower_eq = lp * alpha[:, None, :] + ln * s[:, None, :]
-            upper_eq = up * s[:, None, :] + un * alpha[:, None, :]
+            alpha, s = alpha[:, None, :], s[:, None, :]
+            lp, up = np.maximum(lower_eq, 0), np.maximum(upper_eq, 0)
+            lower_c = lower_c + _times(lower_eq - lp, t)        # a negative coefficient takes the upper line
+            upper_c = upper_c + _times(up, t)
+            lower_eq = lower_eq * s + lp * (alpha - s)          # = lp alpha + (lower_eq - lp) s
+            upper_eq = upper_eq * alpha + up * (s - alpha)      # = up s + (upper_eq - up) alpha
             Wj, bj = layers[j]
-            lower_c, upper_c = lower_c + lower_eq @ bj, upper_c + upper_eq @ bj
-            lower_eq, upper_eq = lower_eq @ Wj.T, upper_eq @ Wj.T
-        zmin = lower_c + np.matmul(lower_eq, centre[..., None])[..., 0] - np.matmul(np.abs(lower_eq), radius[..., None])[..., 0]
-        zmax = upper_c + np.matmul(upper_eq, centre[..., None])[..., 0] + np.matmul(np.abs(upper_eq), radius[..., None])[..., 0]
+            lower_c = lower_c + _flat(lower_eq, bj[:, None])[..., 0]
+            upper_c = upper_c + _flat(upper_eq, bj[:, None])[..., 0]
+            lower_eq, upper_eq = _flat(lower_eq, Wj.T), _flat(upper_eq, Wj.T)
+        zmin = lower_c + _times(lower_eq, centre) - _times(np.abs(lower_eq), radius)
+        zmax = upper_c + _times(upper_eq, centre) + _times(np.abs(upper_eq), radius)
         if k == len(layers) - 1:
             slope = np.abs(lower_eq[:, 0]) + np.abs(upper_eq[:, 0])
             return zmin[:, 0], zmax[:, 0], slope, ranges
