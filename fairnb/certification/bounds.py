@@ -65,6 +65,22 @@ def _concretise(eq: np.ndarray, lows: np.ndarray, highs: np.ndarray) -> tuple[np
     return mid - spread, mid + spread
 
 
+def _first_step_back(W, b, lines, previous):
+    """Lines of ``z = a @ W + b`` in terms of the previous layer's input, through the ReLU lines ``(alpha, s, t)``
+    of ``a``: ``(lower_eq, upper_eq, lower_c, upper_c)``. ``W``'s signs are the same for every box, so the lines
+    are products of its positive and negative parts with the previous layer scaled per box, never a
+    ``boxes x units x units`` array."""
+    alpha, s, t = lines
+    Wp, bp = previous
+    P = np.maximum(W.T, 0.0)
+    N = W.T - P
+    lower_eq = np.matmul(P, alpha[:, :, None] * Wp.T) + np.matmul(N, s[:, :, None] * Wp.T)
+    upper_eq = np.matmul(P, s[:, :, None] * Wp.T) + np.matmul(N, alpha[:, :, None] * Wp.T)
+    lower_c = b + (alpha * bp) @ P.T + (t + s * bp) @ N.T
+    upper_c = b + (t + s * bp) @ P.T + (alpha * bp) @ N.T
+    return lower_eq, upper_eq, lower_c, upper_c
+
+
 def _flat(A: np.ndarray, M: np.ndarray) -> np.ndarray:
     """``A @ M`` for ``A`` ``(B, units, k)`` and one matrix ``M`` ``(k, m)``, as one matrix product."""
     return (A.reshape(-1, A.shape[-1]) @ M).reshape(*A.shape[:-1], M.shape[1])
@@ -174,9 +190,12 @@ def backsubstituted_bounds(layers, lows, highs) -> tuple[np.ndarray, np.ndarray,
     centre, radius = (lows + highs) / 2, (highs - lows) / 2         # exact for integer boxes
     lines, ranges = [], []
     for k, (W, b) in enumerate(layers):
-        lower_eq = upper_eq = np.broadcast_to(W.T, (n, *W.T.shape))
-        lower_c = upper_c = np.broadcast_to(b, (n, len(b)))
-        for j in range(k - 1, -1, -1):             # from a_j back to z_j, then to a_{j-1} (or to x)
+        if k == 0:
+            lower_eq = upper_eq = np.broadcast_to(W.T, (n, *W.T.shape))
+            lower_c = upper_c = np.broadcast_to(b, (n, len(b)))
+        else:
+            lower_eq, upper_eq, lower_c, upper_c = _first_step_back(W, b, lines[k - 1], layers[k - 1])
+        for j in range(k - 2, -1, -1):             # from a_j back to z_j, then to a_{j-1} (or to x)
             alpha, s, t = lines[j]
             alpha, s = alpha[:, None, :], s[:, None, :]
             lp, up = np.maximum(lower_eq, 0), np.maximum(upper_eq, 0)
