@@ -8,7 +8,8 @@
 (c) **The published census model** (``adult_model.h5``, 12-30-20-15-15-10-1, protected gender) at a budget of
     ``--census-time`` seconds, with both bounds: a large domain and a deep network.
 
-Writes ``benchmarks/results/certify.{md,json}``:
+Writes ``benchmarks/results/certify.{md,json}`` (keeping the FairQuant section of the ``.md``, which
+``benchmarks/certify_fairquant.py`` writes):
 
     FAIRNB_DATA=../shared/data FAIRNB_MODELS=../shared/models .venv/bin/python benchmarks/certify.py [--census-time 60]
 """
@@ -29,6 +30,8 @@ import fairnb  # noqa: E402
 from fairnb.bench import machine, save_report  # noqa: E402
 from fairnb.certification.boxes import enumerate_points  # noqa: E402
 from fairnb.oracle import Oracle  # noqa: E402
+
+FAIRQUANT = "\n## Side by side with FairQuant"     # the section benchmarks/certify_fairquant.py writes, kept here
 
 
 def brute_force_share(model, domain) -> tuple[float, float]:
@@ -86,7 +89,9 @@ def main():
         cert = fairnb.certify(adult, census.domain, max_time=args.census_time, bounds=bounds)
         rows.append(row("census adult_model.h5, gender", cert))
     info = machine()
-    save_report(ROOT / "benchmarks" / "results" / "certify", {"rows": rows, "machine": info}, markdown(rows, info),
+    out = ROOT / "benchmarks" / "results" / "certify"
+    kept = out.with_suffix(".md").read_text().partition(FAIRQUANT)[1:] if out.with_suffix(".md").is_file() else ("", "")
+    save_report(out, {"rows": rows, "machine": info}, markdown(rows, info) + "".join(kept),
                 default=lambda o: o.item() if isinstance(o, np.generic) else str(o))
 
 

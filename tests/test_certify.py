@@ -9,7 +9,7 @@ import pytest
 import fairnb
 from fairnb.certification import Certificate, certify
 from fairnb.certification.bounds import backsubstituted_bounds, difference_bounds, relu_layers, score_bounds
-from fairnb.certification.boxes import enumerate_points, points, split
+from fairnb.certification.boxes import SizeQueue, enumerate_points, points, split
 from fairnb.domains import Feature, TabularDomain
 from fairnb.models import NumpyMLP
 from fairnb.oracle import Oracle
@@ -129,6 +129,22 @@ def test_splitting_keeps_every_integer_input_once_and_no_fraction():
     after = [tuple(x) for x in enumerate_points(lo2, hi2, [0, 1])[0]]
     assert sorted(after) == sorted(before) and len(after) == len(set(after))
 
+
+def test_the_size_queue_gives_the_largest_boxes_first_and_loses_none():
+    rng = np.random.default_rng(0)
+    lows = rng.integers(0, 50, (300, 3)).astype(float)
+    highs = lows + rng.integers(0, 40, (300, 3))
+    queue = SizeQueue(lows, highs, [0, 1, 2])
+    taken_lo, taken_hi = queue.peek(40)
+    assert len(queue) == 300                       # peek removes nothing
+    queue.drop(40)
+    rest_lo, rest_hi = queue.boxes()
+    assert len(rest_lo) == 260 and len(queue) == 260
+    assert points(taken_lo, taken_hi).min() > points(rest_lo, rest_hi).max() / 2     # within one size class
+    together = sorted(map(tuple, np.hstack([np.concatenate([taken_lo, rest_lo]), np.concatenate([taken_hi, rest_hi])])))
+    assert together == sorted(map(tuple, np.hstack([lows, highs])))
+    queue.push(taken_lo[:5], taken_hi[:5])
+    assert len(queue) == 265 and (queue.peek(5)[0] == taken_lo[:5]).all()    # the last pushed first in its class
 
 # ------------------------------------------------------------------------------------------------ verdicts
 def test_linear_score_is_falsified_exactly_where_the_protected_term_flips_the_sign():

@@ -60,10 +60,35 @@ def _concretise(eq: np.ndarray, lows: np.ndarray, highs: np.ndarray) -> tuple[np
     """Minimum and maximum over each box of the linear functions ``eq`` ``(B, units, d + 1)`` (the last entry the
     constant), for boxes ``lows``/``highs`` ``(B, d)``."""
     A, c = eq[..., :-1], eq[..., -1]
-    pos, neg = np.maximum(A, 0.0), np.minimum(A, 0.0)
-    low = c + np.einsum("bud,bd->bu", pos, lows) + np.einsum("bud,bd->bu", neg, highs)
-    high = c + np.einsum("bud,bd->bu", pos, highs) + np.einsum("bud,bd->bu", neg, lows)
-    return low, high
+    centre, radius = (lows + highs) / 2, (highs - lows) / 2      # exact for integer boxes
+    mid, spread = c + _times(A, centre), _times(np.abs(A), radius)
+    return mid - spread, mid + spread
+
+
+def _first_step_back(W, b, lines, previous):
+    """Lines of ``z = a @ W + b`` in terms of the previous layer's input, through the ReLU lines ``(alpha, s, t)``
+    of ``a``: ``(lower_eq, upper_eq, lower_c, upper_c)``. ``W``'s signs are the same for every box, so the lines
+    are products of its positive and negative parts with the previous layer scaled per box, never a
+    ``boxes x units x units`` array."""
+    alpha, s, t = lines
+    Wp, bp = previous
+    P = np.maximum(W.T, 0.0)
+    N = W.T - P
+    lower_eq = np.matmul(P, alpha[:, :, None] * Wp.T) + np.matmul(N, s[:, :, None] * Wp.T)
+    upper_eq = np.matmul(P, s[:, :, None] * Wp.T) + np.matmul(N, alpha[:, :, None] * Wp.T)
+    lower_c = b + (alpha * bp) @ P.T + (t + s * bp) @ N.T
+    upper_c = b + (t + s * bp) @ P.T + (alpha * bp) @ N.T
+    return lower_eq, upper_eq, lower_c, upper_c
+
+
+def _flat(A: np.ndarray, M: np.ndarray) -> np.ndarray:
+    """``A @ M`` for ``A`` ``(B, units, k)`` and one matrix ``M`` ``(k, m)``, as one matrix product."""
+    return (A.reshape(-1, A.shape[-1]) @ M).reshape(*A.shape[:-1], M.shape[1])
+
+
+def _times(A: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """``A[b] @ x[b]`` for every box ``b``: ``(B, units, d)`` times ``(B, d)``."""
+    return np.matmul(A, x[..., None])[..., 0]
 
 
 def _relu(L, U, lows, highs):
@@ -162,23 +187,28 @@ def backsubstituted_bounds(layers, lows, highs) -> tuple[np.ndarray, np.ndarray,
     """
     lows, highs = np.asarray(lows, dtype=np.float64), np.asarray(highs, dtype=np.float64)
     n = len(lows)
+    centre, radius = (lows + highs) / 2, (highs - lows) / 2         # exact for integer boxes
     lines, ranges = [], []
     for k, (W, b) in enumerate(layers):
-        lower_eq = upper_eq = np.broadcast_to(W.T, (n, *W.T.shape))
-        lower_c = upper_c = np.broadcast_to(b, (n, len(b)))
-        for j in range(k - 1, -1, -1):             # from a_j back to z_j, then to a_{j-1} (or to x)
+        if k == 0:
+            lower_eq = upper_eq = np.broadcast_to(W.T, (n, *W.T.shape))
+            lower_c = upper_c = np.broadcast_to(b, (n, len(b)))
+        else:
+            lower_eq, upper_eq, lower_c, upper_c = _first_step_back(W, b, lines[k - 1], layers[k - 1])
+        for j in range(k - 2, -1, -1):             # from a_j back to z_j, then to a_{j-1} (or to x)
             alpha, s, t = lines[j]
-            lp, ln, up, un = (np.maximum(lower_eq, 0), np.minimum(lower_eq, 0), np.maximum(upper_eq, 0),
-                              np.minimum(upper_eq, 0))
-            lower_c = lower_c + np.einsum("bkj,bj->bk", ln, t)
-            upper_c = upper_c + np.einsum("bkj,bj->bk", up, t)
-            lower_eq = lp * alpha[:, None, :] + ln * s[:, None, :]
-            upper_eq = up * s[:, None, :] + un * alpha[:, None, :]
+            alpha, s = alpha[:, None, :], s[:, None, :]
+            lp, up = np.maximum(lower_eq, 0), np.maximum(upper_eq, 0)
+            lower_c = lower_c + _times(lower_eq - lp, t)        # a negative coefficient takes the upper line
+            upper_c = upper_c + _times(up, t)
+            lower_eq = lower_eq * s + lp * (alpha - s)          # = lp alpha + (lower_eq - lp) s
+            upper_eq = upper_eq * alpha + up * (s - alpha)      # = up s + (upper_eq - up) alpha
             Wj, bj = layers[j]
-            lower_c, upper_c = lower_c + lower_eq @ bj, upper_c + upper_eq @ bj
-            lower_eq, upper_eq = lower_eq @ Wj.T, upper_eq @ Wj.T
-        zmin, _ = _concretise(np.concatenate([lower_eq, lower_c[..., None]], axis=2), lows, highs)
-        _, zmax = _concretise(np.concatenate([upper_eq, upper_c[..., None]], axis=2), lows, highs)
+            lower_c = lower_c + _flat(lower_eq, bj[:, None])[..., 0]
+            upper_c = upper_c + _flat(upper_eq, bj[:, None])[..., 0]
+            lower_eq, upper_eq = _flat(lower_eq, Wj.T), _flat(upper_eq, Wj.T)
+        zmin = lower_c + _times(lower_eq, centre) - _times(np.abs(lower_eq), radius)
+        zmax = upper_c + _times(upper_eq, centre) + _times(np.abs(upper_eq), radius)
         if k == len(layers) - 1:
             slope = np.abs(lower_eq[:, 0]) + np.abs(upper_eq[:, 0])
             return zmin[:, 0], zmax[:, 0], slope, ranges

@@ -72,3 +72,65 @@ def enumerate_points(lows, highs, columns) -> tuple[np.ndarray, np.ndarray]:
     if not rows:
         return np.zeros((0, lows.shape[1])), np.zeros(0, dtype=int)
     return np.concatenate(rows), np.concatenate(owners)
+
+
+class SizeQueue:
+    """Boxes waiting to be decided, by size class (``floor(log2(inputs))``), so that taking the largest costs only
+    what is taken, not a sort of the whole queue. ``peek(n)`` shows up to ``n`` boxes of the largest classes
+    (within a class, the last pushed first) without removing them; ``drop(n)`` removes those same boxes.
+
+    >>> q = SizeQueue(np.array([[0.0], [0.0]]), np.array([[0.0], [7.0]]), [0])    # boxes of 1 and 8 inputs
+    >>> q.peek(1)[1].tolist(), len(q)
+    ([[7.0]], 2)
+    >>> q.drop(1); q.boxes()[1].tolist()
+    [[0.0]]
+    """
+
+    def __init__(self, lows, highs, columns):
+        self.columns, self.levels, self._count = list(columns), {}, 0
+        self.width = np.asarray(lows).shape[1]
+        self.push(lows, highs)
+
+    def __len__(self) -> int:
+        return self._count
+
+    def push(self, lows, highs) -> None:
+        if not len(lows):
+            return
+        level = np.floor(np.log2(points(lows, highs, self.columns))).astype(int)
+        for value in np.unique(level):
+            mine = level == value
+            self.levels.setdefault(int(value), []).append((lows[mine], highs[mine]))
+        self._count += len(lows)
+
+    def _first(self, n: int):
+        """``(level, chunk, k)``: take the last ``k`` boxes of that chunk, largest classes first, ``n`` in all."""
+        for level in sorted(self.levels, reverse=True):
+            chunks = self.levels[level]
+            for i in range(len(chunks) - 1, -1, -1):
+                if n <= 0:
+                    return
+                k = min(n, len(chunks[i][0]))
+                yield level, i, k
+                n -= k
+
+    def peek(self, n: int) -> tuple[np.ndarray, np.ndarray]:
+        parts = [(self.levels[lv][i][0][-k:], self.levels[lv][i][1][-k:]) for lv, i, k in self._first(n)]
+        return _joined(parts, self.width)
+
+    def drop(self, n: int) -> None:
+        for level, i, k in list(self._first(n)):
+            lo, hi = self.levels[level][i]
+            self.levels[level][i] = (lo[:-k], hi[:-k])
+            self._count -= k
+        self.levels = {lv: kept for lv, chunks in self.levels.items() if (kept := [c for c in chunks if len(c[0])])}
+
+    def boxes(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every box in the queue, ``(lows, highs)``."""
+        return _joined([c for chunks in self.levels.values() for c in chunks], self.width)
+
+
+def _joined(parts, width: int) -> tuple[np.ndarray, np.ndarray]:
+    if not parts:
+        return np.zeros((0, width)), np.zeros((0, width))
+    return np.concatenate([lo for lo, _ in parts]), np.concatenate([hi for _, hi in parts])

@@ -1,7 +1,7 @@
 """``certify``: prove a ReLU network individually fair, or unfair, box by box over an integer domain.
 
 The loop keeps a queue of undecided boxes (at first the whole domain) and, in batches of the largest
-boxes, decides each one (see ``docs/methods/certify.md``):
+boxes (by size class, within a factor 2: ``boxes.SizeQueue``), decides each one (see ``docs/methods/certify.md``):
 
 * a box of at most ``enumerate_at`` integer inputs is decided *exactly*: the oracle checks every input in
   it, and each input becomes a one-input box, certified (fair) or falsified (discriminatory);
@@ -45,7 +45,7 @@ from ..interrupts import deferred_interrupts, interruptible, noted_interrupts
 from ..oracle import Oracle
 from ..results import Result
 from .bounds import backsubstituted_bounds, difference_bounds, relu_layers, score_bounds
-from .boxes import enumerate_points, points, split
+from .boxes import SizeQueue, enumerate_points, points, split
 from .result import Certificate
 
 SPLITS = ("slope", "width")
@@ -86,7 +86,7 @@ def certify(model, domain, *, max_time: float | None = 60.0, max_boxes: int | No
     status, ended_by = "completed", None
     with noted_interrupts() as pressed:
         try:
-            while len(run.lows):
+            while len(run.queue):
                 if pressed.arrived:
                     status = "interrupted"
                     break
@@ -102,7 +102,7 @@ def certify(model, domain, *, max_time: float | None = 60.0, max_boxes: int | No
                 run.step(time.perf_counter() - started)
         except KeyboardInterrupt:
             status = "interrupted"
-    witnessed = np.zeros(len(run.lows), dtype=bool)
+    witnessed = np.zeros(len(run.queue), dtype=bool)
     if status != "interrupted":
         with interruptible():
             witnessed = run.witness_undecided(time.perf_counter() - started)
@@ -110,7 +110,7 @@ def certify(model, domain, *, max_time: float | None = 60.0, max_boxes: int | No
     run.witnesses.status, run.witnesses.ended_by, run.witnesses.elapsed = status, ended_by, elapsed
     return Certificate(domain, params, status=status, ended_by=ended_by, elapsed=elapsed,
                        bounded=run.bounded, certified=run.joined("certified"), falsified=run.joined("falsified"),
-                       undecided=(run.lows, run.highs), witnessed=witnessed, witnesses=run.witnesses)
+                       undecided=run.queue.boxes(), witnessed=witnessed, witnesses=run.witnesses)
 
 
 def _is_number(value) -> bool:
@@ -149,7 +149,7 @@ class _Run:
         self.free = domain.non_protected
         self.prot = list(domain.protected)
         self.values = domain.protected_values
-        self.lows, self.highs = domain.lower[None, :].copy(), domain.upper[None, :].copy()
+        self.queue = SizeQueue(domain.lower[None, :].copy(), domain.upper[None, :].copy(), self.free)
         self.decided = {"certified": [], "falsified": []}
         self.bounded = 0
         self.witnesses = Result(domain, "certify", dict(params))
@@ -165,11 +165,8 @@ class _Run:
     def step(self, elapsed: float) -> None:
         """Decide or split the ``batch_size`` largest boxes of the queue; the queue and the decided boxes change
         in one step that Ctrl-C cannot cut in half."""
-        size = points(self.lows, self.highs, self.free)
-        take = np.zeros(len(size), dtype=bool)
-        take[np.argsort(-size, kind="stable")[:self.params["batch_size"]]] = True
-        lows, highs = self.lows[take], self.highs[take]
-        small = size[take] <= self.params["enumerate_at"]
+        lows, highs = self.queue.peek(self.params["batch_size"])
+        small = points(lows, highs, self.free) <= self.params["enumerate_at"]
         exact = self._exact(lows[small], highs[small], elapsed)
         bounded = self._bound(lows[~small], highs[~small], elapsed)
         with deferred_interrupts():
@@ -179,8 +176,8 @@ class _Run:
                         self.decided[verdict].append(part[verdict])
             for part in (exact, bounded):
                 part["record"]()
-            self.lows = np.concatenate([self.lows[~take], bounded["split"][0]])
-            self.highs = np.concatenate([self.highs[~take], bounded["split"][1]])
+            self.queue.drop(len(lows))
+            self.queue.push(*bounded["split"])
             self.bounded += int((~small).sum())
 
     def _whole_protected(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -250,9 +247,10 @@ class _Run:
 
     def witness_undecided(self, elapsed: float) -> np.ndarray:
         """Check the centre of every undecided box with the oracle; True where it is discriminatory (its pair kept)."""
-        if not len(self.lows):
+        if not len(self.queue):
             return np.zeros(0, dtype=bool)
-        centres = np.floor((self.lows + self.highs) / 2)
+        lows, highs = self.queue.boxes()
+        centres = np.floor((lows + highs) / 2)
         centres[:, self.prot] = self.domain.lower[self.prot]
         found, record = self._checked(centres, "undecided", elapsed)
         record()
