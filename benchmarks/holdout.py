@@ -79,7 +79,9 @@ def timed_run(method: str, model, domain, seeds, **params) -> dict:
         wall = time.perf_counter() - start
     ours = sorted({" ".join(str(w.message).split())[:300] for w in caught     # fairnb's point at the caller's line
                    if "site-packages" not in str(w.filename)})
-    return {"wall_s": round(wall, 2), "status": r.status, "tried": int(r.tried), "pairs": len(r),
+    steps = np.diff(r.timeline["elapsed"].to_numpy())[1:]       # the batches after the first (a set-up's)
+    return {"wall_s": round(wall, 2), "longest_batch_s": round(float(steps.max()), 2) if len(steps) else 0.0,
+            "status": r.status, "tried": int(r.tried), "pairs": len(r),
             "unique_idis": r.count("eidig"), "warnings": ours, "inputs": r.inputs, "counterparts": r.counterparts}
 
 
@@ -145,12 +147,15 @@ def recheck(folder: Path, rows: list[dict]) -> None:
 
 
 def verdict(row: dict) -> str:
-    """``ok``, ``warned overrun``, ``SILENT OVERRUN`` or ``raised``."""
+    """``ok``, ``one batch`` (past by more than 1 s, but no more than its longest batch: the documented step),
+    ``warned overrun`` (a warning says it ran past max_time), ``SILENT OVERRUN`` or ``raised``."""
     if row["status"] == "raised":
         return "raised"
     if row["overrun_s"] <= OVERRUN_S:
         return "ok"
-    return "warned overrun" if row["warnings"] else "SILENT OVERRUN"
+    if row["overrun_s"] <= row.get("longest_batch_s", 0.0):
+        return "one batch"
+    return "warned overrun" if any("past max_time" in w for w in row["warnings"]) else "SILENT OVERRUN"
 
 
 def report(rows: list[dict], command: str, loads: tuple[str, str], max_time: float) -> str:
@@ -170,14 +175,15 @@ def report(rows: list[dict], command: str, loads: tuple[str, str], max_time: flo
              f"**{len(rows)} runs: {silent} silent budget overruns (past max_time by more than {OVERRUN_S:g} s with no "
              f"warning), {len(ignored)} ignored arguments{': ' + '; '.join(ignored) if ignored else ''}; "
              f"{genuine:,} of {checked:,} re-checked pairs genuine with raw Keras.**", "",
-             "| benchmark | method | wall s | overrun s | verdict | status | tried | pairs | unique IDIs | "
-             "Keras genuine | seeds | warnings |", "|---|---|---:|---:|---|---|---:|---:|---:|---|---|---|"]
+             "| benchmark | method | wall s | overrun s | longest batch s | verdict | status | tried | pairs | "
+             "unique IDIs | Keras genuine | seeds | warnings |", "|---|---|---:|---:|---:|---|---|---:|---:|---:|---|---|---|"]
     for r in rows:
         if r["status"] == "raised":
-            lines.append(f"| {r['benchmark']} | {r['method']} | | | raised | | | | | | | {cell(r['error'])} |")
+            lines.append(f"| {r['benchmark']} | {r['method']} | | | | raised | | | | | | | {cell(r['error'])} |")
             continue
         keras_cell = f"{r['genuine']}/{r['rechecked']}" if r.get("rechecked") else "-"
-        lines.append(f"| {r['benchmark']} | {r['method']} | {r['wall_s']:.2f} | {r['overrun_s']:+.2f} | "
+        batch = f"{r['longest_batch_s']:.2f}" if "longest_batch_s" in r else "-"
+        lines.append(f"| {r['benchmark']} | {r['method']} | {r['wall_s']:.2f} | {r['overrun_s']:+.2f} | {batch} | "
                      f"{verdict(r)} | {r['status']} | {r['tried']:,} | {r['pairs']:,} | {r['unique_idis']:,} | "
                      f"{keras_cell} | {r.get('seeds_check', '')} | {cell('; '.join(r['warnings'])) or '-'} |")
     return "\n".join(lines) + "\n"
@@ -203,8 +209,14 @@ def main(argv=None) -> int:
     parser.add_argument("--recheck", type=int, default=200, help="pairs per run re-checked with Keras")
     parser.add_argument("--no-write", action="store_true")
     parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--from-json", type=Path, help=argparse.SUPPRESS)   # re-write the table of a run's rows
     args = parser.parse_args(argv)
     methods = args.methods or tabular_methods()
+    if args.from_json:
+        saved = json.loads(args.from_json.read_text())
+        (HERE / "results" / "holdout.md").write_text(report(saved["rows"], saved["command"], tuple(saved["uptime"]),
+                                                            saved["max_time"]))
+        return 0
     if args.child:
         child(args.dir, args.child, methods, args.max_time, args.recheck)
         return 0
@@ -227,7 +239,8 @@ def main(argv=None) -> int:
     print(text)
     if not args.no_write:
         (HERE / "results" / "holdout.md").write_text(text)
-        (HERE / "results" / "holdout.json").write_text(json.dumps(rows, indent=1) + "\n")
+        saved = {"command": command, "uptime": loads, "max_time": args.max_time, "rows": rows}
+        (HERE / "results" / "holdout.json").write_text(json.dumps(saved, indent=1) + "\n")
     return 0
 
 
