@@ -860,7 +860,7 @@ def main(argv=None) -> int:
     summary = ", ".join(f"{n} {v}" for v, n in counts.items())
     print(summary)
     if not args.no_write:
-        text = (f"# Fuzz record: the bad inputs of issue #25\n\n`python benchmarks/fuzz.py` "
+        text = (f"# Fuzz record: the bad inputs of issues #25 and #34\n\n`python benchmarks/fuzz.py` "
                 f"({len(rows)} cases, {time.perf_counter() - start:.0f} s, {time.strftime('%Y-%m-%d')}): "
                 f"**{summary}**.\n\n{VERDICTS}\n\n{table(rows)}\n")
         (HERE / "results" / "fuzz.md").write_text(text)
