@@ -8,7 +8,9 @@ timeout and gets one verdict:
 * ``unhelpful``: an exception from deep inside numpy, pandas, pathlib, json, a model, ... or one that does not
   name the problem;
 * ``silent``: the bad input was accepted;
-* ``hang``: the case ran past the timeout.
+* ``hang``: the case ran past the timeout;
+* ``lost``: a Ctrl-C took away a search's Result (``KeyboardInterrupt`` out of ``run()`` after the search began,
+  or the process crashed).
 
 Usage::
 
@@ -66,6 +68,10 @@ class Answered(Exception):
     """Raised by a case whose right answer is not an exception (e.g. a search that ends ``interrupted``)."""
 
 
+class Lost(Exception):
+    """Raised by a case in which a Ctrl-C took a search's Result away (verdict ``lost``)."""
+
+
 # ---------------------------------------------------------------------------------------------- small parts
 WORDS = ["the", "muslim", "christian", "cook", "chef", "is", "kind", "nice"]
 TEXT = "the muslim cook is kind"
@@ -98,10 +104,11 @@ def synthetic():
 
 def tabular_search(method: str, **params):
     from fairnb.search import get_method
+    from fairnb.search.registry import seeds_for
 
     data = synthetic()
     return get_method(method)(random_state=0, progress=False, **params).run(
-        data.info["true_model"], data.domain, seeds=data.X[:50])
+        data.info["true_model"], data.domain, seeds=seeds_for(method, data.X[:50]))
 
 
 def image_parts(size: int = 4):
@@ -486,6 +493,282 @@ def none_among_texts():
     rp().run(biased_text_model, text_domain(), seeds=[TEXT, None])
 
 
+# ---------------------------------------------------------------------------------------------- issue 34
+# The cases issue #34 names ("Fuzzed as before"), and a sweep of every tabular method's count parameters at 10**12.
+def keep_all_but(value):
+    """A user constraint whose ``allowed`` returns ``value`` (not one bool per candidate)."""
+    from fairnb.constraints import Constraint
+
+    class Mine(Constraint):
+        name = "mine"
+
+        def allowed(self, domain, X, seeds, counterparts=None):
+            return value(len(X)) if callable(value) else value
+    return Mine()
+
+
+def constraint_case(label: str, value):
+    @case("issue34", f"a user constraint whose mask is {label}", r"constraint 'mine'")
+    def run():
+        tabular_search("aequitas", constraints=["default", keep_all_but(value)], n_seeds=5, n_local=10)
+    run.__name__ = CASES[-1].name = "constraint_mask_" + "".join(c if c.isalnum() else "_" for c in label).strip("_")
+
+
+for _label, _value in [("True", True), ("[False]", [False]), ("None", None), ("NaN", lambda n: np.full(n, np.nan)),
+                       ("strings", lambda n: np.array(["yes"] * n)), ("one too short", lambda n: np.ones(n - 1, bool))]:
+    constraint_case(_label, _value)
+
+
+def dense_model(domain):
+    """A small dense network (gradients for the white-box methods, a hidden layer for DICE) that reads sex."""
+    from fairnb.models import NumpyMLP
+
+    W1 = np.zeros((domain.n_features, 2))
+    W1[domain.index("sex"), 0], W1[domain.index("education"), 1] = 3.0, 0.5
+    return NumpyMLP([W1, np.ones((2, 1))], [np.zeros(2), np.array([-4.0])])
+
+
+def within_budget(method: str, max_time: float, **params) -> None:
+    """Run ``method`` with ``params`` and ``max_time``: ``Answered`` when it ended within 2 s of it, else the
+    overrun as a silent answer (an error raised is judged as any)."""
+    from fairnb.search import get_method
+    from fairnb.search.registry import seeds_for
+
+    data = synthetic()
+    search = get_method(method)(random_state=0, progress=False, max_time=max_time, **params)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        start = time.perf_counter()                   # run() alone: not the data set's creation nor the import
+        r = search.run(dense_model(data.domain), data.domain, seeds=seeds_for(method, data.X[:50]))
+    wall = time.perf_counter() - start - max_time
+    said = [str(w.message) for w in caught if "site-packages" not in str(w.filename)]
+    if wall <= 2.0:
+        raise Answered(f"status {r.status} after {r.tried} candidates, {wall:+.1f} s past max_time")
+    return f"ran {wall:.1f} s past max_time={max_time} (status {r.status}); warnings: {said or 'none'}"
+
+
+@case("issue34", "limi(n_boundary=10**7, max_time=4): boundary codes built before the budget is checked",
+      r"n_boundary")
+def limi_huge_boundary():
+    return within_budget("limi", 4, n_boundary=10**7)
+
+
+@case("issue34", "vbtx(n_xor=10**12, max_time=3)", r"n_xor")
+def vbtx_huge_xor():
+    return within_budget("vbtx", 3, n_xor=10**12)
+
+
+def huge_count_case(method: str, parameter: str):
+    @case("issue34", f"{method}({parameter}=10**12, max_time=3)", rf"\b{parameter}\b")
+    def run():
+        return within_budget(method, 3, **{parameter: 10**12})
+    run.__name__ = CASES[-1].name = f"huge_{method}_{parameter}"
+
+
+def count_parameters() -> list[tuple[str, str]]:
+    """``(method, parameter)`` for every whole-number parameter of every tabular method (one name per class)."""
+    from numbers import Integral
+
+    sys.path.insert(0, str(ROOT))
+    from fairnb.search.registry import RECORDS
+
+    seen, out = set(), []
+    for record in RECORDS.values():
+        if record.inputs != "tabular" or record.target in seen:
+            continue
+        seen.add(record.target)
+        defaults = record.load()().get_params()
+        out += [(record.name, k) for k, v in sorted(defaults.items())
+                if isinstance(v, Integral) and not isinstance(v, bool) and k != "random_state"]
+    return out
+
+
+def huge_count_cases(only: list[str] | None) -> None:
+    """Register the sweep's cases: every count parameter (``only``: those named ``huge_<method>_<parameter>``)."""
+    pairs = ([tuple(n[len("huge_"):].split("_", 1)) for n in only if n.startswith("huge_")] if only is not None
+             else count_parameters())
+    for method, parameter in pairs:
+        huge_count_case(method, parameter)
+
+
+@case("issue34", "seeds= given to a method that draws its own inputs (aft, vbtx, random)", r"seeds")
+def seeds_to_seedless_methods():
+    from fairnb.search import get_method
+
+    data = synthetic()
+    for method in ("aft", "vbtx", "random"):
+        try:
+            get_method(method)(random_state=0, progress=False, max_tried=200).run(
+                data.info["true_model"], data.domain, seeds=data.X[:50])
+        except ValueError as e:
+            if "seeds" not in str(e):
+                raise
+            continue
+        return f"{method} accepted seeds= and ignored them"
+    raise Answered("all three refuse seeds=, naming them")
+
+
+@case("issue34", "a feature named 'p' (the pairs' probability columns are p and p')", r"\bp\b")
+def feature_named_p():
+    from fairnb.domains import Feature, TabularDomain
+    from fairnb.search import get_method
+
+    dom = TabularDomain([Feature("p", 0, 9), Feature("sex", 0, 1)], protected=["sex"])
+    r = get_method("random")(n_samples=2000, random_state=0, progress=False).run(
+        lambda X: np.where(np.asarray(X)[:, 1] == 1, 0.9, 0.1), dom)
+    frame = r.pairs
+    if frame.columns.duplicated().any():
+        return f"duplicated columns in result.pairs: {list(frame.columns)}"
+    rows = len(r.directions()) if hasattr(r, "directions") else 0
+    if rows > 2:
+        return f"directions() has {rows} rows for one binary protected attribute"
+    raise Answered(f"columns {list(frame.columns)[:8]}; directions() {rows} rows")
+
+
+def onnx_bytes() -> bytes:
+    from onnx import TensorProto, helper
+
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "w"], ["logits"])], "linear",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [None, 2])],
+        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, [None, 2])],
+        [helper.make_tensor("w", TensorProto.FLOAT, [2, 2], [1.0, 0.0, 0.0, 1.0])])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString()
+
+
+def onnx_batch_case(value):
+    @case("issue34", f"OnnxModel(batch_size={value!r})", r"batch_size")
+    def run():
+        from fairnb.models.onnx import OnnxModel
+
+        OnnxModel(onnx_bytes(), batch_size=value).predict_proba(np.zeros((3, 2)))
+    run.__name__ = CASES[-1].name = f"onnx_batch_size_{str(value).replace('-', 'minus').replace('.', '_')}"
+
+
+for _value in (0, -5, 2.5):
+    onnx_batch_case(_value)
+
+
+@case("issue34", "an ONNX model asked about zero rows", r"rows")
+def onnx_zero_rows():
+    from fairnb.models.onnx import OnnxModel
+
+    P = OnnxModel(onnx_bytes()).predict_proba(np.zeros((0, 2)))
+    if P.shape != (0, 2):
+        return f"shape {P.shape}"
+    raise Answered("(0, 2) probabilities")
+
+
+@case("issue34", "a two-input ONNX model", r"2 inputs|two inputs")
+def onnx_two_inputs():
+    from onnx import TensorProto, helper
+
+    from fairnb.models.onnx import OnnxModel
+
+    graph = helper.make_graph(
+        [helper.make_node("Add", ["a", "b"], ["y"])], "two",
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, [None, 2]) for n in "ab"],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [None, 2])])
+    OnnxModel(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString())
+
+
+@case("issue34", "load_model('m.onnx') on bytes that are no ONNX model", r"m\.onnx")
+def onnx_not_onnx():
+    from fairnb.models import load_model
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "m.onnx"
+        path.write_bytes(b"not an onnx model at all")
+        load_model(path)
+
+
+@case("issue34", "fairnb.config.result_memory = True", r"result_memory")
+def result_memory_true():
+    import fairnb.config
+
+    fairnb.config.result_memory = True
+    tabular_search("random", n_samples=500)
+
+
+@case("issue34", "dice (debug on by default) on a model without hidden layers", r"debug=False")
+def dice_no_hidden_layers():
+    from fairnb.models import NumpyMLP
+
+    data = synthetic()
+    d = data.domain.n_features
+    w = np.zeros((d, 1))
+    w[data.domain.index("sex")] = 2.0
+    model = NumpyMLP([w], [np.array([-1.0])])
+    from fairnb.search import get_method
+
+    get_method("dice")(random_state=0, progress=False, n_seeds=20, n_local=10).run(model, data.domain, seeds=data.X[:50])
+
+
+@case("issue34", "a Ctrl-C while a search releases the C heap as it ends (heap.release)", r"interrupted")
+def ctrl_c_in_heap_release():
+    from fairnb import heap
+    from fairnb.search import get_method
+
+    def release():
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.1)
+        return True
+
+    heap.release = release
+    data = synthetic()
+    r = get_method("random")(n_samples=None, max_time=1.2, random_state=0, progress=False).run(
+        data.info["true_model"], data.domain)
+    raise Answered(f"status {r.status}, {r.count()} IDIs kept")
+
+
+DOUBLE_SIGINT = """
+import sys, time, numpy as np, fairnb
+sys.path.insert(0, sys.argv[3])
+from fuzz import dense_model
+from fairnb.search import get_method
+from fairnb.search.registry import seeds_for
+data = fairnb.datasets.make_synthetic(n=2000, random_state=0)
+search = get_method(sys.argv[1])(max_time=float(sys.argv[2]), random_state=0, progress=False)
+print("start", flush=True)
+try:
+    r = search.run(dense_model(data.domain), data.domain, seeds=seeds_for(search, data.X))
+except KeyboardInterrupt:
+    engine = getattr(search, "engine_", None)     # None: the Ctrl-C came before the search began (nothing to keep)
+    print("lost" if engine is not None and engine.result.tried else "early", flush=True)
+    raise SystemExit(3)
+print("result", r.status, r.count(), flush=True)
+"""
+
+
+def double_sigint(method: str):
+    @case("issue34", f"{method}: two Ctrl-C's (child process, SIGINT) 0.05 s apart, around the search's end",
+          r"result")
+    def run():
+        lost = []
+        for k, at in enumerate((0.3, 1.0, 1.9, 2.0, 2.05, 2.1)):    # max_time=2: before, at and after its end
+            child = subprocess.Popen([sys.executable, "-c", DOUBLE_SIGINT, method, "2", str(HERE)], stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True)
+            child.stdout.readline()                                 # imported; the search starts now
+            time.sleep(at)
+            for _ in range(2):
+                child.send_signal(signal.SIGINT)
+                time.sleep(0.05)
+            out, err = child.communicate(timeout=60)
+            if "lost" in out:
+                lost.append(f"at {at} s: the Result was lost (KeyboardInterrupt escaped run() after the search began)")
+            elif "result" not in out and child.returncode != -signal.SIGINT:   # else: it landed after run() returned
+                lost.append(f"at {at} s: exit status {child.returncode}, {err.strip()[-120:]}")
+        if lost:
+            raise Lost("; ".join(lost))
+        raise Answered("the Result came back (or the Ctrl-C came before the search began or after run() "
+                       "returned) in all 6 timings")
+    run.__name__ = CASES[-1].name = f"double_sigint_{method}"
+
+
+for _method in ("random", "eidig", "adf", "vbtx"):
+    double_sigint(_method)
+
+
 # ---------------------------------------------------------------------------------------------- running
 def run_case(c: Case) -> dict:
     """In this process: run ``c`` and describe what happened (JSON-able)."""
@@ -495,6 +778,8 @@ def run_case(c: Case) -> dict:
             note = c.run()
         except Answered as e:
             return {"outcome": "answered", "message": str(e)}
+        except Lost as e:
+            return {"outcome": "lost", "message": str(e)}
         except BaseException as e:  # noqa: BLE001 - every answer is recorded, KeyboardInterrupt too
             frame = traceback.extract_tb(e.__traceback__)[-1]
             return {"outcome": "raised", "type": type(e).__name__, "message": str(e), "file": frame.filename,
@@ -506,8 +791,8 @@ def run_case(c: Case) -> dict:
 def verdict(c: Case, got: dict) -> tuple[str, str]:
     """``(verdict, message)`` for what ``run_case`` described."""
     outcome, message = got["outcome"], got.get("message", "")
-    if outcome == "hang":
-        return "hang", message
+    if outcome in ("hang", "lost"):
+        return outcome, message
     if outcome == "answered":
         return "clear", message
     if outcome == "returned":
@@ -557,6 +842,7 @@ def main(argv=None) -> int:
     parser.add_argument("--no-write", action="store_true", help="print the table, do not write fuzz.md")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    huge_count_cases([args.child] if args.child else args.only.split(",") if args.only else None)
     by_name = {c.name: c for c in CASES}
     if args.child:
         if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:   # started from a background job (`fuzz.py &`):
@@ -570,11 +856,11 @@ def main(argv=None) -> int:
             v, message = verdict(c, got)
             rows.append((c, v, message))
             print(f"{v:10s} {c.name}: {message[:150]}", flush=True)
-    counts = {v: sum(r[1] == v for r in rows) for v in ("clear", "silent", "unhelpful", "hang")}
+    counts = {v: sum(r[1] == v for r in rows) for v in ("clear", "silent", "unhelpful", "hang", "lost")}
     summary = ", ".join(f"{n} {v}" for v, n in counts.items())
     print(summary)
     if not args.no_write:
-        text = (f"# Fuzz record: the bad inputs of issue #25\n\n`python benchmarks/fuzz.py` "
+        text = (f"# Fuzz record: the bad inputs of issues #25 and #34\n\n`python benchmarks/fuzz.py` "
                 f"({len(rows)} cases, {time.perf_counter() - start:.0f} s, {time.strftime('%Y-%m-%d')}): "
                 f"**{summary}**.\n\n{VERDICTS}\n\n{table(rows)}\n")
         (HERE / "results" / "fuzz.md").write_text(text)

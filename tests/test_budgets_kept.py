@@ -215,3 +215,14 @@ def test_a_fair_model_that_yields_nothing_gets_no_warning(synthetic, fair_model)
         warnings.simplefilter("error", RuntimeWarning)
         r = get_method("random")(n_samples=None, max_tried=2000, random_state=0).run(fair_model, synthetic.domain)
     assert r.count() == 0 and r.status == "budget"
+
+
+@pytest.mark.parametrize("method", ["aft", "vbtx"])
+def test_a_tree_may_have_more_leaves_than_rows_without_allocating_them(synthetic, biased_model, method):
+    """``max_leaf_nodes=10**12`` raised scikit-learn's bare MemoryError ("could not allocate 127999999999936 bytes":
+    it sizes the tree's node array by the bound); a tree on n rows has at most n leaves, so the bound is that."""
+    params = dict(RECORDS[method].fast, max_tried=1500, random_state=0)
+    huge = get_method(method)(**params, max_leaf_nodes=10**12).run(biased_model, synthetic.domain)
+    rows = get_method(method)(**params, max_leaf_nodes=params["n_train"]).run(biased_model, synthetic.domain)
+    assert huge.status == rows.status and huge.tried == rows.tried > 0
+    assert sorted(map(tuple, huge.inputs.tolist())) == sorted(map(tuple, rows.inputs.tolist()))

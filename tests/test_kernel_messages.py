@@ -80,3 +80,16 @@ def test_a_blocking_search_says_busy_and_hears_stop(kernel, start, end):
     # it ended well before its 120 s budget, as asked
     assert words[:2] == ["ended", {"stop": "stopped", "interrupt": "interrupted"}[end]], out
     assert int(words[2]) > 0                                 # the pairs found are kept
+
+
+def test_a_search_in_a_script_does_not_import_ipython():
+    """Outside a kernel there is nothing to announce: ``run()`` imported IPython to find out (0.1 s idle, more under
+    load, inside the first search's wall time), and a Ctrl-C during that import escaped ``run()``."""
+    import subprocess
+    import sys
+
+    code = SETUP + ("import sys; RandomSearch(n_samples=500, random_state=0, progress=False).run(model, data.domain); "
+                    "print('IPython' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert out.stdout.strip() == "False", out.stdout + out.stderr[-2000:]

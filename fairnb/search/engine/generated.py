@@ -62,7 +62,12 @@ class GeneratedInputs:
                 self._merge(conv)
 
     def _merge(self, conv: str) -> None:
-        self._distinct[conv] = np.unique(np.concatenate([self._distinct[conv], *self._pending[conv]]))
+        """The pending codes into the sorted distinct ones: only the new codes are sorted, then the two sorted
+        runs are merged (a stable sort of two runs is one linear pass), not the whole array sorted again."""
+        distinct, new = self._distinct[conv], np.unique(np.concatenate(self._pending[conv]))
+        if len(distinct):
+            new = new[distinct[np.minimum(np.searchsorted(distinct, new), len(distinct) - 1)] != new]
+        self._distinct[conv] = np.sort(np.concatenate([distinct, new]), kind="stable")
         self._pending[conv], self._n_pending[conv] = [], 0
 
     def codes(self, convention: str = "eidig") -> np.ndarray:

@@ -23,6 +23,7 @@ Example
 """
 from __future__ import annotations
 
+import sys
 import threading
 from contextlib import contextmanager
 from time import monotonic
@@ -33,14 +34,12 @@ BUSY_EVERY = 0.5     # seconds between two re-announcements of "busy"
 
 
 def _kernel():
-    """The running ipykernel, or None (not in a kernel, or not on its main thread)."""
-    if threading.current_thread() is not threading.main_thread():
+    """The running ipykernel, or None (not in a kernel, or not on its main thread). A kernel has imported IPython
+    already; a script has not, and is not made to (the import takes a fresh process's first search 0.1 s or more)."""
+    ipython = sys.modules.get("IPython")
+    if ipython is None or threading.current_thread() is not threading.main_thread():
         return None
-    try:
-        from IPython import get_ipython
-    except ImportError:
-        return None
-    return getattr(get_ipython(), "kernel", None)
+    return getattr(ipython.get_ipython(), "kernel", None)
 
 
 @contextmanager

@@ -142,10 +142,12 @@ class TreeApproximation(Search):
 
     def _tree(self, X, y, rng):
         """The loop's decision tree, imitating the model's labels ``y`` of ``X`` (entropy splits, at most
-        ``max_leaf_nodes`` leaves, its random state drawn from ``rng``)."""
+        ``max_leaf_nodes`` leaves, its random state drawn from ``rng``). A tree on n rows has at most n leaves:
+        a larger bound is n (scikit-learn sizes the tree's node array by the bound: 10**12 raised MemoryError)."""
         from sklearn.tree import DecisionTreeClassifier
 
-        return DecisionTreeClassifier(criterion="entropy", max_leaf_nodes=self.max_leaf_nodes,
+        leaves = None if self.max_leaf_nodes is None else min(self.max_leaf_nodes, max(len(X), 2))
+        return DecisionTreeClassifier(criterion="entropy", max_leaf_nodes=leaves,
                                       random_state=int(rng.integers(2 ** 31))).fit(X, y)
 
     def _fresh_start(self, ctx, first: bool) -> tuple[np.ndarray, np.ndarray]:

@@ -52,8 +52,11 @@ from ...params import COUNT, Interval
 from ...results import Mean, PerShard
 from ..parts.acceptance import Metropolis
 from ..parts.causal_neurons import as_numpy_mlp, localize
-from ..parts.severity import EPSILON, output_partitions, probability_bins, severity
+from ..parts.severity import EPSILON, Severity, output_partitions, probability_bins, severity
 from .two_phase import TwoPhaseSearch
+
+SEVERITY_CHUNK = 1000             # IDIs per model call of the severity measured as a run ends
+SEVERITY_PAST_BUDGET_S = 0.5      # a run that spent its max_time measures it at most this long past the budget
 
 
 def partition_spread(VP: np.ndarray, epsilon: float | None = EPSILON) -> np.ndarray:
@@ -99,7 +102,9 @@ class DICE(TwoPhaseSearch):
     debug_rows : at most this many seed inputs give the interventions' values and accuracy.
     debug_inputs : at most this many discriminatory inputs are debugged (DICE's 1,000).
     severity_inputs : the IDIs' severity is measured on at most this many of them, drawn at random (10,000: a mean
-        to about 0.01 bit, in seconds; all of a long run's IDIs would take longer than its budget).
+        to about 0.01 bit, in seconds; all of a long run's IDIs would take longer than its budget). A run that spent
+        its ``max_time`` measures fewer, as many as fit in ``SEVERITY_PAST_BUDGET_S`` (0.5 s) past it (at least
+        ``SEVERITY_CHUNK``, 1,000); ``extras["severity_inputs"]`` says how many.
     """
 
     name = "dice"
@@ -162,18 +167,33 @@ class DICE(TwoPhaseSearch):
         if not len(ctx.result) or ctx.engine.should_stop():      # Stop or Ctrl-C: the user wants the pairs now
             return
         X = ctx.result.inputs
+        rng = np.random.default_rng(self.random_state)
         if len(X) > self.severity_inputs:
-            X = X[np.sort(np.random.default_rng(self.random_state).choice(len(X), self.severity_inputs, replace=False))]
-        findings = {"severity_inputs": len(X)}
+            X = X[np.sort(rng.choice(len(X), self.severity_inputs, replace=False))]
         with interruptible():        # a Ctrl-C drops what is left at once, even as a budget's end winds the run down
-            self.severity_ = severity(ctx.model, ctx.domain, X, self.epsilon)
-            findings |= self.severity_.summary()
+            X, self.severity_ = self._severity(ctx, X, rng)
+            findings = {"severity_inputs": len(X), **self.severity_.summary()}
             if self.debug and ctx.engine.time_left() == 0:
                 findings["debugging"] = ("skipped: max_time was spent (run fairnb.search.parts.causal_neurons."
                                          "result_localization on the Result)")
             elif self.debug:
                 findings |= self._debug(ctx, X, self.severity_.k)
         ctx.result.tally(**{name: PerShard(value) for name, value in findings.items()})
+
+    def _severity(self, ctx, X, rng) -> tuple[np.ndarray, Severity]:
+        """The severity of the IDIs ``X``, measured ``SEVERITY_CHUNK`` at a time in a random order; a run whose
+        ``max_time`` is spent stops once it is ``SEVERITY_PAST_BUDGET_S`` past it. Returns the IDIs measured (in
+        their order in ``X``: all of them unless the budget stopped it) and their severity."""
+        order = rng.permutation(len(X)) if len(X) > SEVERITY_CHUNK else np.arange(len(X))
+        pieces, engine = [], ctx.engine
+        for start in range(0, len(X), SEVERITY_CHUNK):
+            pieces.append(severity(ctx.model, ctx.domain, X[order[start:start + SEVERITY_CHUNK]], self.epsilon))
+            if engine.max_time is not None and engine.elapsed > engine.max_time + SEVERITY_PAST_BUDGET_S:
+                break
+        done = order[:sum(map(len, pieces))]
+        back = np.argsort(done)                 # the measured IDIs in X's order
+        parts = (np.concatenate([getattr(p, name) for p in pieces])[back] for name in ("k", "min_entropy", "shannon"))
+        return X[done[back]], Severity(*parts, self.epsilon)
 
     def _debug(self, ctx, X, k) -> dict:
         """The causal layer and neurons on the pairs found (``k``: their partitions), into ``localization_``;
