@@ -198,10 +198,31 @@ class Search(Estimator):
         """
         client = one_executor(client, executor)
         self._claim()
-        with busy_while_blocking():        # in a notebook, the kernel reads "busy" while the cell searches
-            return self._run_claimed(model, domain, seeds, listeners=listeners, progress=progress, oracle=oracle,
-                                     limit_threads=True, client=client, n_shards=n_shards,
-                                     selected_seeds=selected_seeds)
+        try:
+            with busy_while_blocking():        # in a notebook, the kernel reads "busy" while the cell searches
+                return self._run_claimed(model, domain, seeds, listeners=listeners, progress=progress, oracle=oracle,
+                                         limit_threads=True, client=client, n_shards=n_shards,
+                                         selected_seeds=selected_seeds)
+        except KeyboardInterrupt:      # a Ctrl-C between the search's end and the return: its Result returns
+            with deferred_interrupts(reraise=False):
+                result = self._kept_result()
+            if result is None:
+                raise
+            if result.status == "failed":
+                result.error.result = result
+                raise result.error from None
+            return result
+
+    def _kept_result(self) -> Result | None:
+        """The Result of the search this object ran, ``"interrupted"`` if it was still running; None when nothing
+        was searched yet (a Ctrl-C before the search began)."""
+        engine = getattr(self, "engine_", None)
+        if engine is None:
+            return None
+        result = engine.result
+        if result.status == "running":
+            result.status, result.elapsed = "interrupted", engine.elapsed
+        return result
 
     def _claim(self):
         if not self._busy.acquire(blocking=False):
@@ -219,11 +240,9 @@ class Search(Estimator):
                 result = self._run(model, domain, seeds, listeners=listeners, progress=progress, oracle=oracle,
                                    limit_threads=limit_threads, selected_seeds=selected_seeds)
         except KeyboardInterrupt:      # a Ctrl-C just before or after the engine's loop
-            if getattr(self, "engine_", None) is None:   # nothing was searched yet
+            result = self._kept_result()
+            if result is None:         # nothing was searched yet
                 raise
-            result = self.engine_.result
-            if result.status == "running":
-                result.status, result.elapsed = "interrupted", self.engine_.elapsed
         finally:
             with deferred_interrupts(reraise=False):
                 self._busy.release()
