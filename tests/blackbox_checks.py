@@ -32,6 +32,18 @@ class RowLog:
         return self.model.predict_proba(X)
 
 
+def rows_searched(log: RowLog, result) -> np.ndarray:
+    """The rows ``log`` saw after the inputs ``result`` checked as they are (the natural rate's and the random
+    draws' measure, ``natural_n`` + ``random_n`` inputs with all their protected variants, in its first calls)."""
+    m = len(result.domain.protected_values)
+    skip = (result.extras.get("natural_n", 0) + result.extras.get("random_n", 0)) * m
+    calls = list(log.calls)
+    while skip > 0:
+        skip -= len(calls.pop(0))
+    assert skip == 0, "the measure as they are did not come first, in whole calls"
+    return np.concatenate(calls)
+
+
 def same_pairs(a, b) -> bool:
     """The same pairs (inputs, counterparts, phases, seeds, marks) in the same order, their probabilities within 1e-6
     (BLAS rounds them differently on another thread or CPU: never compared exactly); times may differ."""

@@ -5,7 +5,7 @@ import numpy as np
 
 from fairnb.search.methods.grft import GRFT
 
-from blackbox_checks import RowLog, assert_pairs_rechecked
+from blackbox_checks import RowLog, assert_pairs_rechecked, rows_searched
 
 
 def test_first_population_moves_two_attributes_of_its_seed_at_most_five(synthetic, biased_model):
@@ -13,7 +13,7 @@ def test_first_population_moves_two_attributes_of_its_seed_at_most_five(syntheti
     log = RowLog(biased_model)
     r = GRFT(n_seeds=20, n_local=0, max_iter=1, seed_selection="as_given", random_state=0).run(log, dom, synthetic.X)
     seeds = r.extras["seeds"]
-    rows = np.concatenate(log.calls[1:])            # after the natural-rate measurement of the seeds
+    rows = rows_searched(log, r)
     free = dom.non_protected
     assert len(rows) == 20 * 100 * len(dom.protected_values)
     for i, seed in enumerate(seeds):

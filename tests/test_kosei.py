@@ -5,26 +5,21 @@ import numpy as np
 from fairnb.search.methods.aequitas import Aequitas
 from fairnb.search.methods.kosei import Kosei
 
-from blackbox_checks import RowLog, assert_pairs_rechecked
-
-
-def rows_after_natural_measure(log):
-    """The rows the search sent (the first call measures the seeds as they are, outside the search)."""
-    return np.concatenate(log.calls[1:])
+from blackbox_checks import RowLog, assert_pairs_rechecked, rows_searched
 
 
 def test_never_sends_the_same_row_to_the_model_twice(synthetic, biased_model):
     for seeds in (None, np.concatenate([synthetic.X[:200]] * 2)):
         log = RowLog(biased_model)
         r = Kosei(n_seeds=400, n_local=300, random_state=0).run(log, synthetic.domain, seeds)
-        rows = rows_after_natural_measure(log)
+        rows = rows_searched(log, r)
         assert len(np.unique(rows, axis=0)) == len(rows) == r.tried * 2   # each candidate with its sex flipped
         assert r.extras["generated"] == r.tried and r.extras["local_idis"] > 0
     repeats = r.seed_outcomes.iloc[200:]       # the given seeds twice: the second time skipped, never sent
     assert (repeats["outcome"] == "skipped").all() and (repeats["reason"] == "a repeat of an input already evaluated").all()
     log = RowLog(biased_model)
-    Aequitas(n_seeds=400, n_local=30, random_state=0).run(log, synthetic.domain)
-    rows = rows_after_natural_measure(log)
+    r = Aequitas(n_seeds=400, n_local=30, random_state=0).run(log, synthetic.domain)
+    rows = rows_searched(log, r)
     assert len(np.unique(rows, axis=0)) < 0.8 * len(rows)       # what KOSEI saves
 
 

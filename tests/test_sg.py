@@ -10,7 +10,7 @@ from fairnb.search.methods.sg import SymbolicGeneration
 from fairnb.search.parts.symbolic import (LimeSampler, Predicate, PriorityQueue, Z3Solver, global_constraints,
                                     local_constraints, rank, tree_path)
 
-from blackbox_checks import assert_pairs_rechecked
+from blackbox_checks import assert_pairs_rechecked, rows_searched
 
 FAST = dict(n_samples=400, batch_size=8)
 
@@ -243,7 +243,7 @@ def test_seeds_only_follow_the_round_robin_order(synthetic, biased_model):
         model, synthetic.domain, seeds=X)
     m = len(synthetic.domain.protected_values)
     prot = synthetic.domain.protected
-    tested = np.delete(np.concatenate([c[::m] for c in model.calls[1:]]), prot, axis=1)   # [0]: the natural rate
+    tested = np.delete(rows_searched(model, r)[::m], prot, axis=1)       # after the natural rate's calls
     expected = np.delete(cluster_seeds(X, 40, c_num=4, order="ascending"), prot, axis=1)
     _, first = np.unique(expected, axis=0, return_index=True)
     expected = expected[np.sort(first)]   # duplicate test cases are dropped without counting
