@@ -82,7 +82,7 @@ def test_the_natural_rate_stops_at_max_time_and_merges_by_block(synthetic, biase
 
     data = synthetic.X[:1000]
     rows = np.unique(np.asarray(data, dtype=float), axis=0)
-    with pytest.warns(RuntimeWarning, match="checked no input in 0.3 s"):   # the measure took the budget
+    with pytest.warns(RuntimeWarning, match="checked no input in"):   # the measure took the budget
         short = Aequitas(n_seeds=10, n_local=5, max_time=0.3, random_state=0, progress=False).run(
             Slow(biased_model, 5e-4), synthetic.domain, seeds=data)
     n = len(short.extras["natural_inputs"])

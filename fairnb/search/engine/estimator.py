@@ -59,8 +59,9 @@ class Search(Estimator):
     parameters checked, the model wrapped, a Keras model traced: ``Event("prepare")``); the import of a method's
     module on first use (about 1 s in a fresh process, mostly scikit-learn) also comes before. Everything else is
     counted: seed selection (K-Means, given up when the budget is spent), the natural rate (measured in calls of
-    64 inputs and more, until the budget ends it: ``natural_n`` says on how many), surrogate trees and boundaries. A search ends within one step of its budget: one batch (at most one model call's
-    ``fairnb.oracle.MEMORY_BUDGET`` of input), one z3 check (VBT-X's get what is left of the budget), and DICE's
+    64 inputs, then of a quarter second at the model's pace, until the budget ends it: ``natural_n`` says on how
+    many), surrogate trees and boundaries. A search ends within one step of its budget: one batch (at most one
+    model call's ``fairnb.oracle.MEMORY_BUDGET`` of input), one z3 check (VBT-X's get what is left of the budget), and DICE's
     severity of at most ``severity_inputs`` IDIs. A search that spent its whole budget and checked nothing, or found
     nothing where some of its start inputs are discriminatory as they are, warns and says what to try. Count
     parameters whose arrays must exist at once are refused (``ValueError`` naming the parameter and the memory)

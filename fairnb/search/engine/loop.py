@@ -49,6 +49,7 @@ from .types import Batch, Budget, Event
 
 NATURAL_BLOCK = 64               # inputs per name of the natural rate's tallies (``Engine._tally_natural``)
 NATURAL_BLOCKS_PER_CALL = 64     # blocks per model call at most (4,096 inputs)
+NATURAL_CALL_S = 0.25            # seconds a call of the natural rate's measure aims at (a slow model's)
 
 
 class Engine:
@@ -213,8 +214,9 @@ class Engine:
         """Tally ``{prefix}_n`` (the inputs of ``X`` with a protected variant) and ``{prefix}_idis`` (those that
         ``oracle`` and the pair constraints find discriminatory as they are), ``Measured`` per block of
         ``NATURAL_BLOCK`` inputs: the same inputs measured twice (by two shards, or two runs merged) count once,
-        also where one measured more blocks than the other. A model call takes one block, then twice as many
-        while a call takes under 0.1 s (at most ``NATURAL_BLOCKS_PER_CALL``); unless ``to_the_end`` (the control
+        also where one measured more blocks than the other. The first model call takes one block, each next one
+        as many blocks as the model checks in ``NATURAL_CALL_S`` at the pace of the last (at most
+        ``NATURAL_BLOCKS_PER_CALL``: a fast model measures 4,000 rows in two calls); unless ``to_the_end`` (the control
         measures what the model measured), the measure ends after the call in which ``max_time`` ran out or a
         Stop came. Returns the number of inputs measured."""
         pair_constraints = [c for c in self.constraints if c.stage == "pair"]
@@ -234,8 +236,8 @@ class Engine:
                 r.tally(**{f"{prefix}_{what}": r.tallies.get(f"{prefix}_{what}", Measured({})).plus(name, int(v[block].sum()))
                            for what, v in (("n", verdict.comparable), ("idis", keep))})
             start += len(part)
-            if time.monotonic() - began < 0.1:
-                blocks = min(2 * blocks, NATURAL_BLOCKS_PER_CALL)
+            per_input = (time.monotonic() - began) / len(part)
+            blocks = int(min(NATURAL_BLOCKS_PER_CALL, max(1.0, NATURAL_CALL_S / max(per_input, 1e-9) / NATURAL_BLOCK)))
         return start
 
     def _natural_ends(self) -> bool:
