@@ -154,7 +154,7 @@ class Progress:
     ``shares`` are shares of the integer inputs (``certified``, ``falsified``, ``undecided``); ``decided`` counts
     the boxes certified or falsified; ``stats`` gives them as ``(label, text)`` for a display.
 
-    >>> Progress("step", 2.0, 10, {"certified": 0.5, "falsified": 0.25, "undecided": 0.25}).stats[-1]
+    >>> Progress("step", 2.0, 10, {"certified": 0.5, "falsified": 0.25, "undecided": 0.25}).stats[-2]
     ('boxes per second', '5.0')
     """
 
@@ -191,7 +191,8 @@ class Progress:
         rate = self.rate
         return [*((verdict, summaries.fmt_share(self.shares[verdict])) for verdict in VERDICTS),
                 ("boxes decided", summaries.fmt_count(self.decided)),
-                ("boxes per second", summaries.fmt_count(rate) if rate >= 100 else f"{rate:.1f}")]
+                ("boxes per second", summaries.fmt_count(rate) if rate >= 100 else f"{rate:.1f}"),
+                ("elapsed", summaries.fmt_seconds(self.elapsed))]
 
 
 def _is_number(value) -> bool:

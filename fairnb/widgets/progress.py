@@ -130,7 +130,7 @@ class ProgressPanel(FairnbWidget):
                 ("success_rate", "success rate", summaries.fmt_share(self.success_rate)),
                 ("elapsed_s", "elapsed", summaries.fmt_seconds(self.elapsed))]
         if self.stats:
-            rows = [rows[0], *((None, label, text) for label, text in self.stats), rows[-1]]
+            rows = [rows[0], *((None, label, text) for label, text in self.stats)]
         cells = "".join(f"<tr><th style='text-align:left'>{summaries.term_html(key, k) if key else html.escape(k)}</th>"
                         f"<td>{html.escape(v)}</td></tr>" for key, k, v in rows)
         return f"<div class='fairnb-progress-static'><b>fairnb · {html.escape(self.method or 'search')}</b><table>{cells}</table></div>"
