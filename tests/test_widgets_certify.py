@@ -12,6 +12,7 @@ from fairnb.certification import certify
 from fairnb.certification.certifying import Progress
 from fairnb.domains import Feature, TabularDomain
 from fairnb.models import NumpyMLP
+from fairnb.search.engine import kernel_messages
 from fairnb.widgets.progress import ProgressPanel
 
 EVIL = "<img src=x onerror=alert(1)>"
@@ -51,17 +52,18 @@ def test_the_panel_shows_the_certificates_shares_and_boxes(shown):
     assert panel.updates >= 2      # the steps (throttled) and the end
 
 
-def test_stop_on_the_panel_ends_certify_keeping_every_decided_box(shown):
+def test_stop_clicked_while_certify_blocks_the_cell_ends_it_keeping_every_decided_box(shown, monkeypatch):
+    """The click arrives as a widget message that the kernel pump hands over between two steps."""
     seen = []
 
-    def click_once_something_is_decided(progress):
-        seen.append(progress)
-        if progress.kind == "step" and progress.decided and not shown[0].stop_requested:
-            shown[0].stop()        # what the Stop button does
+    def kernel_pump(timeout):      # a Stop click waiting for the kernel, once something is decided
+        if seen[-1].decided and not shown[0].stop_requested:
+            shown[0].set_state({"stop_requested": True})          # what a click on Stop sends
 
-    cert = certify(*_problem(), enumerate_at=1, batch_size=1, listeners=[click_once_something_is_decided])
+    monkeypatch.setattr(kernel_messages.CommPump, "in_this_kernel", classmethod(lambda cls: cls(kernel_pump, every=0)))
+    cert = certify(*_problem(), enumerate_at=1, batch_size=1, listeners=[seen.append])
     clicked = next(p for p in seen if p.decided)
-    assert cert.status == "stopped" and seen[-1].kind == "done"
+    assert shown[0].stoppable and cert.status == "stopped" and seen[-1].kind == "done"
     assert len(cert.boxes["certified"][0]) + len(cert.boxes["falsified"][0]) == clicked.decided
     shares = _shares(cert)
     assert shares["certified"] + shares["falsified"] == pytest.approx(1 - clicked.shares["undecided"])
@@ -91,3 +93,12 @@ def test_a_script_imports_no_widget():
             "print(sorted(m for m in set(sys.modules) - before if any(w in m for w in ('widget', 'traitlets', 'IPython'))))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_an_error_in_certify_shows_on_the_panel(shown):
+    def broken(progress):
+        raise RuntimeError("listener broke")
+
+    with pytest.raises(RuntimeError, match="listener broke"):
+        certify(*_problem(), enumerate_at=1, listeners=[broken])
+    assert shown[0].status == "failed" and "listener broke" in shown[0].message

@@ -113,7 +113,12 @@ class ProgressPanel(FairnbWidget):
             if pump is not None:
                 pump(event)
         with busy_while_blocking():
-            yield listener if panel is not None else None
+            try:
+                yield listener if panel is not None else None
+            except BaseException as e:
+                if panel is not None:
+                    panel.fail(e)
+                raise
 
     def __repr__(self):
         if self.stats:
