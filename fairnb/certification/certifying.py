@@ -116,8 +116,9 @@ def _certify(run, params, should_stop, listeners) -> Certificate:
                     status, ended_by = "budget", (over[0], params[over[0]])
                     break
                 run.step(time.perf_counter() - started)
+                progress = run.progress(time.perf_counter() - started) if listeners else None
                 for listener in listeners:
-                    listener(run.progress(time.perf_counter() - started))
+                    listener(progress)
         except KeyboardInterrupt:
             status = "interrupted"
     witnessed = np.zeros(len(run.queue), dtype=bool)
@@ -234,6 +235,7 @@ class _Run:
         self.queue = SizeQueue(domain.lower[None, :].copy(), domain.upper[None, :].copy(), self.free)
         self.decided = {"certified": [], "falsified": []}
         self.inputs = {"certified": 0.0, "falsified": 0.0}       # integer inputs decided so far
+        self.n_decided = 0                                        # boxes decided so far
         self.total = float(points(domain.lower[None], domain.upper[None], self.free)[0])
         self.bounded = 0
         self.witnesses = Result(domain, "certify", dict(params))
@@ -259,6 +261,7 @@ class _Run:
                     if len(part[verdict][0]):
                         self.decided[verdict].append(part[verdict])
                         self.inputs[verdict] += float(points(*part[verdict], self.free).sum())
+                        self.n_decided += len(part[verdict][0])
             for part in (exact, bounded):
                 part["record"]()
             self.queue.drop(len(lows))
@@ -269,8 +272,7 @@ class _Run:
         """The shares decided so far."""
         shares = {verdict: n / self.total for verdict, n in self.inputs.items()}
         shares["undecided"] = max(0.0, 1.0 - sum(shares.values()))
-        decided = sum(len(lo) for boxes in self.decided.values() for lo, _ in boxes)
-        return Progress("step", elapsed, decided, shares)
+        return Progress("step", elapsed, self.n_decided, shares)
 
     def _whole_protected(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Boxes from rows: the protected columns opened to their whole range."""
