@@ -16,6 +16,7 @@ Example
 from __future__ import annotations
 
 import importlib
+import sys
 
 _INSPECTORS: dict[str, object] = {}
 _PROGRESS: list[object] = []
@@ -52,8 +53,16 @@ def inspector_for(kind: str):
 
 def register_progress_panel(target) -> None:
     """Use ``target`` (a class or ``"module:Class"``) as the live progress display in notebooks: it is
-    called as ``target(search, stoppable=...)`` and its ``show()`` returns the event listener."""
+    called as ``target(search, stoppable=...)`` and its ``show()`` returns the event listener; a blocking call
+    that is not a search (``fairnb.certify``) enters ``target.live(run)``, a context giving its listener."""
     _PROGRESS[:] = [target]
+
+
+def in_notebook() -> bool:
+    """True inside a Jupyter kernel (asked before any display is imported: a script imports no widget)."""
+    ip = sys.modules.get("IPython")
+    shell = ip.get_ipython() if ip is not None and hasattr(ip, "get_ipython") else None
+    return shell is not None and type(shell).__name__ == "ZMQInteractiveShell"
 
 
 def progress_panel():

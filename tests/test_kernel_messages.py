@@ -1,5 +1,6 @@
 """A search that blocks its notebook cell, in a real ipykernel (no browser): the kernel keeps saying "busy"
-while it runs, and a Stop sent as a widget message on the main shell (no subshell) ends it, keeping its pairs."""
+while it runs, and a Stop sent as a widget message on the main shell (no subshell) ends it, keeping its pairs;
+the same for ``fairnb.certify``, keeping its decided boxes."""
 from __future__ import annotations
 
 import os
@@ -57,6 +58,34 @@ def test_a_blocking_search_says_busy_and_hears_stop(kernel, start, end):
             "start_wait": "result = search.start(model, data.domain).wait()"}[start]
     code = ("search = RandomSearch(n_samples=None, max_time=120, batch_size=100, random_state=0)\n"
             f"{call}\nprint('ended', result.status, result.count())")
+    words = _ended_while_busy(kernel, code, end).split()
+    # it ended well before its 120 s budget, as asked
+    assert words[:2] == ["ended", {"stop": "stopped", "interrupt": "interrupted"}[end]], words
+    assert int(words[2]) > 0                                 # the pairs found are kept
+
+
+CERTIFY = """
+import numpy as np
+from fairnb.domains import Feature, TabularDomain
+from fairnb.models import NumpyMLP
+rng = np.random.default_rng(0)
+dom = TabularDomain([*(Feature(f"x{i}", 0, 1000) for i in range(6)), Feature("sex", 0, 1)], protected=["sex"])
+net = NumpyMLP([rng.normal(size=(7, 64)), rng.normal(size=(64, 64)), rng.normal(size=(64, 1))],
+               [rng.normal(size=64), rng.normal(size=64), rng.normal(size=1)])
+cert = fairnb.certify(net, dom, max_time=120, max_boxes=None, batch_size=64)
+decided = sum(len(cert.boxes[v][0]) for v in ("certified", "falsified"))
+print("ended", cert.status, decided, cert.summary()["undecided_share"] < 1)
+"""
+
+
+def test_certify_blocking_its_cell_says_busy_and_hears_stop(kernel):
+    words = _ended_while_busy(kernel, CERTIFY, "stop").split()
+    assert words[:2] == ["ended", "stopped"] and int(words[2]) > 0 and words[3] == "True", words
+
+
+def _ended_while_busy(kernel, code: str, end: str) -> str:
+    """Run ``code`` in a cell; once its panel is shown (Stop offered) and the cell has said "busy" again, end it
+    by a Stop click on the main shell (``end="stop"``) or by interrupting the kernel; the cell's printed output."""
     cell = kernel.execute(code)
     busy, panel, ended, out = 0, None, False, ""
     for msg in _messages(kernel, cell, time.monotonic() + 100):
@@ -75,11 +104,8 @@ def test_a_blocking_search_says_busy_and_hears_stop(kernel, start, end):
             else:                                                  # the notebook's "interrupt the kernel"
                 kernel.manager.interrupt_kernel()
             ended = True
-    assert ended, f"the kernel said 'busy' {busy} time(s) while the search ran (panel: {panel})"
-    words = out.split()
-    # it ended well before its 120 s budget, as asked
-    assert words[:2] == ["ended", {"stop": "stopped", "interrupt": "interrupted"}[end]], out
-    assert int(words[2]) > 0                                 # the pairs found are kept
+    assert ended, f"the kernel said 'busy' {busy} time(s) while the cell ran (panel: {panel})"
+    return out
 
 
 def test_a_search_in_a_script_does_not_import_ipython():

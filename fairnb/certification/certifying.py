@@ -18,9 +18,11 @@ boxes (by size class, within a factor 2: ``boxes.SizeQueue``), decides each one 
 
 The loop ends when the queue is empty (``"completed"``), at a budget (``max_time`` seconds, ``max_boxes``
 boxes bounded: ``"budget"``), when ``stop`` says so (``"stopped"``) or at Ctrl-C (``"interrupted"``); every
-box decided before is kept. The boxes left are undecided; the oracle checks each one's centre, and
-those that are discriminatory are *witness boxes* (the box is unfair somewhere, not proven unfair
-everywhere).
+box decided before is kept. In a notebook a live panel (the one registered in ``fairnb.views``) shows the
+shares decided so far and has a Stop button; ``progress=False`` turns it off, and a script imports no widget.
+Listeners (``listeners=``, and the panel) get a :class:`Progress` after every step and at the end. The
+boxes left are undecided; the oracle checks each one's centre, and those that are discriminatory are
+*witness boxes* (the box is unfair somewhere, not proven unfair everywhere).
 
 Example
 -------
@@ -37,16 +39,19 @@ from __future__ import annotations
 
 import threading
 import time
+from contextlib import nullcontext
+from dataclasses import dataclass
 
 import numpy as np
 
+from .. import summaries, views
 from ..domains import TabularDomain
 from ..interrupts import deferred_interrupts, interruptible, noted_interrupts
 from ..oracle import Oracle
 from ..results import Result
 from .bounds import backsubstituted_bounds, difference_bounds, relu_layers, score_bounds
 from .boxes import SizeQueue, enumerate_points, points, split
-from .result import Certificate
+from .result import VERDICTS, Certificate
 
 SPLITS = ("slope", "width")
 BOUNDS = {"backsubstitution": backsubstituted_bounds, "symbolic": score_bounds}
@@ -54,7 +59,7 @@ BOUNDS = {"backsubstitution": backsubstituted_bounds, "symbolic": score_bounds}
 
 def certify(model, domain, *, max_time: float | None = 60.0, max_boxes: int | None = 1_000_000,
             batch_size: int = 1024, enumerate_at: int = 8, split_by: str = "slope", bounds: str = "backsubstitution",
-            margin: float = 1e-6, stop=None) -> Certificate:
+            margin: float = 1e-6, stop=None, progress=None, listeners=()) -> Certificate:
     """Certify ``model`` individually fair over ``domain`` where it is, falsify it where it is not; returns a
     :class:`~fairnb.certification.Certificate`.
 
@@ -75,13 +80,24 @@ def certify(model, domain, *, max_time: float | None = 60.0, max_boxes: int | No
         decided exactly when their boxes get small.
     stop : a ``threading.Event`` or a callable returning True to end the run (a Stop button); polled
         between batches.
+    progress : False for no live panel in a notebook (None or True: the panel, with its Stop button).
+    listeners : callables given a :class:`Progress` after every step and at the end.
     """
     layers = relu_layers(model)
     _check(domain, layers, max_time, max_boxes, batch_size, enumerate_at, split_by, bounds, margin)
     params = {"max_time": max_time, "max_boxes": max_boxes, "batch_size": batch_size, "enumerate_at": enumerate_at,
               "split_by": split_by, "bounds": bounds, "margin": margin}
-    run = _Run(layers, Oracle(model, domain), params)
-    should_stop = stop.is_set if isinstance(stop, threading.Event) else (stop or (lambda: False))
+    run, stopper = _Run(layers, Oracle(model, domain), params), _Stop(stop)
+    display = views.progress_panel() if progress is not False and views.in_notebook() else None
+    with display.live(stopper) if display is not None else nullcontext() as panel:
+        listeners = (*listeners, *((panel,) if panel is not None else ()))
+        cert = _certify(run, params, stopper, listeners)
+        for listener in listeners:
+            listener(Progress.of(cert))
+    return cert
+
+
+def _certify(run, params, should_stop, listeners) -> Certificate:
     started = time.perf_counter()
     status, ended_by = "completed", None
     with noted_interrupts() as pressed:
@@ -100,6 +116,9 @@ def certify(model, domain, *, max_time: float | None = 60.0, max_boxes: int | No
                     status, ended_by = "budget", (over[0], params[over[0]])
                     break
                 run.step(time.perf_counter() - started)
+                progress = run.progress(time.perf_counter() - started) if listeners else None
+                for listener in listeners:
+                    listener(progress)
         except KeyboardInterrupt:
             status = "interrupted"
     witnessed = np.zeros(len(run.queue), dtype=bool)
@@ -108,9 +127,73 @@ def certify(model, domain, *, max_time: float | None = 60.0, max_boxes: int | No
             witnessed = run.witness_undecided(time.perf_counter() - started)
     elapsed = time.perf_counter() - started
     run.witnesses.status, run.witnesses.ended_by, run.witnesses.elapsed = status, ended_by, elapsed
-    return Certificate(domain, params, status=status, ended_by=ended_by, elapsed=elapsed,
+    return Certificate(run.domain, params, status=status, ended_by=ended_by, elapsed=elapsed,
                        bounded=run.bounded, certified=run.joined("certified"), falsified=run.joined("falsified"),
                        undecided=run.queue.boxes(), witnessed=witnessed, witnesses=run.witnesses)
+
+
+class _Stop:
+    """The run's Stop: the caller's ``stop`` (an Event or a callable), or ``stop()`` (the panel's button)."""
+
+    name = "certify"
+
+    def __init__(self, stop):
+        self._pressed = threading.Event()
+        self._caller = stop.is_set if isinstance(stop, threading.Event) else (stop or (lambda: False))
+
+    def stop(self) -> None:
+        self._pressed.set()
+
+    def __call__(self) -> bool:
+        return self._pressed.is_set() or bool(self._caller())
+
+
+@dataclass(frozen=True)
+class Progress:
+    """What ``certify`` has decided so far (``kind``: ``"step"``, or ``"done"`` with the Certificate's numbers).
+
+    ``shares`` are shares of the integer inputs (``certified``, ``falsified``, ``undecided``); ``decided`` counts
+    the boxes certified or falsified; ``stats`` gives them as ``(label, text)`` for a display.
+
+    >>> Progress("step", 2.0, 10, {"certified": 0.5, "falsified": 0.25, "undecided": 0.25}).stats[-2]
+    ('boxes per second', '5.0')
+    """
+
+    kind: str
+    elapsed: float
+    decided: int
+    shares: dict
+    status: str = "running"
+    ended_by: tuple | None = None
+
+    @classmethod
+    def of(cls, cert: Certificate) -> "Progress":
+        """The final progress of a Certificate."""
+        summary = cert.summary()
+        decided = sum(len(cert.boxes[verdict][0]) for verdict in VERDICTS[:2])
+        return cls("done", cert.elapsed, decided, {v: summary[f"{v}_share"] for v in VERDICTS}, cert.status,
+                   cert.ended_by)
+
+    @property
+    def rate(self) -> float:
+        """Boxes decided per second."""
+        return self.decided / self.elapsed if self.elapsed > 0 else 0.0
+
+    @property
+    def ending(self) -> str:
+        """Why the run ended, in words ("" while it runs)."""
+        if self.kind != "done":
+            return ""
+        kept = "; every decided box is kept" if self.status in ("stopped", "interrupted") else ""
+        return summaries.ending(self.status, self.ended_by) + kept
+
+    @property
+    def stats(self) -> list:
+        rate = self.rate
+        return [*((verdict, summaries.fmt_share(self.shares[verdict])) for verdict in VERDICTS),
+                ("boxes decided", summaries.fmt_count(self.decided)),
+                ("boxes per second", summaries.fmt_count(rate) if rate >= 100 else f"{rate:.1f}"),
+                ("elapsed", summaries.fmt_seconds(self.elapsed))]
 
 
 def _is_number(value) -> bool:
@@ -151,6 +234,9 @@ class _Run:
         self.values = domain.protected_values
         self.queue = SizeQueue(domain.lower[None, :].copy(), domain.upper[None, :].copy(), self.free)
         self.decided = {"certified": [], "falsified": []}
+        self.inputs = {"certified": 0.0, "falsified": 0.0}       # integer inputs decided so far
+        self.n_decided = 0                                        # boxes decided so far
+        self.total = float(points(domain.lower[None], domain.upper[None], self.free)[0])
         self.bounded = 0
         self.witnesses = Result(domain, "certify", dict(params))
 
@@ -174,11 +260,19 @@ class _Run:
                 for part in (exact, bounded):
                     if len(part[verdict][0]):
                         self.decided[verdict].append(part[verdict])
+                        self.inputs[verdict] += float(points(*part[verdict], self.free).sum())
+                        self.n_decided += len(part[verdict][0])
             for part in (exact, bounded):
                 part["record"]()
             self.queue.drop(len(lows))
             self.queue.push(*bounded["split"])
             self.bounded += int((~small).sum())
+
+    def progress(self, elapsed: float) -> Progress:
+        """The shares decided so far."""
+        shares = {verdict: n / self.total for verdict, n in self.inputs.items()}
+        shares["undecided"] = max(0.0, 1.0 - sum(shares.values()))
+        return Progress("step", elapsed, self.n_decided, shares)
 
     def _whole_protected(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Boxes from rows: the protected columns opened to their whole range."""

@@ -13,6 +13,10 @@ running (``search.start(...)``: a background thread) and while a cell blocks in 
 reads "busy" then), "Run All" included. Where the kernel cannot handle them early (ipykernel before 7)
 the panel says to interrupt the kernel instead, which also keeps every pair.
 
+A run that is not a search (``fairnb.certify``) sends events with a ``stats`` list of ``(label, text)``
+pairs, which the panel shows instead of the search's counters and chart; ``ProgressPanel.live(run)``
+shows the panel for such a run and lets its Stop through while the run blocks the cell.
+
 Example
 -------
 >>> import fairnb
@@ -28,6 +32,8 @@ from __future__ import annotations
 
 import html
 import threading
+import warnings
+from contextlib import contextmanager
 from time import monotonic
 
 import traitlets
@@ -64,6 +70,7 @@ class ProgressPanel(FairnbWidget):
     stop_requested = traitlets.Bool(False).tag(sync=True)
     message = traitlets.Unicode("").tag(sync=True)
     ending = traitlets.Unicode("").tag(sync=True)   # why the search ended, in words
+    stats = traitlets.List().tag(sync=True)         # [label, text] pairs of a run that names its own numbers
 
     def __init__(self, search=None, *, stoppable: bool = False, min_interval: float = 0.1,
                  max_points: int = 240, **kwargs):
@@ -86,7 +93,37 @@ class ProgressPanel(FairnbWidget):
         self._display = display(self, display_id=True)
         return self
 
+    @classmethod
+    @contextmanager
+    def live(cls, run):
+        """Show a panel for ``run`` (a call blocking this cell, with ``name`` and ``stop()``), and give its listener,
+        which also handles the widgets' messages between two events so that Stop is heard; the kernel reads
+        "busy" meanwhile (``fairnb.search.engine.kernel_messages``). None when the front end is not built."""
+        from ..search.engine.kernel_messages import CommPump, busy_while_blocking
+
+        pump = CommPump.in_this_kernel()
+        try:
+            panel = cls(run, stoppable=pump is not None).show()
+        except FileNotFoundError as e:  # front end not built: no panel
+            warnings.warn(str(e), RuntimeWarning, stacklevel=3)
+            panel = None
+
+        def listener(event):
+            panel(event)
+            if pump is not None:
+                pump(event)
+        with busy_while_blocking():
+            try:
+                yield listener if panel is not None else None
+            except BaseException as e:
+                if panel is not None:
+                    panel.fail(e)
+                raise
+
     def __repr__(self):
+        if self.stats:
+            numbers = ", ".join(f"{label} {text}" for label, text in self.stats)
+            return f"<fairnb progress {self.method}: {self.ending or self.status}; {numbers}>"
         return (f"<fairnb progress {self.method or 'search'}: {self.ending or self.status}; "
                 f"{summaries.fmt_count(self.found)} unique IDIs from {summaries.fmt_count(self.tried)} tried "
                 f"({summaries.fmt_share(self.success_rate)}) in {summaries.fmt_seconds(self.elapsed)}>")
@@ -97,8 +134,10 @@ class ProgressPanel(FairnbWidget):
                 ("found", "found (unique)", summaries.fmt_count(self.found)),
                 ("success_rate", "success rate", summaries.fmt_share(self.success_rate)),
                 ("elapsed_s", "elapsed", summaries.fmt_seconds(self.elapsed))]
-        cells = "".join(f"<tr><th style='text-align:left'>{summaries.term_html(key, k)}</th><td>{html.escape(v)}</td></tr>"
-                        for key, k, v in rows)
+        if self.stats:
+            rows = [rows[0], *((None, label, text) for label, text in self.stats)]
+        cells = "".join(f"<tr><th style='text-align:left'>{summaries.term_html(key, k) if key else html.escape(k)}</th>"
+                        f"<td>{html.escape(v)}</td></tr>" for key, k, v in rows)
         return f"<div class='fairnb-progress-static'><b>fairnb · {html.escape(self.method or 'search')}</b><table>{cells}</table></div>"
 
     def stop(self):
@@ -119,29 +158,11 @@ class ProgressPanel(FairnbWidget):
         self._last = now
         if self.stop_requested and self.search is not None:
             self.search.stop()  # a click that arrived before the search's stop flag existed
-        r = event.result
         with self._lock, self.hold_sync():
-            self.tried = int(event.tried)
-            self.found = int(event.found)
-            self.found_adf = int(event.found_adf)
-            self.success_rate = float(r.success_rate)
-            self.rate = float(event.rate)
-            self.elapsed = float(event.elapsed)
-            self.phase = event.phase or ""
-            if event.kind == "prepare":
-                self.status = "preparing"      # the model's first call (TensorFlow tracing), before the clock
-            elif event.kind == "done":
-                t = r.timeline
-                self.series = _thin([[round(float(a), 3), int(b)] for a, b in zip(t["elapsed"], t["found"])],
-                                    self.max_points)
-                self.ending = r.ending
-                self.status = r.status
-                if r.error is not None:
-                    self.message = f"{type(r.error).__name__}: {r.error}"
+            if hasattr(event, "stats"):
+                self._take_stats(event)
             else:
-                self.series = _thin(self.series + [[round(float(event.elapsed), 3), int(event.found)]],
-                                    self.max_points)
-                self.status = "running"
+                self._take_search_event(event)
             self.updates += 1
         if event.kind == "done":
             # the panel outlives its search (ipywidgets keeps every widget until it is closed): keep only its
@@ -150,6 +171,37 @@ class ProgressPanel(FairnbWidget):
             self.search = None
             if self._display is not None:
                 self._display.update(self)   # the saved notebook shows the final numbers without widgets
+
+    def _take_search_event(self, event):
+        r = event.result
+        self.tried = int(event.tried)
+        self.found = int(event.found)
+        self.found_adf = int(event.found_adf)
+        self.success_rate = float(r.success_rate)
+        self.rate = float(event.rate)
+        self.elapsed = float(event.elapsed)
+        self.phase = event.phase or ""
+        if event.kind == "prepare":
+            self.status = "preparing"      # the model's first call (TensorFlow tracing), before the clock
+        elif event.kind == "done":
+            t = r.timeline
+            self.series = _thin([[round(float(a), 3), int(b)] for a, b in zip(t["elapsed"], t["found"])],
+                                self.max_points)
+            self.ending = r.ending
+            self.status = r.status
+            if r.error is not None:
+                self.message = f"{type(r.error).__name__}: {r.error}"
+        else:
+            self.series = _thin(self.series + [[round(float(event.elapsed), 3), int(event.found)]],
+                                self.max_points)
+            self.status = "running"
+
+    def _take_stats(self, event):
+        """A run's own numbers: ``event.stats`` (label, text) pairs, ``elapsed``, ``status`` and ``ending``."""
+        self.stats = [[str(label), str(text)] for label, text in event.stats]
+        self.elapsed = float(event.elapsed)
+        self.status = event.status
+        self.ending = event.ending
 
     def fail(self, error: BaseException):
         """Show that the search ended with an error."""

@@ -1,13 +1,14 @@
 // Front end of fairnb.widgets.ProgressPanel: live counters, a small chart of unique IDIs over time
 // and a Stop button. The kernel sends throttled trait updates (<= 10 per second); the button sets
-// `stop_requested`, which the kernel turns into search.stop().
+// `stop_requested`, which the kernel turns into search.stop(). A run that names its own numbers (certify)
+// sends `stats`, [label, text] pairs shown instead of the counters and the chart.
 import { formatCount, formatDuration, formatPercent, glossaryTerm, h, svg } from "./dom.js";
 
 /**
  * @typedef {{
  *   method: string, status: string, phase: string, tried: number, found: number, found_adf: number,
  *   success_rate: number, rate: number, elapsed: number, series: [number, number][],
- *   stoppable: boolean, stop_requested: boolean, message: string
+ *   stoppable: boolean, stop_requested: boolean, message: string, ending: string, stats: [string, string][]
  * }} PanelState
  */
 
@@ -42,9 +43,9 @@ export function chartPoints(series, width, height, pad = 0) {
  * @param {string} status
  * @param {boolean} stopRequested
  */
-export function statusText(status, stopRequested, ending = "") {
+export function statusText(status, stopRequested, ending = "", own = false) {
   if (stopRequested && !FINISHED.has(status)) return "stopping…";
-  if (status === "budget" && ending) return ending;
+  if ((status === "budget" || (own && FINISHED.has(status))) && ending) return ending;
   return {
     waiting: "waiting to start",
     preparing: "preparing the model (its first call; the budget starts after it)",
@@ -105,10 +106,12 @@ function render({ model, el }) {
   });
 
   const message = h("div", { className: "fairnb-progress-message" });
+  const counters = h("div", { className: "fairnb-stats" }, [triedBox, foundBox, rateBox, speedBox, elapsedBox, phaseBox]);
+  const chartBox = h("div", { className: "fairnb-chart-box" }, [chart, chartMax]);
+  const own = h("div", { className: "fairnb-stats fairnb-own-stats" });
   const root = h("div", { className: "fairnb-progress" }, [
     h("div", { className: "fairnb-progress-head" }, [title, status, stop]),
-    h("div", { className: "fairnb-stats" }, [triedBox, foundBox, rateBox, speedBox, elapsedBox, phaseBox]),
-    h("div", { className: "fairnb-chart-box" }, [chart, chartMax]),
+    counters, own, chartBox,
     hint,
     message,
   ]);
@@ -125,7 +128,8 @@ function render({ model, el }) {
     const requested = model.get("stop_requested");
     const finished = FINISHED.has(st);
     title.textContent = `fairnb · ${model.get("method") || "search"}`;
-    status.textContent = statusText(st, requested, model.get("ending"));
+    const stats = model.get("stats") ?? [];
+    status.textContent = statusText(st, requested, model.get("ending"), stats.length > 0);
     status.setAttribute("data-status", st);
     const why = st === "preparing" ? (model.get("glossary") ?? {}).preparing : null;
     if (why) status.setAttribute("title", why.tip);
@@ -138,6 +142,11 @@ function render({ model, el }) {
     speed.textContent = perSecond >= 100 ? formatCount(perSecond) : perSecond.toFixed(1);
     elapsed.textContent = formatDuration(model.get("elapsed"));
     phase.textContent = model.get("phase") || "—";
+    own.replaceChildren(...stats.map(([label, text]) => h("div", { className: "fairnb-stat" }, [
+      h("span", { className: "fairnb-stat-label", text: label }),
+      h("span", { className: "fairnb-stat-value", text, attrs: { "data-stat": label } })])));
+    own.hidden = !stats.length;
+    counters.hidden = chartBox.hidden = stats.length > 0;
     const series = model.get("series") ?? [];
     line.setAttribute("points", chartPoints(series, PLOT.width, PLOT.height, CHART.pad));
     const last = series.length ? series[series.length - 1] : [0, 0];
@@ -159,7 +168,7 @@ function render({ model, el }) {
   }
 
   const events = ["method", "status", "phase", "tried", "found", "found_adf", "success_rate", "rate", "elapsed",
-    "series", "stoppable", "stop_requested", "message", "ending"].map((k) => `change:${k}`);
+    "series", "stoppable", "stop_requested", "message", "ending", "stats"].map((k) => `change:${k}`);
   for (const e of events) model.on(e, update);
   update();
   return () => {

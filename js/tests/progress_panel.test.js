@@ -96,6 +96,20 @@ describe("progress panel", () => {
     expect(el.querySelector(".fairnb-progress-message").textContent).toBe(EVIL);
   });
 
+  it("shows a run's own numbers (certify) instead of the counters and chart, as text, and its ending", () => {
+    const model = fakeModel(state({ method: "certify" }));
+    widget.render({ model, el });
+    model.receive({ stats: [["certified", "97.6 %"], ["boxes decided", "6"], [EVIL, EVIL]] });
+    expect(stat("certified")).toBe("97.6 %");
+    expect(stat("boxes decided")).toBe("6");
+    expect(el.querySelector("img")).toBeNull();
+    expect(el.querySelector(".fairnb-own-stats").textContent).toContain(EVIL);
+    expect(el.querySelector(".fairnb-chart-box").hidden).toBe(true);
+    expect(el.querySelector('[data-stat="tried"]').closest(".fairnb-stats").hidden).toBe(true);
+    model.receive({ status: "stopped", ending: "stopped by user; every decided box is kept" });
+    expect(el.querySelector(".fairnb-progress-status").textContent).toBe("stopped by user; every decided box is kept");
+  });
+
   it("removes its listeners on cleanup", () => {
     const model = fakeModel(state());
     const cleanup = widget.render({ model, el });

@@ -9,18 +9,10 @@ True
 """
 from __future__ import annotations
 
-import sys
 import time
 import warnings
 
-from ...views import progress_panel
-
-
-def in_notebook() -> bool:
-    """True inside a Jupyter kernel."""
-    ip = sys.modules.get("IPython")
-    shell = ip.get_ipython() if ip is not None and hasattr(ip, "get_ipython") else None
-    return shell is not None and type(shell).__name__ == "ZMQInteractiveShell"
+from ...views import in_notebook, progress_panel
 
 
 def make_listener(progress, search, *, stoppable: bool = False):
