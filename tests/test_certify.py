@@ -310,6 +310,22 @@ def test_no_idi_a_search_finds_lies_in_a_certified_box(method, synthetic, biased
     assert "certified" not in set(verdicts) and (verdicts != "").all()
 
 
+def test_a_search_seeded_from_the_undecided_boxes_searches_only_where_the_certificate_could_not_decide(
+        synthetic, biased_model):
+    cert = _partial_certificate(biased_model, synthetic.domain)
+    assert cert.summary()["undecided_share"] > 0
+    seeds = cert.sample(300, random_state=0)
+    assert seeds.shape == (300, synthetic.domain.n_features) and (np.round(seeds) == seeds).all()
+    assert (cert.verdicts(seeds) == "undecided").all()
+    assert (seeds >= synthetic.domain.lower).all() and (seeds <= synthetic.domain.upper).all()
+    assert np.array_equal(cert.sample(300, random_state=0), seeds) and len(cert.sample(0)) == 0
+    result = fairnb.run_search(biased_model, synthetic.domain, method="eidig", seeds=seeds, n_seeds=100,
+                               n_local=20, random_state=0, progress=False)
+    assert result.count() > 0 and "certified" not in set(cert.verdicts(result.inputs))
+    with pytest.raises(ValueError, match="verdict must be one of"):
+        cert.sample(5, "fair")
+
+
 @pytest.mark.slow
 def test_the_complete_certificate_of_the_planted_model_is_the_brute_force_truth(synthetic, biased_model):
     cert = certify(biased_model, synthetic.domain, max_time=None)

@@ -116,6 +116,33 @@ class Certificate:
                     out[first:first + _INPUTS_AT_ONCE][inside] = name
         return out
 
+    def sample(self, n: int, verdict: str = "undecided", random_state=None) -> np.ndarray:
+        """``n`` integer inputs ``(n, d)`` drawn from the ``verdict`` boxes (a box chosen in proportion to its
+        integer inputs, then each feature uniformly within it; protected features uniformly over their range),
+        e.g. seeds for a search where the certificate could not decide: ``run_search(model, domain,
+        method="eidig", seeds=cert.sample(1000))``. An empty array when there is no such box.
+
+        >>> from fairnb.domains import Feature, TabularDomain
+        >>> from fairnb.models import NumpyMLP
+        >>> from fairnb.certification import certify
+        >>> dom = TabularDomain([Feature("x", -3, 3), Feature("sex", 0, 1)], protected=["sex"])
+        >>> cert = certify(NumpyMLP([np.array([[1.0], [1.5]])], [np.array([-0.75])]), dom, enumerate_at=1)
+        >>> set(cert.verdicts(cert.sample(20, "falsified", random_state=0)))
+        {'falsified'}
+        """
+        if verdict not in VERDICTS:
+            raise ValueError(f"verdict must be one of {list(VERDICTS)}, got {verdict!r}")
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
+            raise ValueError(f"n must be a non-negative integer, got {n!r}")
+        lo, hi = self.boxes[verdict]
+        if not len(lo) or not n:
+            return np.empty((0, len(self.domain.lower)))
+        rng = np.random.default_rng(random_state)
+        weights = points(lo, hi, self.domain.non_protected).astype(float)
+        chosen = rng.choice(len(lo), size=n, p=weights / weights.sum())
+        low, high = lo[chosen], hi[chosen]
+        return np.floor(low + rng.random(low.shape) * (high - low + 1)).clip(low, high)
+
     @property
     def pairs(self):
         """The witnesses' pair table (as a search Result's ``pairs``)."""
