@@ -1,4 +1,5 @@
-"""The fairness-testing section of a Hugging Face style model card, from the Results of searches (and TestSGD).
+"""The fairness-testing section of a Hugging Face style model card, from the Results of searches (and TestSGD), and
+certificates (``fairnb.certify``: the shares of the domain proven fair, proven unfair and undecided).
 
 ``write_model_card(results, out_dir)`` (also ``write_report(..., format="model-card")`` and ``fairnb card``)
 writes ``MODEL_CARD.md``: YAML front matter (``tags`` and a ``fairness_testing`` block with every number) and
@@ -36,6 +37,9 @@ SEARCH_KEYS = ("status", "natural_rate", "natural_low", "natural_high", "natural
                "immaterial_pairs", "unique_idis_eidig", "unique_idis_adf", "tried", "elapsed_s")
 GROUP_KEYS = ("status", "rule_sets_scored", "top_rule_set", "score", "eps", "phi_in", "phi_out", "support", "n",
               "confidence", "queries", "seconds")
+#: summary() keys the card reports for a certificate (``fairnb.certify``)
+CERTIFICATE_KEYS = ("status", "certified_share", "falsified_share", "undecided_share", "witness_boxes_share",
+                    "inputs", "certified_boxes", "falsified_boxes", "undecided_boxes", "witnesses", "elapsed")
 #: parameters that are not a budget or a setting of the method (left out of "methods and budgets")
 NOT_BUDGET = ("progress", "control")
 
@@ -44,12 +48,14 @@ def card_numbers(result) -> dict:
     """One result's entry of the card: method, kind, protected attributes, budget and the ``summary()`` numbers
     the card reports (a TestSGD ``GroupResult``: its rule-set numbers)."""
     s = result.summary()
-    group = not hasattr(result, "domain")
-    keys = GROUP_KEYS if group else SEARCH_KEYS
+    group, certificate = not hasattr(result, "domain"), "certified_share" in s
+    keys = GROUP_KEYS if group else CERTIFICATE_KEYS if certificate else SEARCH_KEYS
     params = {k: v for k, v in getattr(result, "params", {}).items() if k not in NOT_BUDGET and v is not None}
     domain = getattr(result, "domain", None)
-    return {"method": s["method"], "kind": "group" if group else getattr(domain, "kind", "tabular"),
-            "protected": [] if group else list(s.get("protected", [])),
+    kind = "group" if group else "certificate" if certificate else getattr(domain, "kind", "tabular")
+    protected = ([] if group else [str(p) for p in getattr(domain, "protected_names", ())] if certificate
+                 else list(s.get("protected", [])))
+    return {"method": "certify" if certificate else s["method"], "kind": kind, "protected": protected,
             "budget": json.loads(json.dumps(params, default=str)),
             **{k: s[k] for k in keys if s.get(k) is not None}}
 
@@ -89,8 +95,9 @@ def write_model_card(results, out_dir, *, title: str | None = None) -> tuple[Pat
 
 
 def _markdown(results, entries, title) -> str:
-    searches = [(r, e) for r, e in zip(results, entries) if e["kind"] != "group"]
+    searches = [(r, e) for r, e in zip(results, entries) if e["kind"] not in ("group", "certificate")]
     groups = [(r, e) for r, e in zip(results, entries) if e["kind"] == "group"]
+    certificates = [(r, e) for r, e in zip(results, entries) if e["kind"] == "certificate"]
     lines = [f"## Fairness testing{f' of {title}' if title else ''}", "",
              "### What was tested", ""]
     for r, e in searches:
@@ -100,6 +107,9 @@ def _markdown(results, entries, title) -> str:
     for r, e in groups:
         lines.append(f"- group discrimination (`testsgd`): rules over the sensitive features whose groups get the "
                      f"favourable decision at different rates ({e.get('rule_sets_scored', 0):,} rule sets scored)")
+    for r, e in certificates:
+        lines.append(f"- individual fairness proven or refuted over every integer input of the domain with respect to "
+                     f"{', '.join(e['protected'])} (`fairnb.certify`, symbolic interval bounds of the network)")
     lines += ["", "### Methods and budgets", "", *_head("method", "inputs", "protected", "budget", "ended")]
     for r, e in zip(results, entries):
         budget = "; ".join(f"{k}={v}" for k, v in e["budget"].items()) or "defaults"
@@ -134,6 +144,20 @@ def _markdown(results, entries, title) -> str:
         lines += ["### Group discrimination (TestSGD)", "", "The top rule sets, each with its fairness score (the "
                   "difference of the favourable rates inside and outside the group) and error bound:", "",
                   _table(r.top()[["rule_set", "support", "phi_in", "phi_out", "score", "eps"]].reset_index()), ""]
+    if certificates:
+        lines += ["### Certified", "",
+                  "Shares of the domain's integer inputs (over the non-protected features) proven fair (every "
+                  "protected value gets the same decision), proven unfair (every one of them discriminates) and "
+                  "undecided at the budget; witness boxes are undecided boxes in which a discriminatory input was "
+                  "confirmed.", "",
+                  *_head("protected", "certified fair", "proven unfair", "undecided", "of which witness boxes",
+                         "inputs", "seconds")]
+        for _, e in certificates:
+            lines.append(_row([", ".join(e["protected"]),
+                               *(summaries.fmt_share(e[k]) for k in ("certified_share", "falsified_share",
+                                                                     "undecided_share", "witness_boxes_share")),
+                               summaries.fmt_count(e["inputs"]), f"{e['elapsed']:g}"]))
+        lines.append("")
     lines += ["### What was not tested", "", *(f"- {t}" for t in _not_tested(results, entries)), "",
               "### Versions", "", *(f"- {k} {v}" for k, v in versions().items()), ""]
     return "\n".join(lines)
@@ -173,6 +197,12 @@ def _cell(value) -> str:
     return str(value).replace("|", "/").replace("\n", " ").strip()
 
 
+def searches_without_control(entries) -> bool:
+    """Whether the card reports searches and none had a control model."""
+    searches = [e for e in entries if e["kind"] not in ("group", "certificate")]
+    return bool(searches) and not any("control_natural_rate" in e for e in searches)
+
+
 def _not_tested(results, entries) -> list[str]:
     out = []
     protected = {p for e in entries for p in e["protected"]}
@@ -184,9 +214,13 @@ def _not_tested(results, entries) -> list[str]:
                 out.append("discrimination with respect to the other input features, treated as non-protected: "
                            + ", ".join(others))
             break
+    for e in entries:
+        if e["kind"] == "certificate" and e.get("undecided_share", 0) > 0:
+            out.append(f"the certificate's undecided inputs ({summaries.fmt_share(e['undecided_share'])} of the "
+                       "domain): neither proven fair nor unfair")
     if not any(e["kind"] == "group" for e in entries):
         out.append("group discrimination (rules over combinations of sensitive features; `fairnb groups`)")
-    if not any("control_natural_rate" in e for e in entries if e["kind"] != "group"):
+    if searches_without_control(entries):
         out.append("a control model: the natural rates have no fair model's rate beside them")
     out += ["inputs outside the domain's bounds and values, and other protected attributes or terms than those named",
             "a search that finds no pair does not show that none exists; the natural rate estimates how common "

@@ -66,6 +66,27 @@ def test_the_card_parses_and_its_numbers_are_the_summaries(results, tmp_path):
     assert "control's natural rate" in body and "a control model" not in body.split("What was not tested")[1]
 
 
+@pytest.fixture(scope="module")
+def certificate(synthetic, biased_model):
+    return fairnb.certify(biased_model, synthetic.domain, max_boxes=300, batch_size=64)
+
+
+def test_a_certificate_goes_in_the_card_with_its_shares(results, certificate, tmp_path):
+    md = write_report([results[0], certificate], tmp_path, format="model-card")
+    entries = _front_matter(md)["fairness_testing"]["results"]
+    assert [e["kind"] for e in entries] == ["tabular", "certificate"] and entries[1]["method"] == "certify"
+    s = certificate.summary()
+    assert {k: entries[1][k] for k in ("certified_share", "falsified_share", "undecided_share", "inputs")} == {
+        k: s[k] for k in ("certified_share", "falsified_share", "undecided_share", "inputs")}
+    assert entries[1]["protected"] == ["sex"] and entries[1]["budget"]["max_boxes"] == 300
+    body = md.read_text().split("---\n", 2)[2]
+    certified = body.split("### Certified")[1].split("###")[0]
+    assert fairnb.summaries.fmt_share(s["certified_share"]) in certified
+    if s["undecided_share"] > 0:
+        assert "the certificate's undecided inputs" in body.split("What was not tested")[1]
+    assert _lint(md) == []
+
+
 def test_yaml_scalars_read_back_equal():
     value = {"a": [1, -2.5, 1e-05, 3e20, "x: y", "yes", None, True], "b key": {"c": float("inf"), "d": []},
              "e": "null", "f": [{"g": 1, "h": [0.1]}]}
