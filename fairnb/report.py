@@ -75,10 +75,16 @@ def example_ids(results) -> list[list[int]]:
     return out
 
 
+def is_certificate(result) -> bool:
+    """Whether ``result`` is a ``fairnb.certify`` Certificate (boxes and witnesses) rather than a search's Result."""
+    return hasattr(result, "boxes") and hasattr(result, "witnesses")
+
+
 def write_report(results, out_dir, *, title: str = "fairnb report", intro: str = "",
                  sections: tuple[tuple[str, str], ...] = (), checks: tuple[tuple[str, str], ...] = (),
                  format: str = "html") -> Path:
-    """Write ``out_dir/index.html`` (with ``timeline.png``) summarising ``results``.
+    """Write ``out_dir/index.html`` (with ``timeline.png``) summarising ``results`` (searches' Results; a
+    ``fairnb.certify`` Certificate among them is shown in its own section after the searches').
 
     ``checks`` are ``(heading, html)`` blocks shown first (e.g. the ground-truth check), ``sections``
     blocks appended at the end; both already-escaped HTML. ``format="model-card"`` writes the fairness-testing
@@ -91,6 +97,9 @@ def write_report(results, out_dir, *, title: str = "fairnb report", intro: str =
         return write_model_card(results, out_dir, title=None if title == "fairnb report" else title)[0]
     if format != "html":
         raise ValueError(f"format must be 'html' or 'model-card', got {format!r}")
+    results = list(results)
+    certificates = [r for r in results if is_certificate(r)]      # fairnb.certify's: shown apart, after the searches
+    results = [r for r in results if not is_certificate(r)]
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     _plot_timeline(results, out / "timeline.png")
@@ -110,6 +119,8 @@ def write_report(results, out_dir, *, title: str = "fairnb report", intro: str =
                   f"<p>{len(ids)} of its {summaries.fmt_count(len(r))} pairs, spread over the run, "
                   "found by no other method where possible; protected attributes highlighted.</p>",
                   summaries.pairs_html(r, ids)]
+    for cert in certificates:
+        parts += ["<h2>Certified (fairnb.certify)</h2>", cert._repr_html_()]
     for heading, block in sections:
         parts += [f"<h2>{html.escape(heading)}</h2>", block]
     page = ("<!doctype html><html><head><meta charset='utf-8'><title>" + html.escape(title) + "</title>"

@@ -85,6 +85,8 @@ def test_a_certificate_goes_in_the_card_with_its_shares(results, certificate, tm
     if s["undecided_share"] > 0:
         assert "the certificate's undecided inputs" in body.split("What was not tested")[1]
     assert _lint(md) == []
+    page = write_report([results[0], certificate], tmp_path / "html").read_text()     # and the HTML report
+    assert "<h2>Certified (fairnb.certify)</h2>" in page and fairnb.summaries.fmt_share(s["certified_share"]) in page
 
 
 def test_yaml_scalars_read_back_equal():
