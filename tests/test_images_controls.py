@@ -10,6 +10,8 @@ from fairnb.domains import ImageDomain
 from fairnb.images import ExactFlip, FlipPart, compare_flips, flip_part, load_tinted_lfw, luminance
 from fairnb.models import FunctionModel
 
+from image_checks import detector, domain, seed_images
+
 pytest.importorskip("skimage")
 
 
@@ -130,3 +132,20 @@ def test_lfw_scenes_place_faces_on_photos_and_flip_only_the_face():
     assert np.array_equal(again.X, scenes.X)                            # the noise is drawn per image, repeatably
     with pytest.raises(ValueError, match="face_size must be between 1 and canvas"):
         load_lfw_scenes(face_size=30, canvas=24)
+
+
+def test_compare_flips_lets_the_natural_rates_flips_go_before_each_search():
+    # BlazeFace in tutorial 05: the natural rate's flips of 100 seeds of 128 x 128 x 3 (the images and their twins)
+    # were still bound while each search ran
+    import tracemalloc
+
+    seeds, model, dom = seed_images(8000).astype(np.float32), detector(red=1.0), domain()
+    compare_flips(model, dom, seeds[:50], {"tint": dom.flipper}, max_iter=1)             # imports and caches
+    tracemalloc.start()
+    try:
+        found = compare_flips(model, dom, seeds, {"tint": dom.flipper}, max_iter=1)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert found.table.loc["tint", "pairs"] > len(seeds) // 2
+    assert peak < 7.5 * seeds.size * 8, peak / (seeds.size * 8)     # was ~7.8 float64 copies of the seeds, now ~7.2

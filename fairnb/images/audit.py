@@ -80,18 +80,23 @@ def compare_flips(model, domain, seeds, flips: dict, *, method: str = "eidig_ima
     for name, flipper in flips.items():
         dom = domain.with_flipper(flipper)
         start = time.perf_counter()
-        flip = dom.flip(seeds)
-        ok = np.flatnonzero(flip.success)
-        decided = np.asarray(model.predict_proba(np.concatenate([flip.X[ok], flip.X_flipped[ok]]))).argmax(axis=1)
-        natural = int((decided[:len(ok)] != decided[len(ok):]).sum())
-        row = {"seeds": len(ok), "natural_idis": natural, "natural_rate": natural / max(len(ok), 1)}
-        row["natural_low"], row["natural_high"] = wilson_interval(natural, len(ok))
+        flipped, natural = _natural(model, dom, seeds)      # its flips go before the search starts
+        row = {"seeds": flipped, "natural_idis": natural, "natural_rate": natural / max(flipped, 1)}
+        row["natural_low"], row["natural_high"] = wilson_interval(natural, flipped)
         if params.get("max_iter", 1) > 0:
             results[name] = get_method(method)(random_state=random_state, **params).run(model, dom, seeds=seeds)
             row.update(_searched(results[name]))
         row["seconds"] = round(time.perf_counter() - start, 1)
         rows[name] = row
     return FlipComparison(pd.DataFrame.from_dict(rows, orient="index").reindex(columns=list(COLUMNS)), results)
+
+
+def _natural(model, domain, seeds) -> tuple[int, int]:
+    """The seeds whose flip succeeded, and how many of them get another decision than their flipped twin."""
+    flip = domain.flip(seeds)
+    ok = np.flatnonzero(flip.success)
+    decided = np.asarray(model.predict_proba(np.concatenate([flip.X[ok], flip.X_flipped[ok]]))).argmax(axis=1)
+    return len(ok), int((decided[:len(ok)] != decided[len(ok):]).sum())
 
 
 def _searched(result) -> dict:

@@ -89,6 +89,7 @@ class ImageFlipSearch(TwoPhase):
     needs_gradients = True
     rule = staticmethod(descend_agreeing)
     extra_check = 0
+    keeps_global_pairs = False    # no walks: holding every pair (image, twin, trace) until the end cost 4 images a pair
     _parameter_constraints = {**Search._parameter_constraints, **IMAGE_CONSTRAINTS}
 
     def __init__(self, n_seeds: int | None = None, max_iter: int = 40, global_step: float = 0.15,
@@ -130,8 +131,9 @@ class ImageFlipSearch(TwoPhase):
                              f"which no flip can change; pass only those with one, e.g. data.X[data.attribute >= 0]")
         return seeds
 
-    def _begin_pairs(self, ctx, X, C) -> None:
-        """Called once with the flipped seeds (NeuronFair interprets the model on them)."""
+    def _begin_pairs(self, ctx, seeds, ok) -> None:
+        """Called once with the seeds and the rows ``ok`` whose flip succeeded (NeuronFair interprets the model on
+        some of their pairs, ``self._flip.X_flipped`` their twins): a method converts only the rows it reads."""
 
     # ------------------------------------------------------------------ the parts of the two-phase skeleton
     def transformation(self, ctx):
@@ -170,7 +172,7 @@ class ImageFlipSearch(TwoPhase):
     def _begin(self, ctx, seeds):
         ok = np.flatnonzero(self._flip.success)
         if len(ok):
-            self._begin_pairs(ctx, seeds[ok], np.asarray(self._flip.X_flipped[ok], dtype=float))
+            self._begin_pairs(ctx, seeds, ok)
 
     def _check(self, ctx, X, phase, seed_ids, trace, t):
         """The images and their counterparts (``Batch.variants``), with their details."""
@@ -303,10 +305,11 @@ class NeuronFairImage(ImageFlipSearch):
     def _decays(self):
         return self.momentum_global, 0.0
 
-    def _begin_pairs(self, ctx, X, C):
-        k = min(len(X), self.interpret_rows)
-        rows = np.sort(ctx.rng.choice(len(X), k, replace=False)) if k < len(X) else np.arange(len(X))
-        diffs, _ = pair_activation_differences(ctx.model, X[rows], C[rows])
+    def _begin_pairs(self, ctx, seeds, ok):
+        k = min(len(ok), self.interpret_rows)
+        rows = ok[np.sort(ctx.rng.choice(len(ok), k, replace=False))] if k < len(ok) else ok
+        twins = np.asarray(self._flip.X_flipped[rows], dtype=float)
+        diffs, _ = pair_activation_differences(ctx.model, seeds[rows], twins)
         use_interpretation(self, ctx, interpret_differences(diffs, k, layer=self.layer), PerShard)   # own seeds
 
 

@@ -150,6 +150,7 @@ class TwoPhase(Search):
     local_pair = "max"           # local x': the flipping variant that changes the output most; "random":
                                  # a uniformly random flipping variant (EIDIG/MAFT's FindPair)
     n_walkers = 1                # walkers per distinct global IDI
+    keeps_global_pairs = True    # False: the global IDIs are not kept for walks (no local phase; the engine records them)
 
     # ------------------------------------------------------------------ the parts a method may change
     def transformation(self, ctx):
@@ -301,7 +302,7 @@ class TwoPhase(Search):
         found = []
         for start in range(0, len(rows), step):
             pairs = yield from self._global_phase(ctx, seeds, rows[start:start + step])
-            found += [pairs] if len(pairs) else []
+            found += [pairs] if len(pairs) and self.keeps_global_pairs else []
         return Pairs.concat(found, seeds)
 
     def _global_phase(self, ctx, seeds: np.ndarray, ids: np.ndarray):

@@ -153,8 +153,8 @@ class ZeroOrderImage(EIDIGImage):
     def gradient_source(self):
         return RandomDirections(self.n_directions, self.sigma, self.grid, self.antithetic, self.shared)
 
-    def _begin_pairs(self, ctx, X, C):
-        if outputs_hard_labels(ctx.oracle, X[:64]):
+    def _begin_pairs(self, ctx, seeds, ok):
+        if outputs_hard_labels(ctx.oracle, seeds[ok[:64]]):
             warnings.warn(f"{self.name}: the model returns hard labels (probabilities exactly 0 or 1); zero-order "
                           "gradients are then zero almost everywhere and the search degrades toward random. Give it "
                           "a model with class probabilities.", UserWarning, stacklevel=2)

@@ -149,7 +149,7 @@ class PixelStep:
 
     def __init__(self, seeds, flipped, project=None):
         self.seeds = np.asarray(seeds, dtype=float)
-        self.deltas = np.asarray(flipped, dtype=float) - self.seeds
+        self.deltas = np.subtract(flipped, self.seeds, dtype=float)    # no float64 copy of float32 flips
         self.project = project
 
     def movable(self, X) -> np.ndarray:
