@@ -44,11 +44,16 @@ CERTIFICATE_KEYS = ("status", "certified_share", "falsified_share", "undecided_s
 NOT_BUDGET = ("progress", "control")
 
 
+def is_certificate(result) -> bool:
+    """Whether ``result`` is a ``fairnb.certify`` Certificate (boxes and witnesses) rather than a search's Result."""
+    return hasattr(result, "boxes") and hasattr(result, "witnesses")
+
+
 def card_numbers(result) -> dict:
     """One result's entry of the card: method, kind, protected attributes, budget and the ``summary()`` numbers
     the card reports (a TestSGD ``GroupResult``: its rule-set numbers)."""
     s = result.summary()
-    group, certificate = not hasattr(result, "domain"), "certified_share" in s
+    group, certificate = not hasattr(result, "domain"), is_certificate(result)
     keys = GROUP_KEYS if group else CERTIFICATE_KEYS if certificate else SEARCH_KEYS
     params = {k: v for k, v in getattr(result, "params", {}).items() if k not in NOT_BUDGET and v is not None}
     domain = getattr(result, "domain", None)

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from . import summaries
+from .model_card import is_certificate
 from .plot_text import plot_text
 
 
@@ -73,11 +74,6 @@ def example_ids(results) -> list[list[int]]:
         pick = np.unique(np.linspace(0, len(only) - 1, min(N_EXAMPLES, len(only))).round().astype(int))
         out.append([sorted(only)[p] for p in pick] if only else [])
     return out
-
-
-def is_certificate(result) -> bool:
-    """Whether ``result`` is a ``fairnb.certify`` Certificate (boxes and witnesses) rather than a search's Result."""
-    return hasattr(result, "boxes") and hasattr(result, "witnesses")
 
 
 def write_report(results, out_dir, *, title: str = "fairnb report", intro: str = "",
