@@ -17,7 +17,7 @@ Importing fairnb loads numpy, pandas and scikit-learn only; TensorFlow loads whe
 """
 from __future__ import annotations
 
-from . import datasets, distributed, domains, models   # distributed: registers search.run(client=...) (no Dask import)
+from . import config, datasets, distributed, domains, models   # config: fairnb.config.result_memory; distributed: registers search.run(client=...) (no Dask import)
 from .domains import Feature, TabularDomain
 from .oracle import Oracle
 from .results import Result
@@ -27,7 +27,7 @@ from .models.training import accuracy, train_demo_model
 from .widgets.compare import compare
 
 __version__ = "0.1.0"
-__all__ = ["datasets", "domains", "models", "search", "Feature", "TabularDomain", "Oracle", "Result", "run_search", "check",
+__all__ = ["config", "datasets", "domains", "models", "search", "Feature", "TabularDomain", "Oracle", "Result", "run_search", "check",
            "train_demo_model", "accuracy", "compare", "mitigate", "mitigation", "certify", "certification", "__version__"]
 
 

@@ -87,3 +87,9 @@ def test_importing_fairnb_stays_light():
             "print(heavy); sys.exit(bool(heavy))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_the_documented_settings_are_reachable_after_a_plain_import():
+    out = subprocess.run([sys.executable, "-c", "import fairnb; fairnb.config.result_memory = 5e8; "
+                          "print(fairnb.config.result_memory_cap())"], capture_output=True, text=True)
+    assert out.returncode == 0 and out.stdout.strip() == "500000000.0", out.stderr
