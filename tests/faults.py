@@ -55,13 +55,21 @@ class InterruptAt:
 
 class FailingModel:
     """Wraps a fairnb model; its ``fail_on``-th output call (predict_proba, input_gradient or
-    embedding_gradient) raises ``error``."""
+    embedding_gradient) raises ``error``. With ``midway=True`` only the calls after the search's first progress
+    event count (give ``model.listener`` to ``run(listeners=...)``): the natural rate's measure comes first, in calls
+    sized by the machine's pace."""
 
-    def __init__(self, model, fail_on: int, error: BaseException | None = None):
-        self._model, self.fail_on, self.calls = model, fail_on, 0
+    def __init__(self, model, fail_on: int, error: BaseException | None = None, midway: bool = False):
+        self._model, self.fail_on, self.calls, self.counting = model, fail_on, 0, not midway
         self.error = error if error is not None else RuntimeError("the model failed (injected)")
 
+    def listener(self, event):
+        if event.kind == "progress":
+            self.counting = True
+
     def _count(self):
+        if not self.counting:
+            return
         self.calls += 1
         if self.calls == self.fail_on:
             raise self.error

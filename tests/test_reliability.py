@@ -161,9 +161,9 @@ def test_record_is_atomic_under_ctrl_c(synthetic, biased_model):
 @pytest.mark.parametrize("method", METHODS)
 def test_a_model_failing_midway_keeps_the_partial_result(method, synthetic, biased_model, text_bench):
     inner, data = _bench(method, synthetic, biased_model, text_bench)
-    model = FailingModel(inner, fail_on=6)
+    model = FailingModel(inner, fail_on=2, midway=True)
     with pytest.raises(RuntimeError, match="injected") as info:
-        fast_search(method).run(model, data.domain, seeds=seeds_for(method, data.X))
+        fast_search(method).run(model, data.domain, seeds=seeds_for(method, data.X), listeners=[model.listener])
     result = info.value.result
     assert result.status == "failed" and result.error is info.value
     assert result.tried > 0
@@ -646,3 +646,23 @@ def test_max_found_counts_in_the_methods_convention(synthetic, biased_model):
                                              listeners=[events.append])
     assert r.count("adf") == 50 < r.count("eidig") and r.status == "budget"   # here 51 full instances
     assert events[-1].found == 50
+
+
+def test_a_ctrl_c_before_a_second_run_starts_is_not_answered_with_the_first_runs_result(synthetic, biased_model,
+                                                                                     monkeypatch):
+    import contextlib
+
+    from fairnb.search.engine import estimator
+
+    search = fairnb.search.RandomSearch(max_tried=300, random_state=0, progress=False)
+    first = search.run(biased_model, synthetic.domain)
+
+    @contextlib.contextmanager
+    def pressed_on_the_way_in():
+        signal.raise_signal(signal.SIGINT)
+        yield
+
+    monkeypatch.setattr(estimator, "busy_while_blocking", pressed_on_the_way_in)
+    with pytest.raises(KeyboardInterrupt):
+        search.run(biased_model, synthetic.domain)
+    assert first.status == "budget" and not search._busy.locked()

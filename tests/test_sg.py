@@ -233,7 +233,8 @@ def test_same_random_state_same_sequence(synthetic, biased_model):
         model = Logged(biased_model.predict_proba)
         SymbolicGeneration(limit=50, random_state=7, **FAST).run(model, synthetic.domain, seeds=synthetic.X)
         runs.append(model.calls)
-    assert len(runs[0]) == len(runs[1]) and all(np.array_equal(a, b) for a, b in zip(*runs))
+    # the same inputs in the same order; the natural rate's calls are sized by the model's pace (the machine's load)
+    assert np.array_equal(np.concatenate(runs[0]), np.concatenate(runs[1]))
 
 
 def test_seeds_only_follow_the_round_robin_order(synthetic, biased_model):

@@ -199,13 +199,17 @@ class Search(Estimator):
         """
         client = one_executor(client, executor)
         self._claim()
+        held = True                            # until _run_claimed takes over the release of ``_busy``
         try:
             with busy_while_blocking():        # in a notebook, the kernel reads "busy" while the cell searches
+                held = False
                 return self._run_claimed(model, domain, seeds, listeners=listeners, progress=progress, oracle=oracle,
                                          limit_threads=True, client=client, n_shards=n_shards,
                                          selected_seeds=selected_seeds)
         except KeyboardInterrupt:      # a Ctrl-C between the search's end and the return: its Result returns
             with deferred_interrupts(reraise=False):
+                if held:               # a Ctrl-C before the search began: the object stays usable
+                    self._busy.release()
                 result = self._kept_result()
             if result is None:
                 raise
@@ -229,6 +233,7 @@ class Search(Estimator):
         if not self._busy.acquire(blocking=False):
             raise RuntimeError(f"this {type(self).__name__} is already running a search; stop it or wait for it "
                                f"first, or run a copy: sklearn.base.clone(search)")
+        self.engine_ = None        # a Ctrl-C before this run's engine starts must not return the last run's Result
 
     def _run_claimed(self, model, domain, seeds=None, *, listeners=(), progress=None, oracle=None,
                      limit_threads: bool, client=None, n_shards: int | None = None, selected_seeds=None) -> Result:
@@ -334,7 +339,6 @@ class Search(Estimator):
 
     def _run(self, model, domain, seeds, *, listeners, progress, limit_threads, oracle=None,
              selected_seeds=None) -> Result:
-        self.engine_ = None
         label = control_label(self.control, model)
         model, seeds = self._checked(model, domain, seeds)
         control = None if self.control is None else make_oracle(
@@ -360,7 +364,6 @@ class Search(Estimator):
         """Hand the run to the executor registered for ``client`` (``fairnb.search.engine.executors``), with the
         model and seeds checked here and a stop flag that ``stop()`` sets."""
         execute = executor_for(client)
-        self.engine_ = None
         model, seeds = self._checked(model, domain, seeds)
         make_oracle(oracle, model, domain)             # a bad oracle argument fails here, not on every worker
         self._stop_event = threading.Event()

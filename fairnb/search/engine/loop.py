@@ -215,9 +215,9 @@ class Engine:
         ``oracle`` and the pair constraints find discriminatory as they are), ``Measured`` per block of
         ``NATURAL_BLOCK`` inputs: the same inputs measured twice (by two shards, or two runs merged) count once,
         also where one measured more blocks than the other. The first model call takes one block, each next one
-        twice as many as the last, but no more than the model checks in ``NATURAL_CALL_S`` at the pace of the last
-        and at most ``NATURAL_BLOCKS_PER_CALL`` (a fast model's calls therefore have the same sizes on every run,
-        and 10,000 rows take 8 calls); unless ``to_the_end`` (the control
+        as many blocks as the model checks in ``NATURAL_CALL_S`` at the pace of the last (at most
+        ``NATURAL_BLOCKS_PER_CALL``: a fast model measures 4,000 rows in two calls; the calls' sizes follow the
+        model's pace, the inputs and their order do not); unless ``to_the_end`` (the control
         measures what the model measured), the measure ends after the call in which ``max_time`` ran out or a
         Stop came. Returns the number of inputs measured."""
         pair_constraints = [c for c in self.constraints if c.stage == "pair"]
@@ -238,8 +238,7 @@ class Engine:
                            for what, v in (("n", verdict.comparable), ("idis", keep))})
             start += len(part)
             per_input = (time.monotonic() - began) / len(part)
-            paced = max(1.0, NATURAL_CALL_S / max(per_input, 1e-9) / NATURAL_BLOCK)
-            blocks = int(min(NATURAL_BLOCKS_PER_CALL, 2 * blocks, paced))
+            blocks = int(min(NATURAL_BLOCKS_PER_CALL, max(1.0, NATURAL_CALL_S / max(per_input, 1e-9) / NATURAL_BLOCK)))
         return start
 
     def _natural_ends(self) -> bool:
