@@ -1,6 +1,8 @@
 """Everything fairnb shows fits a 1,280 x 800 window (issue #37 item 6): in JupyterLab's output area (about 846 px
-with the file browser open) the progress panel, a Result, ``fairnb.compare``, TestSGD's groups, and a certificate, and the demo report page on its own. A table wider than its box scrolls inside its own frame
-(never the output area or the page) with its first column pinned: the row's name stays in view."""
+with the file browser open) the progress panel, a Result, ``fairnb.compare``, TestSGD's groups, a certificate and
+a mitigation report, and the demo report page on its own (the inspectors:
+test_layout_browser.py). A table wider than its box scrolls inside a frame of its own (never the output area or the
+page) with its first column pinned: the row's name stays in view."""
 from __future__ import annotations
 
 import pytest
@@ -15,6 +17,10 @@ model = fairnb.train_demo_model(data, max_iter=100)
 seeds = data.seed_inputs()
 found = fairnb.run_search(model, data.domain, max_tried=3000, random_state=0, progress=False)
 eidig = get_method("eidig")(max_tried=3000, random_state=0, progress=False).run(model, data.domain, seeds=seeds)
+# a mitigation report from hand-made measurements (retraining is slow): the control and two generators, 3 repeats
+rows = [{"method": m, "stage": "before", "repeat": 0, "added": 0, "discrimination": 0.005} for m in ("control", "adf", "eidig")]
+rows += [{"method": m, "stage": "after", "repeat": i, "added": 0 if m == "control" else 50, "discrimination": 0.004 + i / 1e4}
+         for m in ("control", "adf", "eidig") for i in range(3)]
 """
 # one output per cell, in this order (the names of the outputs the test measures)
 SHOWN = {
@@ -23,7 +29,7 @@ SHOWN = {
     "compare": "fairnb.compare({'random': found, 'eidig': eidig})",
     "groups": "TestSGD(random_state=0).run(model, data, sensitive=['sex', 'race', 'age'])",
     "certificate": "fairnb.certify(model, data.domain, max_time=3)",
-    "summary": "fairnb.report.summary_table([found, eidig])",
+    "mitigation": "import pandas as pd\nfrom fairnb.mitigation import MitigationReport\nMitigationReport(pd.DataFrame(rows))",
 }
 # per output area: its own overflow, and each scrolling frame inside it with the position of its first cells
 MEASURE = """area => {
@@ -52,7 +58,7 @@ def test_every_output_fits_the_output_area_at_1280_px(page, run_notebook):
     run_notebook("width.ipynb", [SETUP, *SHOWN.values()])
     cells = page.locator(".jp-Notebook .jp-CodeCell")
     page.locator(".fairnb-progress[data-status='completed'], .fairnb-progress[data-status='budget']").wait_for()
-    cells.nth(len(SHOWN)).locator(".jp-OutputArea-output").first.wait_for(timeout=120_000)
+    cells.nth(len(SHOWN)).locator(".jp-OutputArea-output").first.wait_for(timeout=240_000)   # every cell has run
     page.wait_for_timeout(500)                                   # layout settled
     sizes = {}
     for i, name in enumerate(SHOWN, start=1):
