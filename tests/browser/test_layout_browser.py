@@ -67,6 +67,12 @@ def test_inspectors_fit_the_output_area_at_1280_px(page, run_notebook, app):
     area = sizes["text"]["area"]
     for column in ("label", "difference"):                       # the verdict in view, left of any scrolling
         assert _in_view(page, pair.locator(f"thead th[data-column='{column}']"), area), column
+    wrap = pair.locator(".fairnb-table-wrap")                    # scrolled to its last column: the first stays pinned
+    wrap.evaluate("el => { el.scrollLeft = el.scrollWidth; }")
+    page.wait_for_timeout(200)
+    assert wrap.evaluate("el => el.scrollLeft") > 0
+    for cell in (pair.locator("thead th").first, pair.locator("tbody tr").first.locator("td").first):
+        assert _in_view(page, cell, area), cell.text_content()
     for column in ("label", "label'", "difference", "p"):        # the verdict in view, header and first row
         assert _in_view(page, text.locator(f'thead th[data-column="{column}"]'), area), column
     for td in text.locator("tbody tr").first.locator("td.fairnb-col-output").all():
