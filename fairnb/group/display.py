@@ -54,8 +54,9 @@ def html_table(result, rows: int = 20) -> str:
             if same else "")
         cells = (f"{rank}", group, f"{r.support:.1%}", f"{r.phi_in:.1%}", f"{r.phi_out:.1%}",
                  f"<b>{r.score:.1%}</b> &plusmn; {r.eps:.1%}", bar, f"{int(r.n):,}")
-        body.append("<tr>" + "".join(f"<td style='text-align:{align};white-space:{'normal' if i == 1 else 'nowrap'}'>{c}</td>"
-                                     for i, (c, (_, align)) in enumerate(zip(cells, cols))) + "</tr>")   # the rule set wraps
+        wrap = ["nowrap", "normal"] + ["nowrap"] * (len(cols) - 2)      # the rule set wraps, the numbers do not
+        body.append("<tr>" + "".join(f"<td style='text-align:{align};white-space:{w}'>{c}</td>"
+                                     for c, (_, align), w in zip(cells, cols, wrap)) + "</tr>")
     header = "".join(f"<th style='text-align:{align}'>{html.escape(c)}</th>" for c, align in cols)
     more = f"<p>First {min(rows, len(result))} of {len(result):,} rule sets.</p>" if len(result) > rows else ""
     skipped = info.get("skipped") or []
