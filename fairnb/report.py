@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from . import summaries
+from .html_frames import scroll_frame
 from .model_card import is_certificate
 from .plot_text import plot_text
 
@@ -104,7 +105,7 @@ def write_report(results, out_dir, *, title: str = "fairnb report", intro: str =
         parts += [f"<h2>{html.escape(heading)}</h2>", block]
     parts += [
         "<h2>Summary</h2>",
-        summary_table(results).to_html(escape=True, index_names=False),
+        scroll_frame(summary_table(results).to_html(escape=True, index_names=False)),
         "<p>Unique full inputs is the EIDIG/MAFT count; without protected attributes the ADF/NeuronFair "
         "count. Success rate = discriminatory candidates / candidates checked.</p>",
         "<h2>Discriminatory inputs over time</h2>",

@@ -18,6 +18,7 @@ import html
 import math
 
 from .domains.base import protected_columns
+from .html_frames import scroll_frame
 from .pair_table import decision_text, first_columns
 
 # labels of Result.summary() keys, in the order they are shown
@@ -559,7 +560,7 @@ def pairs_html(result, ids) -> str:
     prot = [html.escape(n, quote=False) for n in protected]
     styled = rows.style.set_properties(subset=prot + [f"{p}'" for p in prot],
                                        **{"background-color": "#ffe8a3", "color": "#222", "font-weight": "bold"})
-    return styled.format(precision=3, escape="html").hide(axis="index").to_html()
+    return scroll_frame(styled.format(precision=3, escape="html").hide(axis="index").to_html())
 
 
 def directions_html(table, class_names=None, rows: int = 12) -> str:

@@ -49,3 +49,22 @@ def test_exercises_name_an_existing_solutions_notebook(path):
         pytest.skip(f"{path.name} has no exercises yet")
     named = re.findall(r"solutions/([\w.-]+\.ipynb)", markdown.split("## Exercises", 1)[1])
     assert named and all((NOTEBOOKS / "solutions" / n).is_file() for n in named), named
+
+
+@pytest.mark.parametrize("path", TUTORIALS, ids=lambda p: p.name)
+def test_first_cell_states_learning_goals_and_how_to_start_again(path):
+    """A teacher reads at the top what the tutorial teaches and how to reset it (issue #37 item 7)."""
+    first = _cells(path)[0]
+    text = " ".join(_text(first).split())
+    assert first["cell_type"] == "markdown"
+    assert "You will learn" in text, "list the learning goals ('You will learn') in the first cell"
+    assert "Restart Kernel and Run All Cells" in text, "say how to start again from a clean state"
+
+
+@pytest.mark.parametrize("path", ALL, ids=lambda p: str(p.relative_to(NOTEBOOKS)))
+def test_tensorflow_imported_quietly(path):
+    """TensorFlow's start-up lines land in a red stderr box that a student takes for an error: a notebook imports it
+    through fairnb.models.import_tensorflow(), never with a bare `import keras` / `import tensorflow`."""
+    bare = [line for c in _cells(path) if c["cell_type"] == "code" for line in _text(c).splitlines()
+            if re.match(r"\s*(import|from)\s+(keras|tensorflow)\b", line)]
+    assert not bare, f"use fairnb.models.import_tensorflow() instead of {bare}"

@@ -4,6 +4,7 @@ from __future__ import annotations
 import html
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from fairnb.results import Result
@@ -252,3 +253,17 @@ def test_on_a_real_text_search():
     ins.selected_ids = [local]
     assert ins.detail["chain"] and ins.detail["texts"][0]["role"] == "seed"
     assert {t["old"] for t in ins.detail["tokens"] if t["kind"] == "subst"} <= set(vocab.tokens)
+
+
+def test_selection_shows_its_texts_whole_in_a_notebook(made):
+    """pandas cuts a cell at 50 characters (display.max_colwidth): ``inspector.selected`` showed a comment's first
+    50 characters only (tutorial 04, issue #37). Its display keeps them whole; what it returns is a plain DataFrame."""
+    ins = TextInspector(made[0])
+    long = "the muslim cook said that the neighbour was very kind and very honest ."
+    assert len(long) > 50
+    ins._texts = lambda rows: [long] * len(rows)              # a counterpart and seed as long as a Reddit comment
+    ins.selected_ids = [3]
+    sel = ins.selected
+    assert long in sel._repr_html_()
+    assert pd.get_option("display.max_colwidth") == 50        # the notebook's own setting is left alone
+    assert type(sel.head(1)) is pd.DataFrame and sel.loc[3, "counterpart"] == long

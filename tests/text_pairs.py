@@ -40,9 +40,10 @@ class StandInTextDomain:
         return self.vocab.encode([sentence.split()], MAX_LEN)[0]
 
 
-def text_result(n_seeds: int = 40, n_pairs: int = 200, random_state: int = 0, with_details: bool = True):
+def text_result(n_seeds: int = 40, n_pairs: int = 200, random_state: int = 0, with_details: bool = True,
+                class_names=("non-toxic", "toxic")):
     """A Result of ``n_pairs`` pairs reached from ``n_seeds`` template seeds, and the domain."""
-    dom = StandInTextDomain()
+    dom = StandInTextDomain(class_names=class_names)
     rng = np.random.default_rng(random_state)
     terms = list(GROUPS["religion"]) + list(GROUPS["race"])
     seeds = np.stack([dom.ids(f"the {terms[i % len(terms)]} cook is very kind .") for i in range(n_seeds)])

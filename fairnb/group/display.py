@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import html
 
+from ..html_frames import scroll_frame
 from ..plot_text import plot_text
 
 
@@ -53,8 +54,9 @@ def html_table(result, rows: int = 20) -> str:
             if same else "")
         cells = (f"{rank}", group, f"{r.support:.1%}", f"{r.phi_in:.1%}", f"{r.phi_out:.1%}",
                  f"<b>{r.score:.1%}</b> &plusmn; {r.eps:.1%}", bar, f"{int(r.n):,}")
-        body.append("<tr>" + "".join(f"<td style='text-align:{align};white-space:nowrap'>{c}</td>"
-                                     for c, (_, align) in zip(cells, cols)) + "</tr>")
+        wrap = ["nowrap", "normal"] + ["nowrap"] * (len(cols) - 2)      # the rule set wraps, the numbers do not
+        body.append("<tr>" + "".join(f"<td style='text-align:{align};white-space:{w}'>{c}</td>"
+                                     for c, (_, align), w in zip(cells, cols, wrap)) + "</tr>")
     header = "".join(f"<th style='text-align:{align}'>{html.escape(c)}</th>" for c, align in cols)
     more = f"<p>First {min(rows, len(result))} of {len(result):,} rule sets.</p>" if len(result) > rows else ""
     skipped = info.get("skipped") or []
@@ -72,8 +74,8 @@ def html_table(result, rows: int = 20) -> str:
         notes.append(f"{n:,} near-identical rule set(s) ranked once: each selects almost the same records as "
                      f"one shown (e.g. {same[0]} selects almost the same records as {kept}).")
     legend, note = (f"<p>{html.escape(t)}</p>" for t in (notes[0], " ".join(notes[1:])))
-    return (f"<div class='fairnb-groups'><b>{html.escape(head)}</b>{legend}<table><thead><tr>{header}</tr></thead>"
-            f"<tbody>{''.join(body)}</tbody></table>{more}{note}</div>")
+    table = scroll_frame(f"<table><thead><tr>{header}</tr></thead><tbody>{''.join(body)}</tbody></table>")
+    return f"<div class='fairnb-groups'><b>{html.escape(head)}</b>{legend}{table}{more}{note}</div>"
 
 
 def plot_scores(result, ax=None, top: int = 15):

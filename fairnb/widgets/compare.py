@@ -26,6 +26,7 @@ import io
 import pandas as pd
 
 from .. import summaries
+from ..html_frames import scroll_frame
 from ..plot_text import plot_text
 
 # Result.summary() key -> column of the table
@@ -79,8 +80,8 @@ class Comparison:
         self.figure.savefig(buf, format="png", dpi=100, bbox_inches="tight")
         image = base64.b64encode(buf.getvalue()).decode("ascii")
         notes = "".join(f"<p class='fairnb-note'>&#9888; {html.escape(n)}</p>" for n in self.notes)
-        table = _explained_headings(self.table.to_html(escape=True, formatters={
-            c: _or_blank(f) for c, f in _FORMATS.items() if c in self.table.columns}), self.table.columns)
+        table = scroll_frame(_explained_headings(self.table.to_html(escape=True, formatters={
+            c: _or_blank(f) for c, f in _FORMATS.items() if c in self.table.columns}), self.table.columns))
         return (f"<div class='fairnb-comparison'>{notes}<img alt='unique IDIs over time per search' "
                 f"src='data:image/png;base64,{image}' style='background:white'/>{table}</div>")
 

@@ -47,6 +47,23 @@ VALIDITY_NAMES = {"l0": "L0 (tokens changed from the seed)", "l2": "L2 (embeddin
                   "similarity": "sentence similarity"}
 LEGEND = [{"kind": "sensitive", "text": "sensitive term: input → counterpart (the only difference in a pair)"},
           {"kind": "subst", "text": "the search's substitution: seed word → generated word"}]
+class WholeTexts(pd.DataFrame):
+    """A DataFrame that a notebook shows with its texts whole (pandas cuts a cell at 50 characters,
+    ``display.max_colwidth``); what is computed from it is a plain DataFrame.
+
+    >>> WholeTexts({"text": ["word " * 20]})._repr_html_().count("word")
+    20
+    """
+
+    @property
+    def _constructor(self):
+        return pd.DataFrame
+
+    def _repr_html_(self):
+        with pd.option_context("display.max_colwidth", None):
+            return super()._repr_html_()
+
+
 _COLUMNS = (("text", "text"), ("group", "protected"), ("term", "protected"), ("term'", "counterpart"),
             ("p", "output"), ("p'", "output"), ("label", "output"), ("label'", "output"), ("difference", "output"),
             ("substitutions", "meta"), ("phase", "meta"), ("seed", "meta"))
@@ -197,8 +214,8 @@ class TextInspector(PairInspector):
     @property
     def selected(self) -> pd.DataFrame:
         """The selected pairs (indexed by pair id): what differs first (``term`` -> ``term'``, the outputs and
-        decisions), then the input's, the counterpart's and the seed's texts (a notebook cuts long texts, so
-        the swapped term must not be only inside them)."""
+        decisions), then the input's, the counterpart's and the seed's texts, shown whole in a notebook
+        (``WholeTexts``)."""
         ids = list(self.selected_ids)
         frame = self._table.raw.iloc[ids].copy()
         frame["counterpart"] = self._texts(self.counterparts[ids])
@@ -208,7 +225,7 @@ class TextInspector(PairInspector):
         first = ["term", "term'", "group", "p", "p'", "label", "label'", "text", "counterpart", "seed text"]
         frame = frame[first + [c for c in frame.columns if c not in first]]
         frame.index = pd.Index(ids, name="pair")
-        return frame
+        return WholeTexts(frame)
 
     # ------------------------------------------------------------------ detail
     def describe(self, pair_id: int) -> dict:
