@@ -114,8 +114,8 @@ class UniqueCounter:
         codes = self.keys(items)
         if not len(codes):
             return Fresh({}, codes, self._commits)
-        first = np.sort(np.unique(codes, return_index=True)[1])
-        new = first[~self._runs.contains(codes[first])][:limit]
+        distinct, first = np.unique(codes, return_index=True)      # sorted: look-ups walk each run in order
+        new = np.sort(first[~self._runs.contains(distinct)])[:limit]
         return Fresh(zip(codes[new].tolist(), new.tolist()), codes[new], self._commits)
 
     def commit(self, keys, value=None) -> None:
