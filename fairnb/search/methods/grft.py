@@ -135,7 +135,7 @@ class GRFT(Search):
                 break
             X = pop[active].reshape(-1, d)
             verdict = yield Batch(X, phase="global", seed_ids=np.repeat(ids[active], size))
-            seen.add(X)
+            seen.note(X)
             disc = verdict.discriminatory
             idis["global"] += int(found.add(X[disc]).sum())
             hits.append(X[disc])
@@ -176,7 +176,7 @@ class GRFT(Search):
                 proposal[:, rng.choice(dom.non_protected)] += rng.choice((-1, 1)) * self.local_step
                 proposal = np.clip(proposal, dom.lower, dom.upper)
                 verdict = yield Batch(proposal, phase="local", seed_ids=owner)
-                seen.add(proposal)
+                seen.note(proposal)
                 disc = verdict.discriminatory
                 idis["local"] += int(found.add(proposal[disc]).sum())
                 X[disc] = proposal[disc]
