@@ -86,6 +86,10 @@ def test_other_estimators_and_compiled_false_use_predict_proba():
     X, y = data()
     with pytest.raises(Refusing):
         SklearnModel(without_predict_proba(LogisticRegression(max_iter=1000).fit(X, y)), compiled=False).predict_proba(X)
+    multinomial = LogisticRegression(max_iter=1000).fit(X, y)
+    multinomial.multi_class = "multinomial"     # older scikit-learn: a softmax, not expit
+    with pytest.raises(Refusing):
+        SklearnModel(without_predict_proba(multinomial)).predict_proba(X)
     three = np.minimum(y + (X[:, 1] > 6), 2)
     with pytest.raises(Refusing):       # multinomial: softmax, predict_proba's own
         SklearnModel(without_predict_proba(LogisticRegression(max_iter=1000).fit(X, three))).predict_proba(X)

@@ -101,9 +101,11 @@ class SklearnModel:
 
 
 def _binary_logistic(estimator) -> bool:
-    """Whether ``estimator`` is scikit-learn's own ``LogisticRegression`` fitted on two classes."""
+    """Whether ``estimator`` is scikit-learn's own ``LogisticRegression`` fitted on two classes, one-vs-rest
+    (older scikit-learn releases took ``multi_class="multinomial"``, whose binary probabilities are a softmax)."""
     return (type(estimator).__name__ == "LogisticRegression" and type(estimator).__module__.startswith("sklearn.")
-            and len(getattr(estimator, "classes_", ())) == 2)
+            and len(getattr(estimator, "classes_", ())) == 2
+            and getattr(estimator, "multi_class", "auto") in ("auto", "ovr", "deprecated", "warn"))
 
 
 def _logistic_proba(estimator, X: np.ndarray) -> np.ndarray | None:
