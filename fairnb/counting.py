@@ -65,7 +65,9 @@ class UniqueCounter:
     (e.g. the time it was found).
 
     ``fresh`` only computes which inputs are new, ``commit`` stores them: a caller that must stay
-    consistent under Ctrl-C computes first and commits in one step. ``add`` does both.
+    consistent under Ctrl-C computes first and commits in one step. ``add`` does both. ``note`` stores inputs
+    whose mask nobody reads (a count of everything generated): their codes wait and are looked up together,
+    once they are as many as ``NOTED`` or a quarter of the keys held, or when anything reads the counter.
 
     Each distinct key is held as one code (``KeyCodes``: 8 bytes on a bounded tabular domain) in sorted
     runs and in the order first seen, about 16 bytes a key (24 with values) and no Python object per key,
@@ -80,6 +82,8 @@ class UniqueCounter:
         self._order: list[np.ndarray] = []          # the codes in the order first seen, in chunks
         self._values: list[np.ndarray] | None = None   # their values, once some value was given
         self._commits = 0       # how many commits stored codes: a ``Fresh`` of the same count needs no re-check
+        self._noted: list[np.ndarray] = []     # codes of ``note``'s inputs not looked up yet
+        self._n_noted = 0
 
     @classmethod
     def of_items(cls, domain, convention: str, items, values=None) -> "UniqueCounter":
@@ -100,6 +104,7 @@ class UniqueCounter:
                 recode = lambda held: self._codes.encode(old.decode(held))   # noqa: E731
                 self._runs.recode(recode)
                 self._order = [recode(c) for c in self._order]
+                self._noted = [recode(c) for c in self._noted]
             codes = self._codes.encode(keys)
         return codes
 
@@ -108,19 +113,46 @@ class UniqueCounter:
         integer rows, else a list."""
         return self._codes.decode(self._ordered())
 
+    def note(self, items) -> None:
+        """Store ``items`` as ``add`` does, later: the same keys held, in the same order, once anything reads
+        the counter.
+
+        >>> from fairnb.domains import Feature, TabularDomain
+        >>> c = UniqueCounter(TabularDomain([Feature("sex", 0, 1), Feature("x", 0, 9)], protected=["sex"]), "eidig")
+        >>> c.note([[0, 3], [1, 3]]); c.note([[0, 3], [0, 4]]); len(c), c.key_rows().tolist()
+        (3, [[0, 3], [1, 3], [0, 4]])
+        """
+        codes = self.keys(items)
+        self._noted.append(codes)
+        self._n_noted += len(codes)
+        if self._n_noted >= max(NOTED, len(self._runs) // 4):
+            self._look_up_noted()
+
+    def _look_up_noted(self) -> None:
+        """Store the codes that ``note`` holds back (in one look-up: fewer, larger searches of the runs)."""
+        if self._noted:
+            fresh = self._fresh_codes(np.concatenate(self._noted) if len(self._noted) > 1 else self._noted[0])
+            with deferred_interrupts():
+                self._noted, self._n_noted = [], 0
+                self.commit(fresh)
+
     def fresh(self, items, limit: int | None = None) -> dict:
         """``{code: index}`` of the first occurrence of each input not seen before, in order, at most ``limit``
         (``code``: the input's key as one hashable value)."""
-        codes = self.keys(items)
+        self._look_up_noted()
+        return self._fresh_codes(self.keys(items), limit)
+
+    def _fresh_codes(self, codes: np.ndarray, limit: int | None = None) -> dict:
         if not len(codes):
             return Fresh({}, codes, self._commits)
-        first = np.sort(np.unique(codes, return_index=True)[1])
-        new = first[~self._runs.contains(codes[first])][:limit]
+        distinct, first = np.unique(codes, return_index=True)      # sorted: look-ups walk each run in order
+        new = np.sort(first[~self._runs.contains(distinct)])[:limit]
         return Fresh(zip(codes[new].tolist(), new.tolist()), codes[new], self._commits)
 
     def commit(self, keys, value=None) -> None:
         """Store ``keys`` (distinct codes from ``fresh``) as seen, with ``value`` where not seen before (one for
         all, or one per key; None: none)."""
+        self._look_up_noted()
         if isinstance(keys, Fresh) and keys.commits == self._commits:    # nothing stored since ``fresh``
             codes = keys.codes
         else:
@@ -146,6 +178,7 @@ class UniqueCounter:
         >>> c.add([[0, 3]]).tolist(), c.held([[0, 3], [1, 3]]).tolist()
         ([True], [True, False])
         """
+        self._look_up_noted()
         return self._runs.contains(self.keys(items))
 
     def add(self, items, value=None) -> np.ndarray:
@@ -158,12 +191,14 @@ class UniqueCounter:
 
     def values(self) -> np.ndarray:
         """The value stored with each distinct input, in the order first seen (NaN where none was given)."""
+        self._look_up_noted()
         if self._values is None:
             return np.full(len(self), np.nan)
         self._values = [np.concatenate(self._values)] if len(self._values) > 1 else self._values
         return self._values[0] if self._values else np.zeros(0)
 
     def _ordered(self) -> np.ndarray:
+        self._look_up_noted()
         if len(self._order) > 1:
             self._order = [np.concatenate(self._order)]
         return self._order[0] if self._order else self._codes.array([])
@@ -172,18 +207,22 @@ class UniqueCounter:
     def nbytes(self) -> int:
         """Bytes held by the counter's arrays: its codes, twice (sorted, and in the order first seen), and their
         values."""
+        self._look_up_noted()
         return 2 * self._runs.nbytes + (8 * len(self) if self._values is not None else 0)
 
     def copy(self) -> "UniqueCounter":
         """A counter that holds the same keys and changes apart from this one (the arrays are shared: neither
         changes them in place)."""
+        self._look_up_noted()
         out = UniqueCounter.__new__(UniqueCounter)
         out.domain, out.convention, out._codes = self.domain, self.convention, self._codes.copy()
         out._runs, out._order = self._runs.copy(), list(self._order)
         out._values = None if self._values is None else list(self._values)
+        out._noted, out._n_noted = [], 0
         return out
 
     def __len__(self) -> int:
+        self._look_up_noted()
         return len(self._runs)
 
 
@@ -340,3 +379,5 @@ def mixed_radix(lower: np.ndarray, upper: np.ndarray) -> np.ndarray | None:
 
 
 _MAX_BITS = 62
+#: ``UniqueCounter.note``: how many codes wait at least before they are looked up together
+NOTED = 1 << 18

@@ -46,3 +46,11 @@ def test_finds_planted_discrimination_with_local_moves_of_one_step(synthetic, bi
     for x in r.inputs[r.phases == "local"][:300]:
         steps = [x + s * np.eye(len(x))[j] for j in synthetic.domain.non_protected for s in (-1, 1)]
         assert any(tuple(n) in found for n in steps)
+
+
+def test_global_and_local_idis_add_up_to_the_pairs_over_several_seed_rounds(synthetic, biased_model):
+    """Each IDI counts once in the run's tallies, also when a later seed round finds it again."""
+    search = GRFT(n_seeds=15, n_local=15, random_state=0, max_tried=60_000, max_time=600)
+    r = search.run(biased_model, synthetic.domain, synthetic.X)
+    assert r.extras["seed_rounds"] > 1
+    assert r.count() == r.extras["global_idis"] + r.extras["local_idis"]

@@ -207,3 +207,23 @@ def test_a_memory_cap_of_true_or_false_is_refused(monkeypatch):
         monkeypatch.setattr(config, "result_memory", value)
         with pytest.raises(ValueError, match=rf"fairnb.config.result_memory = {value}: give the bytes"):
             config.result_memory_cap()
+
+
+def test_noted_inputs_are_held_as_added_ones_are(monkeypatch):
+    """``note`` stores inputs later, in one look-up: whatever reads the counter sees the same keys, in the same
+    order, as ``add`` gives, also when a later key lies beyond the bounds and when a look-up comes in between."""
+    from fairnb import counting
+
+    monkeypatch.setattr(counting, "NOTED", 5)
+    dom = TabularDomain([Feature("sex", 0, 1), Feature("x", 0, 9)], protected=["sex"])
+    rng = np.random.default_rng(0)
+    parts = [rng.integers(0, [2, 10], (3, 2)) for _ in range(6)] + [np.array([[0, 12], [1, 3]])]
+    added, noted = counting.UniqueCounter(dom, "eidig"), counting.UniqueCounter(dom, "eidig")
+    for i, part in enumerate(parts):
+        added.add(part)
+        noted.note(part)
+        if i == 3:
+            assert noted.fresh(parts[0]) == {} and len(noted.copy()) == len(added)
+    assert noted.key_rows().tolist() == added.key_rows().tolist() and len(noted) == len(added)
+    assert noted.held([[0, 12], [1, -1]]).tolist() == [True, False]
+    assert np.isnan(noted.values()).all() and len(noted.values()) == len(added)

@@ -22,6 +22,11 @@ class SklearnModel:
     label-only model: gradient estimates on it are almost always zero). An estimator fitted on a
     DataFrame (e.g. ``data.X``) gets its inputs as a DataFrame with the same column names.
 
+    A binary ``LogisticRegression`` (``compiled`` not False) is evaluated by its own operations
+    (``X @ coef_.T + intercept_``, ``expit``, ``[1 - p, p]``: the same probabilities, bit for bit) without
+    ``predict_proba``'s per-call input validation; inputs it would refuse (another width, NaN or infinite
+    values) still go to ``predict_proba``, which says why.
+
     ``compiled``: whether tree models are evaluated by :class:`~fairnb.models.sklearn_trees.CompiledTrees` (the
     same probabilities, by array operations over all trees, without ``predict_proba``'s per-call and per-tree
     overhead). ``"auto"`` (the default): random forests, extra-trees and gradient boosting models, on batches of
@@ -64,9 +69,14 @@ class SklearnModel:
                 _say_once(kind, reason)
         else:
             self._rows = 0
+        self._linear = compiled is not False and _binary_logistic(estimator)
 
     def predict_proba(self, X: np.ndarray) -> np.ndarray:
         X = np.asarray(X, dtype=float)
+        if self._linear:
+            P = _logistic_proba(self.estimator, X)
+            if P is not None:
+                return P
         if 0 < len(X) <= self._rows:
             if self._compiled is None or not self._compiled.is_current():     # compiled again after a new fit
                 self._compiled = CompiledTrees(self.estimator)
@@ -88,6 +98,29 @@ class SklearnModel:
 
     def __repr__(self):
         return f"SklearnModel({type(self.estimator).__name__})"
+
+
+def _binary_logistic(estimator) -> bool:
+    """Whether ``estimator`` is scikit-learn's own ``LogisticRegression`` fitted on two classes, one-vs-rest
+    (older scikit-learn releases took ``multi_class="multinomial"``, whose binary probabilities are a softmax)."""
+    return (type(estimator).__name__ == "LogisticRegression" and type(estimator).__module__.startswith("sklearn.")
+            and len(getattr(estimator, "classes_", ())) == 2
+            and getattr(estimator, "multi_class", "auto") in ("auto", "ovr", "deprecated", "warn"))
+
+
+def _logistic_proba(estimator, X: np.ndarray) -> np.ndarray | None:
+    """``predict_proba`` of a binary ``LogisticRegression`` by the operations it performs, or None where the
+    estimator should answer itself (a sparse ``coef_``, another input width, a score that is not finite)."""
+    from scipy.special import expit
+
+    coef = estimator.coef_
+    if not isinstance(coef, np.ndarray) or X.ndim != 2 or X.shape[1] != coef.shape[1]:
+        return None
+    scores = (X @ coef.T + estimator.intercept_).reshape(-1)
+    if not np.isfinite(scores).all():
+        return None
+    p = expit(scores)
+    return np.stack([1 - p, p], axis=1)
 
 
 def _say_once(kind: str, reason: str):

@@ -98,7 +98,6 @@ class GRFT(Search):
         if seeds is None:
             return
         seeds = ctx.use_seeds(seeds)
-        found = UniqueCounter(ctx.domain, "eidig")
         seen = UniqueCounter(ctx.domain, "eidig")
         idis = {"global": 0, "local": 0}
         try:
@@ -109,16 +108,16 @@ class GRFT(Search):
             together = min(self.batch_size, rows_per_call(member * self.population))
             for lo in range(0, len(seeds), together):
                 ids = np.arange(lo, min(lo + together, len(seeds)))
-                X, owner = yield from self._evolve(ctx, seeds[ids], ids, seen, found, idis)
+                X, owner = yield from self._evolve(ctx, seeds[ids], ids, seen, idis)
                 walkers.append(X)
                 origins.append(owner)
             walkers, first = np.unique(np.concatenate(walkers), axis=0, return_index=True)
-            yield from self._walk(ctx, walkers, np.concatenate(origins)[first], seen, found, idis)
+            yield from self._walk(ctx, walkers, np.concatenate(origins)[first], seen, idis)
         finally:
             ctx.result.tally(generated=Distinct(seen), global_idis=Count(idis["global"]),
                              local_idis=Count(idis["local"]))
 
-    def _evolve(self, ctx, seeds, ids, seen, found, idis):
+    def _evolve(self, ctx, seeds, ids, seen, idis):
         """The global phase of the seeds ``seeds`` (ids ``ids``); returns the discriminatory inputs and their seeds."""
         dom, rng = ctx.domain, ctx.rng
         n, size, d = len(seeds), self.population, seeds.shape[1]
@@ -134,10 +133,11 @@ class GRFT(Search):
             if not len(active):
                 break
             X = pop[active].reshape(-1, d)
+            before = ctx.result.count()
             verdict = yield Batch(X, phase="global", seed_ids=np.repeat(ids[active], size))
-            seen.add(X)
+            seen.note(X)
             disc = verdict.discriminatory
-            idis["global"] += int(found.add(X[disc]).sum())
+            idis["global"] += ctx.result.count() - before      # the IDIs new to the run, as the Result counts them
             hits.append(X[disc])
             owners.append(np.repeat(ids[active], size)[disc])
             done = disc.reshape(len(active), size).any(axis=1)
@@ -165,7 +165,7 @@ class GRFT(Search):
         child[np.arange(n), ranked[:, 0]] = pop[np.arange(n), ranked[:, 0]]
         return np.clip(child, dom.lower, dom.upper)
 
-    def _walk(self, ctx, walkers, origins, seen, found, idis):
+    def _walk(self, ctx, walkers, origins, seen, idis):
         """The local phase: every walker tries the same random one-attribute move and keeps it when discriminatory."""
         dom, rng = ctx.domain, ctx.rng
         chunk = self.batch_size * self.population
@@ -175,8 +175,9 @@ class GRFT(Search):
                 proposal = X.copy()
                 proposal[:, rng.choice(dom.non_protected)] += rng.choice((-1, 1)) * self.local_step
                 proposal = np.clip(proposal, dom.lower, dom.upper)
+                before = ctx.result.count()
                 verdict = yield Batch(proposal, phase="local", seed_ids=owner)
-                seen.add(proposal)
+                seen.note(proposal)
                 disc = verdict.discriminatory
-                idis["local"] += int(found.add(proposal[disc]).sum())
+                idis["local"] += ctx.result.count() - before
                 X[disc] = proposal[disc]
