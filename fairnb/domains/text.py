@@ -185,7 +185,8 @@ class TextDomain:
           of its ``tokenizer.json``: the domain's texts are rows of ``max_len`` words (default: the model's
           pieces less 2) of a word list (``vocabulary=`` the words of your texts, else the tokeniser's whole
           words, and every identity term); the model reads each text's words through its tokeniser
-          (:mod:`fairnb.text.subword`).
+          (:mod:`fairnb.text.subword`). An ONNX export of such a model (a ``.onnx`` path or an
+          ``onnxruntime.InferenceSession``) goes the same way, as a black box (:mod:`fairnb.text.onnx_text`).
 
         The candidates of a substitution are each word's ``k`` nearest words in the model's own embedding
         (no GloVe), when the model has one (pass ``neighbours=`` otherwise). Terms of ``groups`` that the
@@ -229,15 +230,21 @@ class TextDomain:
     @classmethod
     def _for_subword_model(cls, model, groups, tokenizer, vocabulary, max_len, k, **kwargs) -> "TextDomain":
         """:meth:`for_model` of a model on subword pieces: words in the domain, pieces in the model."""
-        from ..text.subword import SubwordTextModel, SubwordTokenizer, word_vocabulary
+        from ..text.onnx_text import DYNAMIC_PIECES, OnnxPieces, is_onnx_model
+        from ..text.subword import SubwordTextModel, SubwordTokenizer, word_matrix, word_vocabulary
         from ..text.terms import all_builtin_terms
         from ..text.tokenize import Tokenizer
 
-        pieces = getattr(model, "inputs", [None])[0]
-        pieces = None if pieces is None or len(pieces.shape) != 2 else pieces.shape[1]
+        onnx = OnnxPieces(model) if is_onnx_model(model) else None     # a black box: no gradients
+        if onnx is not None:
+            pieces = onnx.length or DYNAMIC_PIECES
+        else:
+            pieces = getattr(model, "inputs", [None])[0]
+            pieces = None if pieces is None or len(pieces.shape) != 2 else pieces.shape[1]
         if pieces is None:
             raise ValueError("a subword text model must be a Keras model whose first input is piece ids of a fixed "
-                             "length, e.g. keras.Input((32,), dtype='int32')")
+                             "length, e.g. keras.Input((32,), dtype='int32'), or an ONNX model (a .onnx path or an "
+                             "onnxruntime.InferenceSession) on piece ids")
         subword = SubwordTokenizer(tokenizer, pieces)
         selected = _selected_groups(groups, kwargs.pop("groups_source", None))
         words = Tokenizer([*all_builtin_terms(), *selected.all_terms])
@@ -246,7 +253,12 @@ class TextDomain:
         encode = subword.word_tokenizer(vocab, words.tokenize, max_len)
         if "neighbours" in kwargs:
             return cls(vocab, selected, max_len, k=k, model_tokenizer=encode, **kwargs)
-        E = SubwordTextModel(model, subword, vocab).embedding_matrix
+        if onnx is None:
+            E = SubwordTextModel(model, subword, vocab).embedding_matrix
+        elif onnx.embedding is not None:
+            E = word_matrix(onnx.embedding, subword, vocab)
+        else:                       # an ONNX model whose piece embedding is not found: GloVe's neighbours
+            return cls(vocab, selected, max_len, k=k, model_tokenizer=encode, **kwargs)
         writable = np.r_[False, False, subword.reads_back(vocab.tokens[2:])]   # words the model reads as written
         return cls.with_embedding_neighbours(vocab, E, selected, max_len, k=k, writable=writable,
                                              model_tokenizer=encode, **kwargs)

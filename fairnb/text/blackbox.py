@@ -94,13 +94,17 @@ def wrap_text_model(model, vocab):
     ``TextDomain``): a Keras model with an Embedding first, or a TextVectorization then an Embedding, gets
     :class:`~fairnb.text.keras_model.KerasTextModel` (white box); anything else on strings
     :class:`TextFunctionModel`; a model on subword pieces of a subword domain (``TextDomain.for_model(model,
-    tokenizer=...)``) :class:`~fairnb.text.subword.SubwordTextModel`; fairnb text models and white-box text models of your own (with
+    tokenizer=...)``) :class:`~fairnb.text.subword.SubwordTextModel` (its ONNX export
+    :class:`~fairnb.text.onnx_text.OnnxTextModel`); fairnb text models and white-box text models of your own (with
     ``predict_proba(ids)`` and ``embedding_gradient(ids, classes, of)``) pass through."""
     if type(model).__module__.startswith("fairnb.text.") or callable(getattr(model, "embedding_gradient", None)):
         return model
     if getattr(vocab, "subword", None) is not None:      # a domain of words read by a model on subword pieces
+        from .onnx_text import OnnxTextModel, is_onnx_model
         from .subword import SubwordTextModel
 
+        if is_onnx_model(model):                          # its ONNX export: a black box
+            return OnnxTextModel(model, vocab.subword, vocab.vocab)
         return SubwordTextModel(model, vocab.subword, vocab.vocab)
     if is_keras(model):
         from .keras_model import KerasTextModel

@@ -163,6 +163,18 @@ def word_vocabulary(subword: SubwordTokenizer, words=None, terms=()) -> Vocabula
     return Vocabulary.build([], extra=[*base, *(str(t) for t in terms)])
 
 
+def word_matrix(piece_matrix: np.ndarray, subword: SubwordTokenizer, vocab: Vocabulary) -> np.ndarray:
+    """``(len(vocab), d)``: each word's pieces' mean embedding of ``piece_matrix`` (padding zeros, the unknown word
+    the unknown piece's)."""
+    E = np.zeros((len(vocab), piece_matrix.shape[1]), dtype=np.float32)
+    unk = subword.tokenizer.token_to_id(subword.unk_token)
+    E[OOV_ID] = piece_matrix[unk] if unk is not None else 0.0
+    for i, pieces in enumerate(subword.word_pieces(list(vocab.tokens[2:])), start=2):
+        if pieces:
+            E[i] = piece_matrix[pieces].mean(axis=0)
+    return E
+
+
 def token_embedding_layer(model):
     """The model's ``keras.layers.Embedding`` of the piece ids: the one named ``"token_embedding"``, else its first
     ``Embedding`` (a functional model lists its layers in the order they run); else ``ValueError``."""
@@ -221,16 +233,7 @@ class SubwordTextModel:
         return f"SubwordTextModel({self.model.name}, {len(self.vocab)} words, {self.subword})"
 
     def _word_matrix(self) -> np.ndarray:
-        """``(len(vocab), d)``: each word's pieces' mean embedding (padding zeros, the unknown word the unknown
-        piece's)."""
-        E = np.zeros((len(self.vocab), self.piece_matrix.shape[1]), dtype=np.float32)
-        words = list(self.vocab.tokens[2:])
-        unk = self.subword.tokenizer.token_to_id(self.subword.unk_token)
-        E[OOV_ID] = self.piece_matrix[unk] if unk is not None else 0.0
-        for i, pieces in enumerate(self.subword.word_pieces(words), start=2):
-            if pieces:
-                E[i] = self.piece_matrix[pieces].mean(axis=0)
-        return E
+        return word_matrix(self.piece_matrix, self.subword, self.vocab)
 
     def _forward(self, embedded, mask):
         """Graph code: ``(n, k)`` class probabilities from the piece embeddings (and the attention mask)."""
