@@ -2,6 +2,7 @@
 state round trips, escaping (on the small image domain of ``image_pairs``)."""
 from __future__ import annotations
 
+import copy
 import html
 import json
 
@@ -228,3 +229,23 @@ def test_thousands_of_pairs_send_one_page_of_thumbnails():
     assert ins.cells[0]["id"] == int(np.argmax(r.pairs["difference"].to_numpy()))
     ins.page = 74
     assert len(ins.cells) == 40 and ins.page == 74
+
+
+def test_fgsm_counterparts_are_labelled_adversarial_and_float32_pairs_stay_float32(result):
+    from fairnb.images import ExactFlip, FGSMFlip, FlipPart, make_faces
+
+    r = result.snapshot()
+    r.domain = copy.copy(result.domain)
+    r.domain.flipper = FGSMFlip()                          # an f_sa-guided flip: not a tone a reader sees
+    ins = ImageInspector(r, selected_ids=[5])
+    counterpart = next(i for i in ins.detail["images"] if i["role"] == "counterpart")
+    assert counterpart["caption"] == "adversarial flip (FGSM, f_sa-guided) (the counterpart)"
+    assert "adversarial flip (FGSM, f_sa-guided) of red" in ins.title and "a reader may not" in ins.title
+    flips = make_faces(n=4, size=8, random_state=0)
+    for flipper, caption in ((ExactFlip(flips), "exact flip"), (FlipPart(ExactFlip(flips)), "exposure-matched control")):
+        r.domain.flipper = flipper
+        ins = ImageInspector(r, selected_ids=[5])
+        assert ins.detail["images"][2]["caption"] == f"{caption} (the counterpart)"
+        assert "differ only in red" in ins.title
+    seeds = np.asarray(result.extras["seeds"], dtype=np.float32)
+    assert ImageInspector(r, seeds=seeds).seeds.dtype == np.float32    # no float64 copy of a production detector's

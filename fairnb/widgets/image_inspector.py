@@ -46,8 +46,10 @@ NORM_TERMS = {"Δ_bias": "bias", "Δ_senatt": "senatt", "Δ_exact": "exact", "co
               "sa_disagrees": "strict_idis", "iteration": "iteration"}
 # info keys the detail shows in its own rows (norms computed from the images, f_sa in the table)
 SHOWN_ELSEWHERE = ("l2", "linf", "bias_l2", "sa_p", "sa_p_counterpart")
-# the counterpart's caption by the domain's attribute flipper (fairnb.images.flips)
-FLIP_NAMES = {"FGSMFlip": "FGSM flip", "ExactFlip": "exact flip"}
+# the counterpart's caption by the domain's attribute flipper (fairnb.images.flips, fairnb.images.controls): an FGSM
+# flip is what it is, an adversarial change guided by f_sa, not the face in another tone that a reader sees
+FLIP_NAMES = {"FGSMFlip": "adversarial flip (FGSM, f_sa-guided)", "ExactFlip": "exact flip"}
+PART_NAMES = {"exposure": "exposure-matched control", "hue": "hue part of the flip"}
 STATIC_COLUMNS = 6    # pairs per row of the static grid (exported HTML): two 64 px images each fit 846 px
 SORT_KEYS = {"difference": "detector difference", "p": "detector P, input", "p'": "detector P, counterpart",
              "l2": "‖Δ_senatt‖₂", "linf": "‖Δ_senatt‖∞", "sa_p": "f_sa P, input", "steps": "flip steps"}
@@ -86,8 +88,7 @@ class ImageInspector(PagedInspector):
         self.domain = result.domain
         self.frame = result.pairs
         self._outputs = self.frame[["p", "p'"]].to_numpy(float)
-        self.inputs = np.asarray(result.inputs, dtype=float)
-        self.counterparts = np.asarray(result.counterparts, dtype=float)
+        self.inputs, self.counterparts = _floats(result.inputs), _floats(result.counterparts)
         if self.inputs.ndim != 4:
             raise ValueError(f"ImageInspector needs a Result of images (n, h, w, c); its inputs have shape "
                              f"{self.inputs.shape} (use result.inspect(), which picks the inspector of the domain)")
@@ -98,7 +99,10 @@ class ImageInspector(PagedInspector):
         self._table = PairTable(sortable)
         self._ids: list[int] = []
         attribute = str(getattr(self.domain, "attribute", "") or "the protected attribute")
-        super().__init__(title=f"{result.method or 'search'}: image pairs that differ only in {attribute}",
+        flip = flip_name(getattr(self.domain, "flipper", None))
+        pairs = (f"image pairs whose counterpart is an {flip} of {attribute}: f_sa sees the other {attribute}, a "
+                 "reader may not" if flip == FLIP_NAMES["FGSMFlip"] else f"image pairs that differ only in {attribute}")
+        super().__init__(title=f"{result.method or 'search'}: {pairs}",
                          attribute=attribute, n_pairs=len(self.frame), page_size=page_size,
                          sort_options=[{"name": k, "label": SORT_KEYS[k]} for k in sortable.columns], **kwargs)
         self._refresh()
@@ -136,7 +140,7 @@ class ImageInspector(PagedInspector):
         seed_id = int(row["seed"])
         seed = self.seeds[seed_id] if self.seeds is not None and 0 <= seed_id < len(self.seeds) else None
         exact = _exact_flip(self.domain, x, seed)
-        flip = FLIP_NAMES.get(type(getattr(self.domain, "flipper", None)).__name__, "attribute flip")
+        flip = flip_name(getattr(self.domain, "flipper", None))
         images = ([_image("seed", f"seed {seed_id}", seed)] if seed is not None else []) + [
             _image("input", "input x + Δ_bias", x), _image("counterpart", f"{flip} (the counterpart)", c)]
         deltas = ([("bias", "Δ_bias = input − seed", x - seed)] if seed is not None else []) + \
@@ -215,6 +219,20 @@ class ImageInspector(PagedInspector):
         return out + "</div>"
 
 
+def flip_name(flipper) -> str:
+    """What a counterpart made by ``flipper`` is, in words: ``"adversarial flip (FGSM, f_sa-guided)"`` for an
+    ``FGSMFlip``, ``"exact flip"``, a ``FlipPart``'s part (``"exposure-matched control"``), else ``"attribute flip"``.
+
+    >>> from fairnb.images import FGSMFlip
+    >>> flip_name(FGSMFlip())
+    'adversarial flip (FGSM, f_sa-guided)'
+    """
+    kind = type(flipper).__name__
+    if kind == "FlipPart":
+        return PART_NAMES.get(flipper.part, "attribute flip")
+    return FLIP_NAMES.get(kind, "attribute flip")
+
+
 def _image(role: str, caption: str, image) -> dict:
     return {"role": role, "caption": caption, "png": png_base64(image)}
 
@@ -253,6 +271,12 @@ def _exact_flip(domain, x, seed):
     return None if out is None else np.asarray(out, dtype=float)[0]
 
 
+def _floats(images) -> np.ndarray:
+    """``images`` as a float array, float32 images kept float32 (no float64 copy of a production detector's pairs)."""
+    images = np.asarray(images)
+    return images.astype(np.result_type(images.dtype, np.float32), copy=False)
+
+
 def _number(value) -> str:
     if value is None:
         return ""
@@ -275,7 +299,7 @@ def _seed_images(result, seeds, shape):
     seeds = result.extras.get("seeds") if seeds is None else seeds
     if seeds is None:
         return None
-    seeds = np.asarray(seeds, dtype=float)
+    seeds = _floats(seeds)
     if seeds.shape[1:] != tuple(shape):
         raise ValueError(f"seeds have shape {seeds.shape}; expected (n, {', '.join(map(str, shape))}) like the inputs")
     return seeds
