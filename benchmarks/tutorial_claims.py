@@ -77,6 +77,7 @@ def run_claims(path: Path, run: int, timeout: int) -> dict:
         log = Path(scratch) / "claims.jsonl"
         before = os.environ.get("FAIRNB_CLAIMS")
         os.environ["FAIRNB_CLAIMS"] = str(log)              # the kernel inherits this process's environment
+        commit = _commit()                                  # the notebook is read now: the commit it ran at
         try:
             row = run_notebook(path, timeout=timeout)
         finally:
@@ -88,7 +89,7 @@ def run_claims(path: Path, run: int, timeout: int) -> dict:
     return {"tutorial": path.name, "run": run, "seconds": row["seconds"], "peak_rss_mb": row["peak_rss_mb"],
             "error": row["error"], "claims": [{k: c[k] for k in ("text", "holds", "evidence")} for c in claims],
             "contradicted": sum(not c["holds"] for c in claims), "load": [round(x, 2) for x in os.getloadavg()],
-            "finished": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "commit": _commit()}
+            "finished": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "commit": commit}
 
 
 def _commit() -> str:
