@@ -3,8 +3,9 @@
 # CI (.ci/run, a clean clone with ../shared beside it, 2 cores, under 20 minutes) runs, in order:
 #   make test docs    install; test-js (the widgets' front ends); test-python (the whole suite but the browser tests,
 #                     slow ones included); test-browser (the widgets in JupyterLab in chromium); test-notebooks (every
-#                     tutorial and solution runs in smoke mode); docs (the site, warnings as errors, showing the
-#                     outputs test-notebooks gave: one make, so the notebooks run once for both checks)
+#                     tutorial and solution runs in smoke mode, each tutorial checking its text's claims on its run);
+#                     docs (the site, warnings as errors, showing the outputs test-notebooks gave: one make, so the
+#                     notebooks run once for both checks)
 #   make test-cpus    the suite's numeric modules again under two other OpenBLAS kernels: no result may depend on
 #                     float rounding (the modules that assert no computed number are left out: tests/conftest.py)
 #   make binder-check the Binder environment from binder/ alone, without ../shared: every tutorial runs there and
@@ -86,12 +87,14 @@ test-cpus: $(VENV)/.all fairnb/static/.built
 	done
 
 # every notebook (tutorials and solutions) in smoke mode, never downloading (FAIRNB_DOWNLOAD=0), run in a copy in
-# build/notebooks that keeps their outputs (nbmake --overwrite): the docs site shows those outputs
+# build/notebooks that keeps their outputs (nbmake --overwrite): the docs site shows those outputs, and every tutorial
+# must have printed at least one claim check (fairnb.claims: its text's claims checked on the run beside them)
 EXECUTED := build/notebooks
 test-notebooks: $(VENV)/.all fairnb/static/.built
 	rm -rf $(EXECUTED) && mkdir -p $(EXECUTED) && cp -r notebooks/. $(EXECUTED)/
 	FAIRNB_SMOKE=1 FAIRNB_DOWNLOAD=0 FAIRNB_DATA=$${FAIRNB_DATA:-$(SHARED)/data} FAIRNB_MODELS=$${FAIRNB_MODELS:-$(SHARED)/models} \
 	  $(PY) -m pytest -p no:cacheprovider -n 2 --nbmake --nbmake-timeout=300 --overwrite -q $(EXECUTED)/
+	$(PY) benchmarks/tutorial_claims.py --executed $(EXECUTED)    # each tutorial printed a claim check of its run
 
 # Binder: a fresh venv from binder/ alone (requirements installed from the repository root, as repo2docker does, plus
 # the Jupyter packages of repo2docker's base environment; postBuild), no ../shared, no data folder, no downloads;

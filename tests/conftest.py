@@ -26,7 +26,7 @@ if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
 # Selection is by exclusion: a new module runs under every kernel until it is listed here.
 NOT_NUMERIC = frozenset({
     "test_layering.py", "test_docs.py", "test_glossary_links.py", "test_notebooks_committed.py",   # files, imports
-    "test_blas_selection.py", "test_notebook_memory.py",                                           # CI's own tools
+    "test_blas_selection.py", "test_notebook_memory.py", "test_tutorial_claims.py",                # CI's own tools
     "test_widgets.py", "test_widgets_compare.py", "test_widgets_image_inspector.py", "test_widgets_inspector.py",
     "test_widgets_text_inspector.py", "test_result_display.py", "test_kernel_messages.py",          # what is shown
     "test_params.py", "test_bad_arguments.py", "test_bad_input_named.py", "test_bad_domain_input.py",  # bad input
