@@ -7,12 +7,12 @@ says (the benchmark's target: full mode, ``FAIRNB_SMOKE`` unset). The rows go to
 merged with the rows already there for the same mode (a tutorial's run replaces the earlier row of that run), so
 tutorials can be run one at a time; ``--fresh`` starts over.
 
-    nice -n 10 python benchmarks/tutorial_claims.py                    # tutorials 01-08, two runs each
+    nice -n 10 python benchmarks/tutorial_claims.py                    # every tutorial, two runs each
     nice -n 10 python benchmarks/tutorial_claims.py 02 04 --runs 1     # some tutorials, one run
     nice -n 10 python benchmarks/tutorial_claims.py 02 --first 2 --runs 1   # 02's second run, beside its first
 
 ``--executed FOLDER`` instead checks notebooks already executed with their outputs kept (``make test-notebooks``'s
-smoke runs, ``nbmake --overwrite``): every tutorial 01-08 must print at least one claim check. No run, no kernel.
+smoke runs, ``nbmake --overwrite``): every tutorial must print at least one claim check. No run, no kernel.
 
 Exit status 1 when a claim is contradicted, a notebook fails, or a tutorial checks no claim.
 """
@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from notebook_memory import run_notebook  # noqa: E402  (the kernel runner shared with the memory benchmark)
 
 ROOT = Path(__file__).resolve().parents[1]
-TUTORIALS = [f"0{i}" for i in range(1, 9)]              # every tutorial must check at least one claim
+TUTORIALS = sorted(p.name[:2] for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))   # each checks a claim
 VERDICTS = ("✓ This run shows it: ", "✗ This run does not show it: ")    # fairnb.claims.Claim's printed verdicts
 
 
@@ -104,7 +104,7 @@ def _commit() -> str:
 
 
 def markdown(rows: list[dict], mode: str) -> str:
-    """The results as a Markdown page: a table of the runs, the missing runs (of tutorials 01-08, at least two runs
+    """The results as a Markdown page: a table of the runs, the missing runs (of every tutorial, at least two runs
     each: the target), then every claim of every run."""
     runs = max([2] + [r["run"] for r in rows])
     done = {(r["tutorial"][:2], r["run"]) for r in rows}

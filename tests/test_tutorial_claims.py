@@ -39,7 +39,8 @@ def test_the_ci_check_names_a_tutorial_that_printed_no_claim_and_one_that_is_mis
     assert tutorial_claims.check_executed(tmp_path) == [
         "03_x.ipynb: no claim checked (no line starting with '✓ This run shows it:' or '✗ This run does not show it:' "
         "in its outputs): give its text's claims a fairnb.claims.claim cell",
-        f"tutorial 08: no executed notebook 08_*.ipynb in {tmp_path}"]
+        f"tutorial {tutorial_claims.TUTORIALS[-1]}: no executed notebook {tutorial_claims.TUTORIALS[-1]}_*.ipynb in "
+        f"{tmp_path}"]
     assert tutorial_claims.printed_claims(tmp_path / "06_x.ipynb") == ["✗ This run does not show it: B (0 pairs)."]
 
 
