@@ -267,3 +267,40 @@ def test_the_control_head_is_fitted_on_shuffled_terms_and_the_search_finds_more_
     assert s["material_pairs"] >= 3 * max(c["material_pairs"], 1)
     with pytest.raises(ValueError, match="subword text domain"):
         domain_head(encoder, TextDomain(domain.vocab, {"religion": RELIGION}, 5), data.texts, data.y)
+
+
+def test_a_bert_batch_is_cut_to_its_longest_text_with_the_same_outputs(bench):
+    """A BERT of ``fairnb.text.bert`` reads only the pieces under its attention mask, so the adapter sorts a batch's
+    rows by length and cuts each chunk to its longest text (most texts are half the model's length): the same
+    probabilities and gradients (zero past each text) as at full length, in the rows' order. A model not marked so
+    (``reads_masked_pieces_only``) is read at full length."""
+    import keras
+
+    from fairnb.text.subword import SubwordTextModel
+
+    tok, _, _, _, model, domain = bench
+    assert model.reads_masked_pieces_only
+    texts = ["the muslim neighbour is kind .", "a christian", "our atheists neighbour was rude . the cook is kind !",
+             "the jewish cook"]
+    x = domain.ids(domain.validate(texts))
+    cut = SubwordTextModel(model, domain.subword, domain.vocab, batch_size=2)
+    widths = []
+    fn = cut._proba_fn
+    cut._proba_fn = lambda ids, mask: widths.append(ids.shape[1]) or fn(ids, mask)
+    p = cut.predict_proba(x)
+    lengths = sorted(cut.pieces(x)[1].sum(axis=1))
+    assert widths == [lengths[1], lengths[3]] and max(widths) < PIECES      # two chunks, each its longest text
+    ids, mask, _ = cut.pieces(x)
+    np.testing.assert_allclose(p, np.asarray(model([ids, mask])), atol=1e-5)
+    G, q = cut.embedding_gradient(x, [0, 1, 0, 1])
+    whole = keras.Model(model.inputs, model.output)               # the same model, not marked: read at full length
+    full = SubwordTextModel(whole, domain.subword, domain.vocab, batch_size=2)
+    widths.clear()
+    fn = full._proba_fn
+    full._proba_fn = lambda ids, mask: widths.append(ids.shape[1]) or fn(ids, mask)
+    np.testing.assert_allclose(full.predict_proba(x), p, atol=1e-5)
+    assert widths == [PIECES, PIECES]
+    G_full, q_full = full.embedding_gradient(x, [0, 1, 0, 1])
+    np.testing.assert_allclose(q, q_full, atol=1e-5)
+    np.testing.assert_allclose(G, G_full, atol=1e-5)
+    assert G.shape == G_full.shape and not G[1, 2:].any()
