@@ -304,3 +304,31 @@ def test_a_bert_batch_is_cut_to_its_longest_text_with_the_same_outputs(bench):
     np.testing.assert_allclose(q, q_full, atol=1e-5)
     np.testing.assert_allclose(G, G_full, atol=1e-5)
     assert G.shape == G_full.shape and not G[1, 2:].any()
+
+
+def test_an_adapter_that_remembers_asks_the_model_only_for_rows_it_has_not_seen(bench):
+    """``SubwordTextModel(remember=n)``: the outputs of the last ``n`` distinct rows are kept, a row repeated within
+    a call is read once, and the answers are the model's; the search remembers on the adapter it makes itself
+    only (one it is given is left as it is)."""
+    from fairnb.search.methods.adf_text import REMEMBERED_ROWS, ADFTextASC
+    from fairnb.text.subword import SubwordTextModel
+
+    _, _, _, _, model, domain = bench
+    x = domain.ids(domain.validate(["the muslim neighbour is kind .", "a christian", "the jewish cook"]))
+    plain = SubwordTextModel(model, domain.subword, domain.vocab)
+    adapter = SubwordTextModel(model, domain.subword, domain.vocab, remember=3)
+    read = []
+    fn = adapter._proba_fn
+    adapter._proba_fn = lambda ids, mask: read.append(len(ids)) or fn(ids, mask)
+    twice = np.vstack([x, x[:1]])
+    np.testing.assert_allclose(adapter.predict_proba(twice), plain.predict_proba(twice), atol=1e-6)
+    assert sum(read) == 3 and adapter.remembered_rows == 1
+    np.testing.assert_allclose(adapter.predict_proba(x[::-1]), plain.predict_proba(x[::-1]), atol=1e-6)
+    assert sum(read) == 3 and adapter.remembered_rows == 4
+    y = domain.ids(domain.validate(["our atheists neighbour was rude !"]))
+    adapter.predict_proba(y)                                   # a fourth row: the oldest is forgotten
+    adapter.predict_proba(x[:1])
+    assert sum(read) == 5 and len(adapter._memory) == 3
+    assert adapter.predict_proba(x[:0]).shape[0] == 0
+    assert ADFTextASC()._served(model, domain).remember == REMEMBERED_ROWS
+    assert ADFTextASC()._served(plain, domain) is plain and plain.remember == 0

@@ -221,11 +221,17 @@ class SubwordTextModel:
     half of what it costs at the model's 32 (the same outputs; gradients are zero past each text). Any other model
     is read at its full length.
 
+    ``remember`` (rows, 0: none): :meth:`predict_proba` keeps the outputs of that many recent distinct rows and
+    asks the model only for rows it has not seen (a row repeated within a call is read once). The search
+    that makes the adapter turns it on (its texts' check as they are is the first check of its global phase,
+    local walkers go back to their seed); the model's weights must not change while the adapter remembers.
+
     >>> adapter = SubwordTextModel(model, domain.subword, domain.vocab)             # doctest: +SKIP
     >>> adapter.predict_proba(domain.validate(["the atheists cook"]))              # doctest: +SKIP
     """
 
-    def __init__(self, model, subword: SubwordTokenizer, vocab: Vocabulary, batch_size: int = 256):
+    def __init__(self, model, subword: SubwordTokenizer, vocab: Vocabulary, batch_size: int = 256,
+                 remember: int = 0):
         import keras
         import tensorflow as tf
 
@@ -240,6 +246,8 @@ class SubwordTextModel:
         if P != subword.max_pieces:
             raise ValueError(f"the model reads {P} pieces but the tokeniser pads to {subword.max_pieces}")
         self.model, self.subword, self.vocab, self.batch_size = model, subword, vocab, int(batch_size)
+        self.remember, self.remembered_rows = int(remember), 0   # rows answered from memory
+        self._memory: dict[bytes, np.ndarray] = {}
         self.output, self.n_classes = output_kind(model)
         embedding = token_embedding_layer(model)
         self._takes_mask = len(model.inputs) == 2
@@ -304,8 +312,23 @@ class SubwordTextModel:
     # ------------------------------------------------------------------ the fairnb text-model protocol
     def predict_proba(self, word_ids) -> np.ndarray:
         """``(n, k)`` class probabilities of ``(n, L)`` word-id rows."""
-        ids, mask, _ = self.pieces(word_ids)
-        return self._batched(self._proba_fn, ids, mask)
+        if not self.remember or not len(word_ids):
+            ids, mask, _ = self.pieces(word_ids)
+            return self._batched(self._proba_fn, ids, mask)
+        rows = np.asarray(word_ids, dtype=np.int64)
+        memory, keys = self._memory, [row.tobytes() for row in rows]
+        new = {}
+        for i, key in enumerate(keys):
+            if key not in memory and key not in new:
+                new[key] = i
+        if new:
+            ids, mask, _ = self.pieces(rows[list(new.values())])
+            memory.update(zip(new, self._batched(self._proba_fn, ids, mask)))
+        self.remembered_rows += len(keys) - len(new)
+        out = np.array([memory[k] for k in keys])
+        for key in list(memory)[:max(len(memory) - self.remember, 0)]:    # the oldest first
+            del memory[key]
+        return out
 
     def piece_gradient(self, piece_ids, mask, classes, of: str = "loss") -> tuple[np.ndarray, np.ndarray]:
         """``(gradients (n, P, d), probabilities (n, k))``: the gradient of ``-log p[class]`` (``of="loss"``) or
