@@ -332,3 +332,22 @@ def test_an_adapter_that_remembers_asks_the_model_only_for_rows_it_has_not_seen(
     assert adapter.predict_proba(x[:0]).shape[0] == 0
     assert ADFTextASC()._served(model, domain).remember == REMEMBERED_ROWS
     assert ADFTextASC()._served(plain, domain) is plain and plain.remember == 0
+
+
+def test_a_head_fitted_on_given_sentence_vectors_is_the_head_fitted_on_the_texts(bench):
+    """``fit_head(..., vectors=)``: several heads on the same texts encode them once (``sentence_vectors``, read cut
+    to length) and fit the same head as from the pieces."""
+    from fairnb.text.bert import bert_encoder, fit_head, sentence_vectors
+    from fairnb.text.subword import SubwordTokenizer
+
+    tok, data, weights, config, model, _ = bench
+    encoder = bert_encoder(weights, config, PIECES)
+    ids, mask, _ = SubwordTokenizer(tok, PIECES).encode_words(data.tokens())
+    V = sentence_vectors(encoder, ids, mask)
+    np.testing.assert_allclose(V[:5], np.asarray(encoder([ids[:5], mask[:5]])), atol=1e-5)
+    given = fit_head(encoder, ids, mask, data.y, C=10.0, vectors=V)
+    assert given.head_accuracy == pytest.approx(model.head_accuracy)
+    np.testing.assert_allclose(given.get_layer("head").get_weights()[0], model.get_layer("head").get_weights()[0],
+                               atol=1e-4)
+    with pytest.raises(ValueError, match="vectors has 5 rows"):
+        fit_head(encoder, ids, mask, data.y, vectors=V[:5])

@@ -229,10 +229,12 @@ def sentence_vectors(encoder, piece_ids, mask, batch_size: int = 64) -> np.ndarr
                      batch_size, ids, mask)
 
 
-def fit_head(encoder, piece_ids, mask, y, *, C: float = 1.0, batch_size: int = 64, name: str = "bert_classifier"):
+def fit_head(encoder, piece_ids, mask, y, *, C: float = 1.0, batch_size: int = 64, name: str = "bert_classifier",
+             vectors=None):
     """A classifier: the frozen ``encoder`` and a softmax head fitted on its sentence vectors of the texts
     ``(piece_ids, mask)`` with labels ``y`` (a logistic regression of strength ``C``, seconds): the Keras
-    model :func:`bert_classifier` builds, with ``.head_accuracy`` its accuracy on these texts."""
+    model :func:`bert_classifier` builds, with ``.head_accuracy`` its accuracy on these texts. ``vectors``: the
+    texts' :func:`sentence_vectors` when already computed (several heads on the same texts), else computed here."""
     from sklearn.linear_model import LogisticRegression
 
     y = np.asarray(y).astype(np.int64)
@@ -240,7 +242,9 @@ def fit_head(encoder, piece_ids, mask, y, *, C: float = 1.0, batch_size: int = 6
     if len(classes) < 2 or classes.min() < 0 or len(y) != len(piece_ids):
         raise ValueError(f"y must hold one label 0..k-1 per text, of at least 2 classes; got {len(y)} labels for "
                          f"{len(piece_ids)} texts, classes {classes.tolist()}")
-    X = sentence_vectors(encoder, piece_ids, mask, batch_size)
+    X = sentence_vectors(encoder, piece_ids, mask, batch_size) if vectors is None else np.asarray(vectors, np.float64)
+    if len(X) != len(y):
+        raise ValueError(f"vectors has {len(X)} rows for {len(y)} texts")
     n_classes = int(classes.max()) + 1
     lr = LogisticRegression(C=C, max_iter=1000).fit(X, y)
     if n_classes == 2:             # softmax over (-z/2, z/2) is the sigmoid of z
