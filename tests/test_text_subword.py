@@ -267,3 +267,87 @@ def test_the_control_head_is_fitted_on_shuffled_terms_and_the_search_finds_more_
     assert s["material_pairs"] >= 3 * max(c["material_pairs"], 1)
     with pytest.raises(ValueError, match="subword text domain"):
         domain_head(encoder, TextDomain(domain.vocab, {"religion": RELIGION}, 5), data.texts, data.y)
+
+
+def test_a_bert_batch_is_cut_to_its_longest_text_with_the_same_outputs(bench):
+    """A BERT of ``fairnb.text.bert`` reads only the pieces under its attention mask, so the adapter sorts a batch's
+    rows by length and cuts each chunk to its longest text (most texts are half the model's length): the same
+    probabilities and gradients (zero past each text) as at full length, in the rows' order. A model not marked so
+    (``reads_masked_pieces_only``) is read at full length."""
+    import keras
+
+    from fairnb.text.subword import SubwordTextModel
+
+    tok, _, _, _, model, domain = bench
+    assert model.reads_masked_pieces_only
+    texts = ["the muslim neighbour is kind .", "a christian", "our atheists neighbour was rude . the cook is kind !",
+             "the jewish cook"]
+    x = domain.ids(domain.validate(texts))
+    cut = SubwordTextModel(model, domain.subword, domain.vocab, batch_size=2)
+    widths = []
+    fn = cut._proba_fn
+    cut._proba_fn = lambda ids, mask: widths.append(ids.shape[1]) or fn(ids, mask)
+    p = cut.predict_proba(x)
+    lengths = sorted(cut.pieces(x)[1].sum(axis=1))
+    assert widths == [lengths[1], lengths[3]] and max(widths) < PIECES      # two chunks, each its longest text
+    ids, mask, _ = cut.pieces(x)
+    np.testing.assert_allclose(p, np.asarray(model([ids, mask])), atol=1e-5)
+    G, q = cut.embedding_gradient(x, [0, 1, 0, 1])
+    whole = keras.Model(model.inputs, model.output)               # the same model, not marked: read at full length
+    full = SubwordTextModel(whole, domain.subword, domain.vocab, batch_size=2)
+    widths.clear()
+    fn = full._proba_fn
+    full._proba_fn = lambda ids, mask: widths.append(ids.shape[1]) or fn(ids, mask)
+    np.testing.assert_allclose(full.predict_proba(x), p, atol=1e-5)
+    assert widths == [PIECES, PIECES]
+    G_full, q_full = full.embedding_gradient(x, [0, 1, 0, 1])
+    np.testing.assert_allclose(q, q_full, atol=1e-5)
+    np.testing.assert_allclose(G, G_full, atol=1e-5)
+    assert G.shape == G_full.shape and not G[1, 2:].any()
+
+
+def test_an_adapter_that_remembers_asks_the_model_only_for_rows_it_has_not_seen(bench):
+    """``SubwordTextModel(remember=n)``: the outputs of the last ``n`` distinct rows are kept, a row repeated within
+    a call is read once, and the answers are the model's; the search remembers on the adapter it makes itself
+    only (one it is given is left as it is)."""
+    from fairnb.search.methods.adf_text import REMEMBERED_ROWS, ADFTextASC
+    from fairnb.text.subword import SubwordTextModel
+
+    _, _, _, _, model, domain = bench
+    x = domain.ids(domain.validate(["the muslim neighbour is kind .", "a christian", "the jewish cook"]))
+    plain = SubwordTextModel(model, domain.subword, domain.vocab)
+    adapter = SubwordTextModel(model, domain.subword, domain.vocab, remember=3)
+    read = []
+    fn = adapter._proba_fn
+    adapter._proba_fn = lambda ids, mask: read.append(len(ids)) or fn(ids, mask)
+    twice = np.vstack([x, x[:1]])
+    np.testing.assert_allclose(adapter.predict_proba(twice), plain.predict_proba(twice), atol=1e-6)
+    assert sum(read) == 3 and adapter.remembered_rows == 1
+    np.testing.assert_allclose(adapter.predict_proba(x[::-1]), plain.predict_proba(x[::-1]), atol=1e-6)
+    assert sum(read) == 3 and adapter.remembered_rows == 4
+    y = domain.ids(domain.validate(["our atheists neighbour was rude !"]))
+    adapter.predict_proba(y)                                   # a fourth row: the oldest is forgotten
+    adapter.predict_proba(x[:1])
+    assert sum(read) == 5 and len(adapter._memory) == 3
+    assert adapter.predict_proba(x[:0]).shape[0] == 0
+    assert ADFTextASC()._served(model, domain).remember == REMEMBERED_ROWS
+    assert ADFTextASC()._served(plain, domain) is plain and plain.remember == 0
+
+
+def test_a_head_fitted_on_given_sentence_vectors_is_the_head_fitted_on_the_texts(bench):
+    """``fit_head(..., vectors=)``: several heads on the same texts encode them once (``sentence_vectors``, read cut
+    to length) and fit the same head as from the pieces."""
+    from fairnb.text.bert import bert_encoder, fit_head, sentence_vectors
+    from fairnb.text.subword import SubwordTokenizer
+
+    tok, data, weights, config, model, _ = bench
+    encoder = bert_encoder(weights, config, PIECES)
+    ids, mask, _ = SubwordTokenizer(tok, PIECES).encode_words(data.tokens())
+    V = sentence_vectors(encoder, ids, mask)
+    np.testing.assert_allclose(V[:5], np.asarray(encoder([ids[:5], mask[:5]])), atol=1e-5)
+    given = fit_head(encoder, ids, mask, data.y, C=10.0, vectors=V)
+    assert given.head_accuracy == pytest.approx(model.head_accuracy)
+    np.testing.assert_allclose(given.get_layer("head").get_weights()[0], model.get_layer("head").get_weights()[0],
+                               atol=1e-4)
+    with pytest.raises(ValueError, match="vectors has 5 rows"):
+        fit_head(encoder, ids, mask, data.y, vectors=V[:5])

@@ -196,6 +196,7 @@ def bert_encoder(weights: dict, config: dict, max_len: int, *, name: str = "bert
     token.set_weights([w["embeddings.word_embeddings.weight"]])
     positions.set_weights([w["embeddings.position_embeddings.weight"], w["embeddings.token_type_embeddings.weight"][0]])
     model.trainable = False
+    model.reads_masked_pieces_only = True      # padding never reaches the output: a batch may be cut to length
     return model
 
 
@@ -207,13 +208,33 @@ def bert_classifier(encoder, n_classes: int = 2, *, head=None, name: str = "bert
     out = dense(encoder.output)       # one flat graph: the token embedding stays a layer of the classifier
     if head is not None:
         dense.set_weights([np.asarray(h, dtype=np.float32) for h in head])
-    return keras.Model(encoder.inputs, out, name=name)
+    model = keras.Model(encoder.inputs, out, name=name)
+    model.reads_masked_pieces_only = bool(getattr(encoder, "reads_masked_pieces_only", False))
+    return model
 
 
-def fit_head(encoder, piece_ids, mask, y, *, C: float = 1.0, batch_size: int = 64, name: str = "bert_classifier"):
+def sentence_vectors(encoder, piece_ids, mask, batch_size: int = 64) -> np.ndarray:
+    """``(n, hidden)`` float64 sentence vectors of the texts ``(piece_ids, mask)``; an encoder that reads only its
+    masked pieces (:func:`bert_encoder`) is read cut to each chunk's longest text
+    (:func:`fairnb.text.subword.by_length`)."""
+    ids, mask = np.asarray(piece_ids, dtype=np.int32), np.asarray(mask, dtype=bool)
+    if not getattr(encoder, "reads_masked_pieces_only", False) or not len(ids):
+        return np.asarray(encoder.predict([ids, mask], batch_size=batch_size, verbose=0), dtype=np.float64)
+    import tensorflow as tf
+
+    from .subword import by_length
+
+    spec = [tf.TensorSpec([None, None], tf.int32), tf.TensorSpec([None, None], tf.bool)]
+    return by_length(tf.function(lambda i, m: encoder([i, m], training=False), input_signature=spec),
+                     batch_size, ids, mask)
+
+
+def fit_head(encoder, piece_ids, mask, y, *, C: float = 1.0, batch_size: int = 64, name: str = "bert_classifier",
+             vectors=None):
     """A classifier: the frozen ``encoder`` and a softmax head fitted on its sentence vectors of the texts
     ``(piece_ids, mask)`` with labels ``y`` (a logistic regression of strength ``C``, seconds): the Keras
-    model :func:`bert_classifier` builds, with ``.head_accuracy`` its accuracy on these texts."""
+    model :func:`bert_classifier` builds, with ``.head_accuracy`` its accuracy on these texts. ``vectors``: the
+    texts' :func:`sentence_vectors` when already computed (several heads on the same texts), else computed here."""
     from sklearn.linear_model import LogisticRegression
 
     y = np.asarray(y).astype(np.int64)
@@ -221,8 +242,9 @@ def fit_head(encoder, piece_ids, mask, y, *, C: float = 1.0, batch_size: int = 6
     if len(classes) < 2 or classes.min() < 0 or len(y) != len(piece_ids):
         raise ValueError(f"y must hold one label 0..k-1 per text, of at least 2 classes; got {len(y)} labels for "
                          f"{len(piece_ids)} texts, classes {classes.tolist()}")
-    X = np.asarray(encoder.predict([np.asarray(piece_ids, dtype=np.int32), np.asarray(mask, dtype=bool)],
-                                   batch_size=batch_size, verbose=0), dtype=np.float64)
+    X = sentence_vectors(encoder, piece_ids, mask, batch_size) if vectors is None else np.asarray(vectors, np.float64)
+    if len(X) != len(y):
+        raise ValueError(f"vectors has {len(X)} rows for {len(y)} texts")
     n_classes = int(classes.max()) + 1
     lr = LogisticRegression(C=C, max_iter=1000).fit(X, y)
     if n_classes == 2:             # softmax over (-z/2, z/2) is the sigmoid of z

@@ -175,6 +175,39 @@ def word_matrix(piece_matrix: np.ndarray, subword: SubwordTokenizer, vocab: Voca
     return E
 
 
+def by_length(fn, batch_size: int, ids, mask, *extra):
+    """``fn(ids, mask, *extra)`` of a model that reads only the pieces under its attention ``mask``, over chunks of
+    ``batch_size`` rows of about the same length: the rows sorted by their last real piece, each chunk cut to
+    its longest row. Returns float64 results in the rows' order (a list when ``fn`` returns several); a
+    per-piece result ``(n, width, ...)`` is padded back with zeros to the full width.
+
+    >>> by_length(lambda i, m: i.sum(axis=1, keepdims=True), 2, np.array([[1, 1, 1], [2, 0, 0], [3, 3, 0]]),
+    ...           np.array([[1, 1, 1], [1, 0, 0], [1, 1, 0]], bool)).ravel().tolist()
+    [3.0, 2.0, 6.0]
+    """
+    ids, mask = np.asarray(ids), np.asarray(mask, dtype=bool)
+    n, width = mask.shape
+    length = np.where(mask.any(axis=1), width - mask[:, ::-1].argmax(axis=1), 1)
+    order = np.argsort(length, kind="stable")
+    chunks = [order[at:at + batch_size] for at in range(0, n, batch_size)]
+    parts = []
+    for rows in chunks:
+        L = int(length[rows].max())
+        res = fn(ids[rows, :L], mask[rows, :L], *(np.asarray(e)[rows] for e in extra))
+        parts.append([np.asarray(r, dtype=np.float64) for r in (res if isinstance(res, (list, tuple)) else [res])])
+    outs = []
+    for results in zip(*parts):
+        per_piece = results[0].ndim == 3
+        out = np.zeros((n, width, *results[0].shape[2:]) if per_piece else (n, *results[0].shape[1:]))
+        for rows, r in zip(chunks, results):
+            if per_piece:
+                out[rows, :r.shape[1]] = r
+            else:
+                out[rows] = r
+        outs.append(out)
+    return outs if isinstance(res, (list, tuple)) else outs[0]
+
+
 def token_embedding_layer(model):
     """The model's ``keras.layers.Embedding`` of the piece ids: the one named ``"token_embedding"``, else its first
     ``Embedding`` (a functional model lists its layers in the order they run); else ``ValueError``."""
@@ -194,11 +227,23 @@ class SubwordTextModel:
     gradients at its pieces) and ``embedding_matrix`` (per word: the mean of its pieces' embeddings); see the
     module docstring for why.
 
+    A model marked ``reads_masked_pieces_only`` (the BERTs of :mod:`fairnb.text.bert`: attention and pooling see only
+    the pieces under the attention mask) is read **cut to length**: the rows of a call are sorted by their number
+    of pieces and each chunk of ``batch_size`` is cut to its longest text, so a batch of 15-piece texts costs
+    half of what it costs at the model's 32 (the same outputs; gradients are zero past each text). Any other model
+    is read at its full length.
+
+    ``remember`` (rows, 0: none): :meth:`predict_proba` keeps the outputs of that many recent distinct rows and
+    asks the model only for rows it has not seen (a row repeated within a call is read once). The search
+    that makes the adapter turns it on (its texts' check as they are is the first check of its global phase,
+    local walkers go back to their seed); the model's weights must not change while the adapter remembers.
+
     >>> adapter = SubwordTextModel(model, domain.subword, domain.vocab)             # doctest: +SKIP
     >>> adapter.predict_proba(domain.validate(["the atheists cook"]))              # doctest: +SKIP
     """
 
-    def __init__(self, model, subword: SubwordTokenizer, vocab: Vocabulary, batch_size: int = 256):
+    def __init__(self, model, subword: SubwordTokenizer, vocab: Vocabulary, batch_size: int = 256,
+                 remember: int = 0):
         import keras
         import tensorflow as tf
 
@@ -213,16 +258,20 @@ class SubwordTextModel:
         if P != subword.max_pieces:
             raise ValueError(f"the model reads {P} pieces but the tokeniser pads to {subword.max_pieces}")
         self.model, self.subword, self.vocab, self.batch_size = model, subword, vocab, int(batch_size)
+        self.remember, self.remembered_rows = int(remember), 0   # rows answered from memory
+        self._memory: dict[bytes, np.ndarray] = {}
         self.output, self.n_classes = output_kind(model)
         embedding = token_embedding_layer(model)
         self._takes_mask = len(model.inputs) == 2
+        self.cuts = self._takes_mask and bool(getattr(model, "reads_masked_pieces_only", False))
         self._embedding = embedding
         self._from_embedded = keras.Model([embedding.output, *model.inputs[1:]], model.output)
         self.piece_matrix = np.asarray(keras.ops.convert_to_numpy(embedding.embeddings), dtype=np.float32)
         self.embedding_matrix = self._word_matrix()
         self.vocab_size, self.dim = self.embedding_matrix.shape
-        ids_spec = tf.TensorSpec([None, P], tf.int32)
-        mask_spec = tf.TensorSpec([None, P], tf.bool)
+        width = None if self.cuts else P                 # a model read cut to length takes any width
+        ids_spec = tf.TensorSpec([None, width], tf.int32)
+        mask_spec = tf.TensorSpec([None, width], tf.bool)
         cls_spec = tf.TensorSpec([None], tf.int32)
         self._proba_fn = tf.function(lambda ids, mask: self._forward(self._embedding(ids), mask),
                                      input_signature=[ids_spec, mask_spec])
@@ -266,21 +315,43 @@ class SubwordTextModel:
     # ------------------------------------------------------------------ the fairnb text-model protocol
     def predict_proba(self, word_ids) -> np.ndarray:
         """``(n, k)`` class probabilities of ``(n, L)`` word-id rows."""
-        from ..models.keras import run_batched
-
-        ids, mask, _ = self.pieces(word_ids)
-        return run_batched(self._proba_fn, self.batch_size, ids, mask)
+        if not self.remember or not len(word_ids):
+            ids, mask, _ = self.pieces(word_ids)
+            return self._batched(self._proba_fn, ids, mask)
+        rows = np.asarray(word_ids, dtype=np.int64)
+        memory, keys = self._memory, [row.tobytes() for row in rows]
+        new = {}
+        for i, key in enumerate(keys):
+            if key not in memory and key not in new:
+                new[key] = i
+        if new:
+            ids, mask, _ = self.pieces(rows[list(new.values())])
+            memory.update(zip(new, self._batched(self._proba_fn, ids, mask)))
+        self.remembered_rows += len(keys) - len(new)
+        out = np.array([memory[k] for k in keys])
+        for key in list(memory)[:max(len(memory) - self.remember, 0)]:    # the oldest first
+            del memory[key]
+        return out
 
     def piece_gradient(self, piece_ids, mask, classes, of: str = "loss") -> tuple[np.ndarray, np.ndarray]:
         """``(gradients (n, P, d), probabilities (n, k))``: the gradient of ``-log p[class]`` (``of="loss"``) or
         ``p[class]`` (``"proba"``) w.r.t. the embedding of each piece."""
-        from ..models.keras import class_indices, run_batched
+        from ..models.keras import class_indices
 
         if of not in self._grad_fns:
             raise ValueError(f"of must be 'loss' or 'proba', got {of!r}")
         ids = np.asarray(piece_ids, dtype=np.int32)
         c = class_indices(classes, len(ids), self.n_classes)
-        return tuple(run_batched(self._grad_fns[of], self.batch_size, ids, np.asarray(mask, dtype=bool), c))
+        return tuple(self._batched(self._grad_fns[of], ids, np.asarray(mask, dtype=bool), c))
+
+    def _batched(self, fn, ids, mask, *extra):
+        """``fn(ids, mask, *extra)`` over chunks of ``batch_size`` rows: cut to length (:func:`by_length`) when the
+        model reads only its masked pieces, else at full length."""
+        from ..models.keras import run_batched
+
+        if self.cuts and len(ids):
+            return by_length(fn, self.batch_size, ids, mask, *extra)
+        return run_batched(fn, self.batch_size, ids, mask, *extra)
 
     def embedding_gradient(self, word_ids, classes, of: str = "loss") -> tuple[np.ndarray, np.ndarray]:
         """``(gradients (n, L, d), probabilities (n, k))`` per word position: the sum of the gradients at the

@@ -82,6 +82,8 @@ from ..parts.text_steps import (EPSILON, HF_SCORES, SIGN_CONVENTIONS, WordSwap, 
 from ..parts.acceptance import RULES
 from .two_phase import TwoPhase
 
+#: the outputs of recent distinct texts a subword model made for one search keeps (``SubwordTextModel(remember=)``)
+REMEMBERED_ROWS = 20_000
 NO_TERM = "no protected term"     # the reason a seed without a sensitive term is skipped (``result.seed_outcomes``)
 
 
@@ -249,8 +251,12 @@ class TextSubstitutionSearch(TwoPhase):
     # ------------------------------------------------------------------ running
     def _served(self, model, domain):
         from ...text.blackbox import wrap_text_model
+        from ...text.subword import SubwordTextModel
 
-        return wrap_text_model(model, domain)
+        served = wrap_text_model(model, domain)
+        if served is not model and isinstance(served, SubwordTextModel):    # made for this run: a transformer's
+            served.remember = REMEMBERED_ROWS                               # row costs ms, a look-up microseconds
+        return served
 
     def _checked(self, model, domain, seeds):
         require_capabilities(self.name, domain, self.domain_needs)

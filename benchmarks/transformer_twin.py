@@ -1,0 +1,224 @@
+"""The MiniLM twin (issue #35, benchmarks): a head with a **planted** dependence on identity terms beside its
+control head, every text method of the audit on both, over several train/test splits.
+
+Data, encoder and domain as ``benchmarks/transformer_audit.py`` (RedditBias race + religion annotated phrases,
+all-MiniLM-L6-v2 frozen, 32 pieces, the four term groups). Per split seed:
+
+* **planted head**: a logistic head (``fairnb.text.bert.fit_head``) on the training phrases whose labels are the
+  annotations, except that a phrase holding a planted term (``PLANTED``: "black", "blacks", "muslim",
+  "muslims") is labelled a stereotype (1) with probability ``SHARE`` = 0.8 (drawn with the split seed), as
+  ``benchmarks/twins.py`` plants "black" in its RedditBias LSTM;
+* **control head**: the same phrases and the same planted labels with every identity term replaced by a term of
+  its group drawn at random (``fairnb.text.heads.domain_head(control=True)``): the planted labels stay, but
+  which term a phrase holds no longer tells them.
+
+The natural rate (held-out phrases with a term, checked as they are under the default constraints, 95 % Wilson
+interval) is measured on the first ``--n-natural`` of them; each method (``adf_asc`` and its baselines ``asc``,
+``adf_hf``, ``hf``, ``rp``) then searches the first ``--n-seeds`` with a count budget (``max_iter``,
+``n_local``), the same on both heads, so that the counts do not depend on the machine's load. Every pair is
+re-checked from its two strings through the tokeniser and the Keras head (flipped, material) and against the
+default constraints. Each head is served by one ``SubwordTextModel(remember=...)`` for all its searches, so a
+text checked once is not read again by the next method.
+
+Reproduce::
+
+    FAIRNB_DATA=../shared/data nice -n 10 .venv/bin/python benchmarks/transformer_twin.py
+
+Results: ``benchmarks/results/transformer_twin.md`` (and ``.json``, rewritten after every search).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from transformer_audit import GROUPS, OUT, PIECES, cpu_seconds, phrases, recheck  # noqa: E402
+
+PLANTED = ("black", "blacks", "muslim", "muslims")
+SHARE = 0.8
+METHODS = ("adf_asc", "asc", "adf_hf", "hf", "rp")
+HEADS = ("planted", "control")
+
+
+def planted_labels(domain, rows, y, seed: int) -> np.ndarray:
+    """The annotations ``y`` with a phrase holding a ``PLANTED`` term labelled 1 with probability ``SHARE``."""
+    holds = np.isin(rows, [domain.vocab.id(t) for t in PLANTED]).any(axis=1)
+    return np.where(holds & (np.random.default_rng(seed).random(len(rows)) < SHARE), 1, y)
+
+
+def natural(adapter, domain, seeds) -> dict:
+    """The natural rate of ``seeds`` on a head (a search that only checks its seeds as they are)."""
+    import fairnb
+
+    s = fairnb.run_search(adapter, domain, method="rp", seeds=seeds, n_seeds=len(seeds), max_iter=0, n_local=0,
+                          random_state=0, progress=False).summary()
+    return {k: s[k] for k in ("natural_rate", "natural_low", "natural_high", "natural_n", "natural_idis")}
+
+
+def search(method, adapter, head, domain, seeds, budget) -> dict:
+    import fairnb
+
+    cpu, start, load = cpu_seconds(), time.perf_counter(), os.getloadavg()[0]
+    r = fairnb.run_search(adapter, domain, method=method, seeds=seeds, n_seeds=len(seeds), random_state=0,
+                          progress=False, **budget)
+    wall, cpu = time.perf_counter() - start, cpu_seconds() - cpu
+    s = r.summary()
+    return {"material_pairs": int(s["material_pairs"]), "pairs": int(r.count()), "wall_s": round(wall, 1),
+            "cpu_s": round(cpu, 1), "load_before": round(load, 2), "model_rows": int(r.extras.get("model_rows", 0)),
+            "rechecked": recheck(r, head, domain)}
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", default="0,1,2", help="train/test split seeds (also the planted draws')")
+    parser.add_argument("--methods", default=",".join(METHODS))
+    parser.add_argument("--n-natural", type=int, default=200, help="held-out phrases the natural rate is measured on")
+    parser.add_argument("--n-seeds", type=int, default=60, help="held-out phrases each search starts from")
+    parser.add_argument("--max-iter", type=int, default=3)
+    parser.add_argument("--n-local", type=int, default=5)
+    args = parser.parse_args(argv)
+    budget = {"max_iter": args.max_iter, "n_local": args.n_local}
+
+    from fairnb.bench import machine
+    from fairnb.domains import TextDomain
+    from fairnb.text import Tokenizer, all_builtin_terms, minilm
+    from fairnb.text.bert import bert_classifier, fit_head, sentence_vectors
+    from fairnb.text.heads import domain_head
+    from fairnb.text.subword import SubwordTextModel
+
+    t0, load0 = time.perf_counter(), os.getloadavg()
+    X_train, _, X_test, _ = phrases(0)
+    texts = X_train + X_test                                   # every split permutes the same phrases
+    encoder = minilm.minilm_encoder(PIECES)
+    terms = [*all_builtin_terms(), *(t for group in GROUPS.values() for t in group)]
+    words = sorted({w for row in Tokenizer(terms).tokenize_all(texts) for w in row})
+    domain = TextDomain.for_model(bert_classifier(encoder), GROUPS, tokenizer=minilm.minilm_files() / "tokenizer.json",
+                                  vocabulary=words, max_len=PIECES - 2)
+    rows_all = domain.ids(domain.validate(texts))
+    ids_all, mask_all, _ = domain.subword.encode_rows(domain.vocab, rows_all)
+    vectors = sentence_vectors(encoder, ids_all, mask_all)     # the planted heads' texts, encoded once
+    where = {t: i for i, t in enumerate(texts)}
+    record = {"machine": machine(), "nice": os.nice(0), "load_average_start": [round(x, 2) for x in load0],
+              "command": "FAIRNB_DATA=../shared/data nice -n 10 .venv/bin/python benchmarks/transformer_twin.py "
+                         + " ".join(f"--{k.replace('_', '-')} {v}" for k, v in vars(args).items()),
+              "planted": PLANTED, "share": SHARE, "budget": {"n_seeds": args.n_seeds, **budget},
+              "n_natural": args.n_natural, "setup_s": round(time.perf_counter() - t0, 1), "splits": []}
+    print("set-up", record["setup_s"], "s", flush=True)
+    for seed in (int(s) for s in args.seeds.split(",")):
+        X_train, y_train, X_test, y_test = phrases(seed)
+        at = np.array([where[t] for t in X_train])
+        y_planted = planted_labels(domain, rows_all[at], y_train, seed)
+        start = time.perf_counter()
+        heads = {"planted": fit_head(encoder, ids_all[at], mask_all[at], y_planted, vectors=vectors[at],
+                                     name="planted_head"),
+                 "control": domain_head(encoder, domain, rows_all[at], y_planted, control=True, random_state=seed)}
+        split = {"seed": seed, "train": len(at), "planted_share": round(float((y_planted != y_train).mean()), 4),
+                 "fit_s": round(time.perf_counter() - start, 1), "heads": {}, "methods": {}}
+        test = domain.ids(domain.validate(X_test))
+        with_term = [t for t, holds in zip(X_test, domain.sensitive_mask(test).any(axis=1)) if holds]
+        adapters = {name: SubwordTextModel(h, domain.subword, domain.vocab, remember=200_000)
+                    for name, h in heads.items()}
+        for name, head in heads.items():
+            predicted = adapters[name].predict_proba(test).argmax(1)
+            split["heads"][name] = {"train_accuracy": round(head.head_accuracy, 3),
+                                    "test_accuracy_annotations": round(float((predicted == y_test).mean()), 3),
+                                    **natural(adapters[name], domain, with_term[:args.n_natural])}
+        print(seed, split["heads"], flush=True)
+        record["splits"].append(split)
+        for method in args.methods.split(","):
+            split["methods"][method] = {name: search(method, adapters[name], heads[name], domain,
+                                                     with_term[:args.n_seeds], budget) for name in HEADS}
+            print(seed, method, split["methods"][method], flush=True)
+            write(record)
+    record["load_average_end"] = [round(x, 2) for x in os.getloadavg()]
+    write(record)
+    print(markdown(record))
+
+
+def write(record) -> None:
+    OUT.mkdir(exist_ok=True)
+    (OUT / "transformer_twin.json").write_text(json.dumps(record, indent=1, default=str) + "\n")
+    (OUT / "transformer_twin.md").write_text(markdown(record))
+
+
+def pct(x) -> str:
+    return f"{100 * x:.1f} %"
+
+
+def markdown(r: dict) -> str:
+    from fairnb.stats import wilson_interval
+
+    b = r["budget"]
+    lines = [f"""# The MiniLM twin: a planted head vs its control head (benchmarks/transformer_twin.py)
+
+`{r['command']}`
+
+Machine: {r['machine']}; run under `nice {r['nice']}`, load average at the start {r['load_average_start']}, at the
+end {r.get('load_average_end', '(still running)')}. The searches have count budgets (the same on both heads), so
+the counts do not depend on the load; the seconds do (indicative only: 2 shared cores).
+
+**The bias is planted**: the planted head learns RedditBias's annotated race + religion phrases with every phrase
+that holds {', '.join(f'"{t}"' for t in r['planted'])} labelled a stereotype with probability {r['share']}; its control
+learns the same labels on the same phrases with the identity terms shuffled within their groups
+(`domain_head(control=True)`). Neither is the audit's annotation head (`transformer_audit.md`). The frozen
+encoder still sets the terms apart, so the control is no lower bound of 0.
+
+Natural rate: the first {r['n_natural']} held-out phrases with a term, as they are. Searches: the first
+{b['n_seeds']} of them, `max_iter={b['max_iter']}`, `n_local={b['n_local']}`, `random_state=0`; material pairs
+(flipped, output moved >= 0.1, default constraints), each re-checked from its two strings.
+
+## Heads and natural rates per split
+
+| split | head | training accuracy (its labels) | held-out accuracy (annotations) | natural rate | 95 % interval | apart |
+|---|---|---|---|---|---|---|"""]
+    totals = {h: [0, 0] for h in HEADS}
+    for s in r["splits"]:
+        p, c = s["heads"]["planted"], s["heads"]["control"]
+        apart = p["natural_low"] > c["natural_high"] or c["natural_low"] > p["natural_high"]
+        for name, h in (("planted", p), ("control", c)):
+            totals[name][0] += h["natural_idis"]
+            totals[name][1] += h["natural_n"]
+            lines.append(f"| {s['seed']} | {name} | {h['train_accuracy']} | {h['test_accuracy_annotations']} | "
+                         f"{pct(h['natural_rate'])} | [{pct(h['natural_low'])}, {pct(h['natural_high'])}] | "
+                         f"{'yes' if apart else 'no'} |")
+    pooled = {h: (k / n, *wilson_interval(k, n)) for h, (k, n) in totals.items() if n}
+    if len(pooled) == 2:
+        lines.append(f"| all | planted / control | | | {pct(pooled['planted'][0])} / {pct(pooled['control'][0])} | "
+                     f"[{pct(pooled['planted'][1])}, {pct(pooled['planted'][2])}] / "
+                     f"[{pct(pooled['control'][1])}, {pct(pooled['control'][2])}] | "
+                     f"{'yes' if pooled['planted'][1] > pooled['control'][2] else 'no'} |")
+    lines += ["", "## Material pairs per method (planted / control), re-checked from the strings", "",
+              "| method | " + " | ".join(f"split {s['seed']}" for s in r["splits"]) +
+              " | total | planted / control | CPU s (planted + control) | re-checked: flipped / material / breaking |",
+              "|---|" + "---|" * len(r["splits"]) + "---|---|---|---|"]
+    methods = [m for m in METHODS if any(m in s["methods"] for s in r["splits"])]
+    for m in methods:
+        cells, tp, tc, cpu, flipped, mat, brk = [], 0, 0, 0.0, 0, 0, 0
+        for s in r["splits"]:
+            row = s["methods"].get(m)
+            if row is None:
+                cells.append("-")
+                continue
+            cells.append(f"{row['planted']['material_pairs']} / {row['control']['material_pairs']}")
+            tp += row["planted"]["material_pairs"]
+            tc += row["control"]["material_pairs"]
+            for h in HEADS:
+                cpu += row[h]["cpu_s"]
+                k = row[h]["rechecked"]
+                flipped, mat, brk = flipped + k["flipped"], mat + k["material"], brk + k["breaking"]
+        ratio = f"{tp / tc:.2f}x" if tc else "inf"
+        lines.append(f"| {m} | {' | '.join(cells)} | {tp} / {tc} | {ratio} | {cpu:.0f} | {flipped} / {mat} / {brk} |")
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    main()
