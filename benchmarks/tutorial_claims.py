@@ -33,7 +33,7 @@ from notebook_memory import run_notebook  # noqa: E402  (the kernel runner share
 
 ROOT = Path(__file__).resolve().parents[1]
 TUTORIALS = sorted(p.name[:2] for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))   # each checks a claim
-VERDICTS = ("✓ This run shows it: ", "✗ This run does not show it: ")    # fairnb.claims.Claim's printed verdicts
+VERDICTS = ("✓ This run shows it: ", "✗ This run does not show it: ", "? Asked of this run: ")   # Claim's verdicts
 
 
 def tutorial_path(name: str, folder: Path = ROOT / "notebooks") -> Path:
@@ -87,8 +87,9 @@ def run_claims(path: Path, run: int, timeout: int) -> dict:
                 os.environ["FAIRNB_CLAIMS"] = before
         claims = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
     return {"tutorial": path.name, "run": run, "seconds": row["seconds"], "peak_rss_mb": row["peak_rss_mb"],
-            "error": row["error"], "claims": [{k: c[k] for k in ("text", "holds", "evidence")} for c in claims],
-            "contradicted": sum(not c["holds"] for c in claims), "load": [round(x, 2) for x in os.getloadavg()],
+            "error": row["error"], "claims": [{k: c.get(k, False) for k in ("text", "holds", "evidence", "asked")}
+                                              for c in claims],
+            "contradicted": sum(not c["holds"] and not c.get("asked") for c in claims), "load": [round(x, 2) for x in os.getloadavg()],
             "finished": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "commit": commit}
 
 
@@ -112,13 +113,15 @@ def markdown(rows: list[dict], mode: str) -> str:
     contradicted = sum(r["contradicted"] for r in rows)
     out = [f"# Tutorial claims, {mode} mode",
            "",
-           "Every claim a tutorial's text makes about its own run is checked there by a `fairnb.claims.claim` cell; "
-           "this page lists every check of every run (`benchmarks/tutorial_claims.py`, each run in a fresh kernel). "
+           "Every claim a tutorial's text makes about its own run is checked there by a `fairnb.claims.claim` cell, "
+           "and every question it asks its run (either answer a finding, the text reading right either way) is "
+           "answered by a `fairnb.claims.ask` cell; this page lists every check and answer of every run (`benchmarks/tutorial_claims.py`, each run in a fresh kernel). "
            f"Machine: {platform.node()}, {os.cpu_count()} cores, shared; `load` is the 1/5/15-minute load average "
            "when the run ended (numbers of seconds measured under load are indicative only).",
            "",
            f"**{contradicted} claim(s) contradicted** in {len(rows)} run(s); "
-           f"{sum(len(r['claims']) for r in rows)} claim checks. Missing runs: {', '.join(missing) or 'none'}.",
+           f"{sum(not c.get('asked') for r in rows for c in r['claims'])} claim checks and "
+           f"{sum(bool(c.get('asked')) for r in rows for c in r['claims'])} questions answered. Missing runs: {', '.join(missing) or 'none'}.",
            "",
            "| tutorial | run | claims | contradicted | seconds | peak RSS (MiB) | load | error | commit | finished |",
            "|---|---:|---:|---:|---:|---:|---|---|---|---|"]
@@ -127,10 +130,18 @@ def markdown(rows: list[dict], mode: str) -> str:
                    f"{r['peak_rss_mb']} | {' / '.join(map(str, r['load']))} | {r['error'] or ''} | {r['commit']} | "
                    f"{r['finished']} |")
     for r in rows:
-        out += ["", f"## {r['tutorial']}, run {r['run']}", "", "| claim | holds | evidence |", "|---|---|---|"]
-        out += [f"| {c['text']} | {'yes' if c['holds'] else '**NO**'} | {c['evidence']} |".replace("\n", " ")
-                for c in r["claims"]] or ["| (no claim checked) | | |"]
+        out += ["", f"## {r['tutorial']}, run {r['run']}", "", "| claim, or question asked | holds | evidence |",
+                "|---|---|---|"]
+        out += [f"| {'(asked) ' if c.get('asked') else ''}{c['text']} | {_verdict(c)} | {c['evidence']} |"
+                .replace("\n", " ") for c in r["claims"]] or ["| (no claim checked) | | |"]
     return "\n".join(out) + "\n"
+
+
+def _verdict(c: dict) -> str:
+    """A claim's verdict ("yes" or "**NO**", a contradiction) or a question's answer ("yes" or "no": none)."""
+    if c.get("asked"):
+        return "yes" if c["holds"] else "no"
+    return "yes" if c["holds"] else "**NO**"
 
 
 def main(argv=None) -> int:
@@ -164,7 +175,7 @@ def main(argv=None) -> int:
             print(f"{path.name} run {run}: {len(row['claims'])} claims, {row['contradicted']} contradicted, "
                   f"{row['seconds']} s{', ERROR ' + row['error'] if row['error'] else ''}", flush=True)
             for c in row["claims"]:
-                print(f"    {'ok ' if c['holds'] else 'NO '} {c['text']} ({c['evidence']})", flush=True)
+                print(f"    {_verdict(c):<9} {c['text']} ({c['evidence']})", flush=True)
             rows = sorted([r for r in rows if (r["tutorial"], r["run"]) != (row["tutorial"], run)] + [row],
                           key=lambda r: (r["tutorial"], r["run"]))
             saved.parent.mkdir(parents=True, exist_ok=True)    # after every run: a long benchmark keeps what it has

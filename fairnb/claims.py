@@ -7,6 +7,11 @@ Each check is recorded: ``recorded()`` lists this process's, and when the enviro
 names a file, each check is also appended to it as one JSON line (``benchmarks/tutorial_claims.py`` runs the
 tutorials in full mode and tabulates them).
 
+A claim is what the text relies on: a run that does not show it contradicts the text, and the benchmark counts it.
+Where the tutorial instead **asks** its run a question that either answer settles (does the detector react to the
+tone itself, beyond exposure? does the paper's method beat random on this model?), ``ask`` states it: it prints the
+run's answer, yes or no, and neither answer contradicts the text around it, which must read right either way.
+
 Example
 -------
 >>> c = claim("the biased model has the higher natural rate", 0.034 > 0.015, evidence="3.4 % against 1.5 %")
@@ -32,10 +37,13 @@ class Claim:
     text: str
     holds: bool
     evidence: str = ""
+    asked: bool = False       # a question the tutorial asks of its run (``ask``), not a claim its text makes
 
     def __str__(self) -> str:
-        verdict = "✓ This run shows it" if self.holds else "✗ This run does not show it"
         evidence = f" ({self.evidence})" if self.evidence else ""
+        if self.asked:
+            return f"? Asked of this run: {self.text}? {'Yes' if self.holds else 'No, not shown'}{evidence}."
+        verdict = "✓ This run shows it" if self.holds else "✗ This run does not show it"
         return f"{verdict}: {self.text}{evidence}."
 
 
@@ -47,12 +55,27 @@ def claim(text: str, holds, evidence: str = "") -> Claim:
     ✗ This run does not show it: the search found pairs (0 pairs).
     False
     """
+    return _checked("claim", text, holds, evidence, asked=False)
+
+
+def ask(question: str, answer, evidence: str = "") -> Claim:
+    """Ask this run ``question`` (said as the statement a yes would confirm), with ``answer`` the comparison made on
+    the run's numbers (a bool): prints the run's answer, records it (``asked=True``: no answer contradicts the
+    text) and returns it.
+
+    >>> ask("the tone flip tips more faces than its exposure control", False, evidence="0.03 against 0.05").holds
+    ? Asked of this run: the tone flip tips more faces than its exposure control? No, not shown (0.03 against 0.05).
+    False
+    """
+    return _checked("ask", question, answer, evidence, asked=True)
+
+
+def _checked(name: str, text, holds, evidence, asked: bool) -> Claim:
     if not isinstance(text, str) or not text.strip():
-        raise ValueError("claim: text must say what is claimed, as a non-empty string")
+        raise ValueError(f"{name}: text must say what is claimed or asked, as a non-empty string")
     if not isinstance(holds, (bool, np.bool_)):
-        raise TypeError(f"claim: holds must be the claim's check on this run's numbers, a bool; got "
-                        f"{type(holds).__name__}")
-    checked = Claim(text.strip(), bool(holds), str(evidence))
+        raise TypeError(f"{name}: holds must be the check on this run's numbers, a bool; got {type(holds).__name__}")
+    checked = Claim(text.strip(), bool(holds), str(evidence), asked)
     _RECORDED.append(checked)
     print(checked)
     log = os.environ.get("FAIRNB_CLAIMS")
@@ -63,5 +86,5 @@ def claim(text: str, holds, evidence: str = "") -> Claim:
 
 
 def recorded() -> list[Claim]:
-    """The claims checked in this process so far, in order."""
+    """The claims checked and the questions asked in this process so far, in order."""
     return list(_RECORDED)

@@ -48,7 +48,8 @@ def test_the_ci_check_names_a_tutorial_that_printed_no_claim_and_one_that_is_mis
 def test_the_benchmark_lists_every_claim_of_each_run_and_fails_on_a_contradicted_one(tmp_path, monkeypatch):
     notebook = tmp_path / "nb.ipynb"
     nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
-        "from fairnb.claims import claim\nclaim('holds', 2 > 1, evidence='2 against 1')\nclaim('fails', 2 < 1)")]),
+        "from fairnb.claims import ask, claim\nclaim('holds', 2 > 1, evidence='2 against 1')\nclaim('fails', 2 < 1)\n"
+        "ask('asked', 2 < 1)")]),
         notebook)
     monkeypatch.delenv("FAIRNB_SMOKE", raising=False)
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
@@ -58,8 +59,9 @@ def test_the_benchmark_lists_every_claim_of_each_run_and_fails_on_a_contradicted
     assert saved["mode"] == "full"
     [row] = saved["rows"]
     assert (row["tutorial"], row["run"], row["error"], row["contradicted"]) == ("nb.ipynb", 1, None, 1)
-    assert row["claims"] == [{"text": "holds", "holds": True, "evidence": "2 against 1"},
-                             {"text": "fails", "holds": False, "evidence": ""}]
+    assert row["claims"] == [{"text": "holds", "holds": True, "evidence": "2 against 1", "asked": False},
+                             {"text": "fails", "holds": False, "evidence": "", "asked": False},
+                             {"text": "asked", "holds": False, "evidence": "", "asked": True}]    # a no: no contradiction
     page = out.with_suffix(".md").read_text()
-    assert "**1 claim(s) contradicted** in 1 run(s)" in page and "| fails | **NO** |  |" in page
+    assert "**1 claim(s) contradicted** in 1 run(s)" in page and "| fails | **NO** |  |" in page and "| (asked) asked | no |  |" in page
     assert "Missing runs: 01 run 1, 01 run 2" in page
