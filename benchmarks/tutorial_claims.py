@@ -19,6 +19,7 @@ Exit status 1 when a claim is contradicted, a notebook fails, or a tutorial chec
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import platform
@@ -28,12 +29,19 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from notebook_memory import run_notebook  # noqa: E402  (the kernel runner shared with the memory benchmark)
-
 ROOT = Path(__file__).resolve().parents[1]
 TUTORIALS = sorted(p.name[:2] for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))   # each checks a claim
 VERDICTS = ("✓ This run shows it: ", "✗ This run does not show it: ", "? Asked of this run: ")   # Claim's verdicts
+
+
+def run_notebook(path: Path, timeout: int) -> dict:
+    """``benchmarks/notebook_memory.run_notebook``: the kernel runner shared with the memory benchmark, loaded from
+    its file. Not through ``sys.path``: a test imports this module, and ``benchmarks/`` on a process's path makes
+    ``import distributed`` find ``benchmarks/distributed.py`` instead of Dask in every process it spawns."""
+    spec = importlib.util.spec_from_file_location("notebook_memory", Path(__file__).with_name("notebook_memory.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.run_notebook(path, timeout=timeout)
 
 
 def tutorial_path(name: str, folder: Path = ROOT / "notebooks") -> Path:

@@ -65,3 +65,11 @@ def test_the_benchmark_lists_every_claim_of_each_run_and_fails_on_a_contradicted
     page = out.with_suffix(".md").read_text()
     assert "**1 claim(s) contradicted** in 1 run(s)" in page and "| fails | **NO** |  |" in page and "| (asked) asked | no |  |" in page
     assert "Missing runs: 01 run 1, 01 run 2" in page
+
+
+def test_importing_the_benchmark_leaves_the_import_path_alone():
+    """benchmarks/ on a test process's path made every Dask worker it spawned import benchmarks/distributed.py as
+    `distributed` (CI: 21 distributed tests failed with "Nanny failed to start")."""
+    import sys
+
+    assert not any(Path(p).resolve() == ROOT / "benchmarks" for p in sys.path if p)

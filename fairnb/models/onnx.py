@@ -31,8 +31,8 @@ from .base import as_probability_matrix
 from .numpy_mlp import logits_to_proba
 
 OUTPUTS = ("auto", "proba", "logits", "label")
-_DTYPES = {"tensor(float)": np.float32, "tensor(double)": np.float64, "tensor(float16)": np.float16,
-           "tensor(int64)": np.int64, "tensor(int32)": np.int32}
+ONNX_DTYPES = {"tensor(float)": np.float32, "tensor(double)": np.float64, "tensor(float16)": np.float16,
+               "tensor(int64)": np.int64, "tensor(int32)": np.int32}
 _PROBE_SCALES = (1.0, 10.0, 100.0)       # random inputs that drive logits out of [0, 1]
 
 
@@ -57,20 +57,20 @@ class OnnxModel:
             raise ValueError(f"output must be one of {OUTPUTS}, got {output!r}")
         if isinstance(batch_size, bool) or not isinstance(batch_size, Integral) or batch_size < 1:
             raise ValueError(f"batch_size must be a positive whole number of rows, got {batch_size!r}")
-        self.session = _session(model)
+        self.session = onnx_session(model)
         inputs = self.session.get_inputs()
         if len(inputs) > 1:
             raise ValueError(f"the ONNX model takes {len(inputs)} inputs {[i.name for i in inputs]}; fairnb feeds a "
                              "model one tensor of features: export it with a single input (join the features "
                              "inside the model)")
         self.input = _pick(inputs, input_name, "input")
-        if self.input.type not in _DTYPES:
+        if self.input.type not in ONNX_DTYPES:
             raise TypeError(f"ONNX input {self.input.name!r} holds {self.input.type}; fairnb feeds numeric "
                             "tensors (encode strings and categories before the model)")
-        self.input_dtype = _DTYPES[self.input.type]
+        self.input_dtype = ONNX_DTYPES[self.input.type]
         outputs = self.session.get_outputs()
         self.output_names = [o.name for o in outputs]
-        chosen = _pick(outputs, output_name, "output") if output_name else _probability_output(outputs)
+        chosen = _pick(outputs, output_name, "output") if output_name else probability_output(outputs)
         if chosen.type == "tensor(string)":
             raise TypeError(f"ONNX output {chosen.name!r} holds strings ({chosen.type}); fairnb needs numeric "
                             "class probabilities, logits or label indices: choose another output_name, or "
@@ -121,7 +121,7 @@ class OnnxModel:
         X = X.astype(self.input_dtype, copy=False)
         parts = [self.session.run([self.output_name], {self.input.name: X[i:i + self.batch_size]})[0]
                  for i in range(0, len(X), self.batch_size)]
-        return np.concatenate([_as_array(p) for p in parts]) if parts else np.zeros((0, 2))
+        return np.concatenate([as_array(p) for p in parts]) if parts else np.zeros((0, 2))
 
     def _probe(self) -> str:
         """``"proba"`` or ``"logits"``, judged on random inputs at several scales."""
@@ -144,7 +144,9 @@ def _onnxruntime():
     return onnxruntime
 
 
-def _session(model):
+def onnx_session(model):
+    """An ``onnxruntime.InferenceSession`` on the CPU of ``model``: a .onnx path, its bytes, or a session (as it is);
+    a clear error for a missing, damaged or non-ONNX file."""
     ort = _onnxruntime()
     if isinstance(model, ort.InferenceSession):
         return model
@@ -175,7 +177,7 @@ def _pick(args, name: str | None, what: str):
     return args[0]
 
 
-def _probability_output(outputs):
+def probability_output(outputs):
     """The output most likely to hold class scores: a float tensor or probability map (named like
     probabilities first), else an integer label tensor, else the first output."""
     def rank(o):
@@ -185,7 +187,7 @@ def _probability_output(outputs):
     return min(outputs, key=rank)
 
 
-def _as_array(part) -> np.ndarray:
+def as_array(part) -> np.ndarray:
     """An output batch as floats: skl2onnx's ZipMap output (a list of {class: probability}) by class order."""
     if isinstance(part, list):
         keys = list(part[0]) if part else []

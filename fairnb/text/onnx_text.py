@@ -45,10 +45,10 @@ class OnnxPieces:
     the pieces it reads (``length``: fixed, or None when dynamic) and its piece embedding (``embedding``, or None)."""
 
     def __init__(self, model):
-        from ..models.onnx import _session
+        from ..models.onnx import onnx_session
 
         source = model.session if isinstance(model, OnnxTextModel) else model
-        self.session = _session(source)
+        self.session = onnx_session(source)
         inputs = self.session.get_inputs()
         role = {i.name: ("mask" if "mask" in i.name.lower() else
                          "type" if "type" in i.name.lower() or "segment" in i.name.lower() else "ids") for i in inputs}
@@ -100,7 +100,7 @@ class OnnxTextModel:
     """
 
     def __init__(self, model, subword, vocab, *, output: str = "auto", batch_size: int = 64):
-        from ..models.onnx import _probability_output
+        from ..models.onnx import probability_output
 
         if output not in ("auto", "proba", "logits"):
             raise ValueError(f"output must be 'auto', 'proba' or 'logits', got {output!r}")
@@ -110,7 +110,7 @@ class OnnxTextModel:
             raise ValueError(f"the ONNX model reads {self.parts.length} pieces but the tokeniser pads to "
                              f"{subword.max_pieces}")
         self.subword, self.vocab, self.batch_size = subword, vocab, int(batch_size)
-        self.output_name = _probability_output(self.session.get_outputs()).name
+        self.output_name = probability_output(self.session.get_outputs()).name
         self.output = self._probe() if output == "auto" else output
 
     def __repr__(self):
@@ -141,10 +141,10 @@ class OnnxTextModel:
         return as_probability_matrix(raw, len(raw), source=f"ONNX output {self.output_name!r}")
 
     def _feed(self, ids, mask) -> dict:
-        from ..models.onnx import _DTYPES
+        from ..models.onnx import ONNX_DTYPES
 
         def cast(name, values):
-            return values.astype(_DTYPES.get(self.parts.inputs[name].type, np.int64))
+            return values.astype(ONNX_DTYPES.get(self.parts.inputs[name].type, np.int64))
 
         feed = {self.parts.ids: cast(self.parts.ids, ids)}
         if self.parts.mask:
@@ -166,6 +166,6 @@ class OnnxTextModel:
 
     def _raw(self, ids, mask) -> np.ndarray:
         """The chosen output on one batch of piece rows, as floats."""
-        from ..models.onnx import _as_array
+        from ..models.onnx import as_array
 
-        return _as_array(self.session.run([self.output_name], self._feed(ids, mask))[0])
+        return as_array(self.session.run([self.output_name], self._feed(ids, mask))[0])
