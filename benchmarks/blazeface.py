@@ -255,22 +255,31 @@ def audit(black, white, budgets) -> dict:
 
 
 def markdown(report: dict) -> str:
+    lines = ["# BlazeFace (MediaPipe face_detection_short_range.tflite) in fairnb", ""]
+    header = (f"Model: `{BLAZEFACE.requirement}` wheel, SHA-256 `{BLAZEFACE.sha256}` (Apache-2.0). Machine: "
+              f"{(report.get('machine') or machine())['cpus']} CPUs (shared)")
+    if not report.get("speed"):                 # a report may hold only the parts that were run
+        return "\n".join(lines + [header + ". Indicative numbers.", ""] + searches_markdown(report)) + "\n"
     s, a = report["speed"], report["agreement"]
-    lines = ["# BlazeFace (MediaPipe face_detection_short_range.tflite) in fairnb", "",
-             f"Model: `{BLAZEFACE.requirement}` wheel, SHA-256 `{BLAZEFACE.sha256}` (Apache-2.0). Machine: "
-             f"{report['machine']['cpus']} CPUs (shared); `uptime` before: `{report['uptime_before']}`, after: "
-             f"`{report['uptime_after']}`. Indicative numbers. Command: `{report['command']}`.", "",
-             "## Speed (images/s, CPU)", "", "| interpreter forward | graph forward | graph pixel gradients |",
-             "|---|---|---|", f"| {s['interpreter_forward']} | {s['graph_forward']} | {s['graph_gradient']} |", "",
-             f"## Converted graph vs interpreter ({a['images']} LFW crops on 128 x 128 canvases)", "",
-             "| max abs P(face) | max abs best logit | max abs logit (any anchor) | decisions that differ | "
-             "faces detected | non-faces detected |", "|---|---|---|---|---|---|",
-             f"| {a['max_abs_p_face']:.2e} | {a['max_abs_best_logit']:.2e} | {a['max_abs_logit']:.2e} | "
-             f"{a['decisions_differ']} | {a['detected_faces']:.2f} | {a['detected_non_faces']:.2f} |", ""]
+    lines += [f"{header}; `uptime` before: `{report['uptime_before']}`, after: `{report['uptime_after']}`. "
+              f"Indicative numbers. Command: `{report['command']}`.", "",
+              "## Speed (images/s, CPU)", "", "| interpreter forward | graph forward | graph pixel gradients |",
+              "|---|---|---|", f"| {s['interpreter_forward']} | {s['graph_forward']} | {s['graph_gradient']} |", "",
+              f"## Converted graph vs interpreter ({a['images']} LFW crops on 128 x 128 canvases)", "",
+              "| max abs P(face) | max abs best logit | max abs logit (any anchor) | decisions that differ | "
+              "faces detected | non-faces detected |", "|---|---|---|---|---|---|",
+              f"| {a['max_abs_p_face']:.2e} | {a['max_abs_best_logit']:.2e} | {a['max_abs_logit']:.2e} | "
+              f"{a['decisions_differ']} | {a['detected_faces']:.2f} | {a['detected_non_faces']:.2f} |", ""]
+    return "\n".join(lines + searches_markdown(report)) + "\n"
+
+
+def searches_markdown(report: dict) -> list[str]:
+    """The searches' and the audit's sections of the report (each only when its part was run)."""
+    lines = []
     if report.get("searches"):
         d = report["seed_detection"]
-        run = report.get("searches_run", {"command": report["command"], "uptime_before": report["uptime_before"],
-                                          "uptime_after": report["uptime_after"]})
+        run = report.get("searches_run") or {"command": report["command"], "uptime_before": report["uptime_before"],
+                                             "uptime_after": report["uptime_after"]}
         lines += ["## IDIs per minute (tinted LFW faces at 128 x 128, exact re-tinting flip, default constraints)", "",
                   f"Command: `{run['command']}`; `uptime` before: `{run['uptime_before']}`, after: "
                   f"`{run['uptime_after']}`.", "",
@@ -290,7 +299,7 @@ def markdown(report: dict) -> str:
                   "exact-gradient searches need the converted graph."] + target(report["searches"])
     if report.get("audit"):
         lines += [""] + audit_markdown(report["audit"]) + reading(report["audit"])
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def _interval(row, rate):
@@ -424,6 +433,9 @@ def main(argv=None):
     if "audit" in parts:
         report["audit"] = run_audit(black, white, args, command)
     if "shifts" in parts:
+        if "audit" not in report:
+            parser.error(f"--parts shifts adds to an audit: run the audit part too, or give an --out whose "
+                         f"report holds one ({earlier} holds none)")
         report["audit"].update(shifts=shifts(black), shifts_command=command)
     save_report(args.out, report, markdown(report))
 

@@ -212,3 +212,22 @@ def test_blazeface_runs_in_the_interpreter_and_the_converted_graph_alike(blazefa
     P = black.predict_proba(X)
     assert P.shape == (6, 2) and np.abs(white.predict_proba(X) - P).max() < 1e-5
     assert white.input_gradient(X[:2], [1, 1]).shape == (2, 128, 128, 3)
+
+
+def test_the_blazeface_benchmark_writes_a_report_of_the_searches_alone():
+    """``benchmarks/blazeface.py --parts searches`` into a fresh ``--out``: the report holds no speed part, and
+    writing it used to fail with KeyError('speed')."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "blazeface.py"
+    spec = importlib.util.spec_from_file_location("blazeface_benchmark", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    row = {"method": "eidig_image", "model": "graph (exact gradients)", "seeds": 4, "idis": 3, "tried": 40,
+           "model_rows": 80, "seconds": 1.0, "status": "budget", "idis_per_minute": 180.0}
+    text = bench.markdown({"searches": [row], "seed_detection": {"faces": 4, "light": 1.0, "dark": 0.5},
+                           "searches_run": {"command": "python benchmarks/blazeface.py --parts searches",
+                                            "uptime_before": "-", "uptime_after": "-"}})
+    assert "## IDIs per minute" in text and "## Speed" not in text
+    assert "| `eidig_image` | graph (exact gradients) |" in text
