@@ -30,7 +30,6 @@ import io
 import pandas as pd
 
 from .. import summaries
-from ..certification.result import VERDICTS
 from ..html_frames import scroll_frame
 from ..model_card import is_certificate
 from ..plot_text import plot_text
@@ -53,8 +52,10 @@ _COLUMNS = {
     "elapsed_s": "seconds",
 }
 # Certificate.summary() key -> column of the table (its shares are of the domain's inputs, not of candidates)
+# (the verdicts of fairnb.certification.result.VERDICTS, in its order; that package loads only when certify is used)
+_VERDICT_COLOURS = {"certified": "tab:green", "falsified": "tab:red", "undecided": "0.8"}
 _CERTIFICATE_COLUMNS = {f"{v}_share": f"{v}{' fair' if v == 'certified' else ''}: share of inputs (certificate)"
-                        for v in VERDICTS}
+                        for v in _VERDICT_COLOURS}
 _WITNESSES = "witness pairs (certificate)"
 _KEYS = {**{heading: key for key, heading in (*_COLUMNS.items(), *_CERTIFICATE_COLUMNS.items())},
          "ended": "status", "kind": "result_kind", _WITNESSES: "witnesses"}   # heading -> glossary term
@@ -74,7 +75,6 @@ _TABULAR_ONLY = ("coverage (2 bins)", "coverage (4 bins)", "diversity")   # fair
 _IF_ANY = (*_TABULAR_ONLY, "the same on the control model")     # shown when a search has them
 _LOG_RATIO = 10     # counts that differ by more than an order of magnitude are drawn on a log scale
 _EARLY = ("stopped", "interrupted", "failed")
-_VERDICT_COLOURS = {"certified": "tab:green", "falsified": "tab:red", "undecided": "0.8"}
 
 
 class Comparison:
@@ -216,10 +216,10 @@ def _draw_certificates(ax, certificates: dict, title) -> None:
     from matplotlib.transforms import ScaledTranslation
 
     ypos = list(range(len(certificates)))
-    shares = {v: [c.summary()[f"{v}_share"] for c in certificates.values()] for v in VERDICTS}
+    shares = {v: [c.summary()[f"{v}_share"] for c in certificates.values()] for v in _VERDICT_COLOURS}
     left = [0.0] * len(ypos)
-    for verdict in VERDICTS:
-        ax.barh(ypos, shares[verdict], left=left, color=_VERDICT_COLOURS[verdict], label=verdict)
+    for verdict, colour in _VERDICT_COLOURS.items():
+        ax.barh(ypos, shares[verdict], left=left, color=colour, label=verdict)
         left = [a + b for a, b in zip(left, shares[verdict])]
     ax.set_yticks(ypos, [plot_text(f"{label}\n({summaries.fmt_count(_witness_pairs(c))} witness pairs)")
                          for label, c in certificates.items()])
