@@ -117,6 +117,7 @@ _CONTROL = "Control model"
 _FIELD = "The field's metrics: pairs, precision, coverage, diversity"
 _NEURONS, _SEVERITY = "Biased layer and biased neurons (NeuronFair)", "Severity in bits (DICE)"
 _CAUSAL = "Causal layer and causal neurons (DICE)"
+_CERTIFICATE = "Certificate: certified, falsified, undecided"
 # every labelled key (and the widgets' own words): its glossary entry (a heading there) and a one-line definition
 TERMS = {
     "method": ("Black box / white box", "The search strategy: black-box methods read only the model's outputs, "
@@ -217,6 +218,17 @@ TERMS = {
     "causal_layer": (_CAUSAL, "The hidden layer where the gap between the protected values grows most (0-based)."),
     "causal_neurons": (_CAUSAL, "Neurons whose fixing removes the most discrimination, strongest first (0-based)."),
     "causal_effects": (_CAUSAL, "For each causal neuron, the share of the discrimination that fixing it removes."),
+    # fairnb.certify's numbers (a certificate, beside the searches in fairnb.compare)
+    "certified_share": (_CERTIFICATE, "The share of the domain's integer inputs proven fair: every protected value "
+                                      "gets the same decision there (a lower bound on the fair share)."),
+    "falsified_share": (_CERTIFICATE, "The share of the domain's integer inputs proven unfair: at every one of them "
+                                      "two protected values get different decisions (a lower bound)."),
+    "undecided_share": (_CERTIFICATE, "The share of the domain's integer inputs neither proven fair nor unfair when "
+                                      "the certificate's budget ran out."),
+    "witnesses": (_CERTIFICATE, "Discriminatory pairs the certificate checked on the model inside its falsified "
+                                "or undecided boxes: examples, not a search's count."),
+    "result_kind": (_CERTIFICATE, "A search counts the discriminatory inputs it found; a certificate proves shares "
+                                  "of the whole domain fair or unfair (fairnb.certify)."),
     # the widgets' own words
     "found": (_UNIQUE, "Unique discriminatory inputs found so far, in the method's counting convention."),
     "phase": (_PHASES, "Which phase the search is in: global (moving seeds) or local (around the IDIs found)."),
@@ -246,6 +258,7 @@ _BUDGETS = {
     "max_time": lambda v: f"time budget of {fmt_seconds(v)} reached",
     "max_tried": lambda v: f"{fmt_count(v)}-candidate cap reached",
     "max_found": lambda v: f"{fmt_count(v)}-pair cap reached",
+    "max_boxes": lambda v: f"{fmt_count(v)}-box cap reached",      # fairnb.certify
     "result_memory": lambda v: f"memory cap of {fmt_bytes(v)} reached (fairnb.config.result_memory)",
 }
 _STATUS = {

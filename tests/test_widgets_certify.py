@@ -71,6 +71,17 @@ def test_stop_clicked_while_certify_blocks_the_cell_ends_it_keeping_every_decide
     assert shown[0].status == "stopped" and "every decided box is kept" in shown[0].ending
 
 
+def test_the_panels_stop_speaks_of_a_certification_and_its_boxes(shown):
+    """Its tooltip and hint said "End the search; every pair found so far is kept" (a search's words)."""
+    certify(*_problem(), enumerate_at=1)
+    words = shown[0].stop_words
+    assert set(words) == {"tip", "blocked", "hint"}
+    for text in words.values():
+        assert "certification" in text and "every box decided so far is kept" in text
+        assert "search" not in text and "pair" not in text
+    assert ProgressPanel(None).stop_words == {}          # a search's panel keeps the front end's own words
+
+
 def test_progress_false_shows_nothing(shown):
     assert certify(*_problem(), enumerate_at=1, progress=False).status == "completed"
     assert shown == []

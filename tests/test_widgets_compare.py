@@ -1,9 +1,14 @@
-"""fairnb.compare: IDIs over time per search and a summary table."""
+"""fairnb.compare: IDIs over time per search and a summary table; a certificate beside them."""
 from __future__ import annotations
 
+import html
+
+import pandas as pd
 import pytest
 
 import fairnb
+from fairnb.certification.result import VERDICTS
+from fairnb.summaries import TERMS
 from fairnb.search import get_method
 from fairnb.widgets.compare import Comparison
 
@@ -82,3 +87,62 @@ def test_bad_arguments():
         fairnb.compare([])
     with pytest.raises(ValueError, match="'elapsed' or 'tried'"):
         fairnb.compare([fairnb.Result(None)], x="time")
+
+
+# ---------------------------------------------------------------- a certificate beside the searches
+@pytest.fixture(scope="module")
+def certificate(synthetic, biased_model):
+    return fairnb.certify(biased_model, synthetic.domain, max_boxes=2000, batch_size=256, progress=False)
+
+
+def _share_columns():
+    return {verdict: f"{verdict}{' fair' if verdict == 'certified' else ''}: share of inputs (certificate)"
+            for verdict in VERDICTS}
+
+
+def test_a_certificate_beside_searches_gets_its_own_rows_columns_and_panel(runs, certificate):
+    cmp = fairnb.compare({**runs, "proved": certificate})
+    table, summary = cmp.table, certificate.summary()
+    assert list(table.index) == ["biased", "fair", "proved"] and table.index.name == "result"
+    assert table["kind"].tolist() == ["search", "search", "certificate"]
+    for verdict, column in _share_columns().items():      # the certificate's own shares, blank for the searches
+        assert table.loc["proved", column] == pytest.approx(summary[f"{verdict}_share"])
+        assert table.loc[["biased", "fair"], column].isna().all()
+    assert 0 < summary["certified_share"] < 1 and summary["undecided_share"] > 0
+    witnesses = certificate.witnesses.summary()["unique_idi_pairs"]
+    assert table.loc["proved", "witness pairs (certificate)"] == witnesses > 0
+    assert table.loc["proved", "seconds"] == pytest.approx(certificate.elapsed)
+    assert table.loc["proved", "ended"] == "2,000-box cap reached"
+    assert table.loc["biased", "unique IDIs"] == runs["biased"].count() and pd.isna(table.loc["proved", "unique IDIs"])
+    curve, bars, shares = cmp.figure.axes            # no curve over time and no search bar for the certificate
+    assert [line.get_label() for line in curve.get_lines()] == ["biased", "fair"] and len(bars.patches) == 2
+    assert [p.get_width() for p in shares.patches] == pytest.approx([summary[f"{v}_share"] for v in VERDICTS])
+    assert shares.get_xlabel() == "share of the domain's integer inputs"
+    assert [t.get_text() for t in shares.get_yticklabels()] == [f"proved\n({witnesses:,} witness pairs)"]
+    assert cmp.notes == ["proved is a certificate (fairnb.certify), not a search: its shares are of the domain's "
+                         "integer inputs (proven fair, proven unfair, undecided), not rates of candidates, and it has "
+                         "no curve over time; its witness pairs are examples it checked, not a count of finds"]
+    assert repr(cmp).startswith("<Comparison of 2 searches and 1 certificate>")
+    assert fairnb.compare([runs["biased"], certificate]).table.index.tolist() == ["random", "certify"]
+
+
+def test_certificates_alone(synthetic, biased_model, certificate):
+    stopped = fairnb.certify(biased_model, synthetic.domain, stop=lambda: True, progress=False)
+    cmp = fairnb.compare([certificate, stopped])
+    assert list(cmp.table.index) == ["certify", "certify (2)"]
+    assert list(cmp.table.columns) == ["kind", "ended", *_share_columns().values(), "witness pairs (certificate)",
+                                       "seconds"]
+    assert cmp.table.loc["certify (2)", _share_columns()["undecided"]] == 1.0
+    assert len(cmp.figure.axes) == 1 and len(cmp.figure.axes[0].patches) == 6
+    assert cmp.notes == ["certify (2) stopped early: stopped by user; every decided box is kept, the rest is "
+                         "undecided"]
+    assert repr(cmp).startswith("<Comparison of 2 certificates>")
+    assert "the shares each certificate certified" in cmp._repr_html_()
+
+
+def test_a_certificates_row_and_headings_in_html_are_escaped_and_explained(runs, certificate):
+    text = fairnb.compare({"<script>x</script>": certificate, "a": runs["biased"]})._repr_html_()
+    assert "<script>x" not in text and "&lt;script&gt;x&lt;/script&gt;" in text
+    assert "&lt;NA&gt;" not in text and "<td>nan</td>" not in text     # another kind's numbers are blank
+    for key in ("certified_share", "falsified_share", "undecided_share", "witnesses", "result_kind"):
+        assert f'title="{html.escape(TERMS[key][1])}"' in text, key

@@ -133,9 +133,15 @@ def _certify(run, params, should_stop, listeners) -> Certificate:
 
 
 class _Stop:
-    """The run's Stop: the caller's ``stop`` (an Event or a callable), or ``stop()`` (the panel's button)."""
+    """The run's Stop: the caller's ``stop`` (an Event or a callable), or ``stop()`` (the panel's button); ``name``
+    and ``stop_words`` (what the Stop button and its hint say) are what the progress panel shows of it."""
 
     name = "certify"
+    stop_words = {"tip": "End the certification; every box decided so far is kept, the rest is left undecided",
+                  "blocked": "The certification runs in this cell; interrupt the kernel to stop it (every box "
+                             "decided so far is kept)",
+                  "hint": "This cell is busy, so the Stop button cannot reach the kernel: interrupt the kernel (■) "
+                          "to end the certification (every box decided so far is kept, the rest is left undecided)."}
 
     def __init__(self, stop):
         self._pressed = threading.Event()

@@ -14,7 +14,8 @@ reads "busy" then), "Run All" included. Where the kernel cannot handle them earl
 the panel says to interrupt the kernel instead, which also keeps every pair.
 
 A run that is not a search (``fairnb.certify``) sends events with a ``stats`` list of ``(label, text)``
-pairs, which the panel shows instead of the search's counters and chart; ``ProgressPanel.live(run)``
+pairs, which the panel shows instead of the search's counters and chart (and its ``stop_words``, what its Stop
+button and hint say, instead of the search's); ``ProgressPanel.live(run)``
 shows the panel for such a run and lets its Stop through while the run blocks the cell.
 
 Example
@@ -71,12 +72,14 @@ class ProgressPanel(FairnbWidget):
     message = traitlets.Unicode("").tag(sync=True)
     ending = traitlets.Unicode("").tag(sync=True)   # why the search ended, in words
     stats = traitlets.List().tag(sync=True)         # [label, text] pairs of a run that names its own numbers
+    stop_words = traitlets.Dict().tag(sync=True)    # the run's own Stop texts ("tip", "blocked", "hint"), if any
 
     def __init__(self, search=None, *, stoppable: bool = False, min_interval: float = 0.1,
                  max_points: int = 240, **kwargs):
         if min_interval < 0 or max_points < 2:
             raise ValueError("ProgressPanel needs min_interval >= 0 and max_points >= 2")
-        super().__init__(method=getattr(search, "name", "") or "", stoppable=stoppable, **kwargs)
+        super().__init__(method=getattr(search, "name", "") or "", stoppable=stoppable,
+                         stop_words=dict(getattr(search, "stop_words", None) or {}), **kwargs)
         self.search = search      # for Stop; let go when the search ends
         self.min_interval = min_interval
         self.max_points = max_points

@@ -1,17 +1,27 @@
 // Front end of fairnb.widgets.ProgressPanel: live counters, a small chart of unique IDIs over time
 // and a Stop button. The kernel sends throttled trait updates (<= 10 per second); the button sets
 // `stop_requested`, which the kernel turns into search.stop(). A run that names its own numbers (certify)
-// sends `stats`, [label, text] pairs shown instead of the counters and the chart.
+// sends `stats`, [label, text] pairs shown instead of the counters and the chart, and `stop_words`, what its Stop
+// button and hint say (a certification keeps its decided boxes, not pairs).
 import { formatCount, formatDuration, formatPercent, glossaryTerm, h, svg } from "./dom.js";
 
 /**
  * @typedef {{
  *   method: string, status: string, phase: string, tried: number, found: number, found_adf: number,
  *   success_rate: number, rate: number, elapsed: number, series: [number, number][],
- *   stoppable: boolean, stop_requested: boolean, message: string, ending: string, stats: [string, string][]
+ *   stoppable: boolean, stop_requested: boolean, message: string, ending: string, stats: [string, string][],
+ *   stop_words: {tip?: string, blocked?: string, hint?: string}
  * }} PanelState
  */
 
+// what Stop says of a search; a run that is not one (certify) sends its own words as `stop_words`
+const STOP_WORDS = {
+  tip: "End the search; every pair found so far is kept",
+  blocked: "The search runs in this cell; interrupt the kernel to stop it",
+  hint: "This cell is busy, so the Stop button cannot reach the kernel: interrupt the kernel (■) to end the " +
+    "search (every pair found so far is kept), or start it in the background with search.start(...) " +
+    "and wait with run.wait().",
+};
 const FINISHED = new Set(["completed", "budget", "stopped", "interrupted", "failed"]);
 // the chart: a plot box with room for the y labels on the left and the x labels below
 const CHART = { width: 340, height: 120, left: 46, top: 8, right: 10, bottom: 30, pad: 2 };
@@ -98,12 +108,7 @@ function render({ model, el }) {
   plot.append(axes, line, yTop, yZero, xZero, xEnd, xTitle, yTitle);
   chart.append(chartLabel, plot);
   const chartMax = h("span", { className: "fairnb-chart-max" });
-  const hint = h("div", {
-    className: "fairnb-progress-hint",
-    text: "This cell is busy, so the Stop button cannot reach the kernel: interrupt the kernel (■) to end the " +
-      "search (every pair found so far is kept), or start it in the background with search.start(...) " +
-      "and wait with run.wait().",
-  });
+  const hint = h("div", { className: "fairnb-progress-hint" });
 
   const message = h("div", { className: "fairnb-progress-message" });
   const counters = h("div", { className: "fairnb-stats" }, [triedBox, foundBox, rateBox, speedBox, elapsedBox, phaseBox]);
@@ -159,8 +164,9 @@ function render({ model, el }) {
     const stoppable = model.get("stoppable");
     stop.disabled = finished || requested || !stoppable;
     stop.textContent = requested && !finished ? "Stopping…" : "Stop";
-    stop.setAttribute("title", stoppable ? "End the search; every pair found so far is kept"
-      : "The search runs in this cell; interrupt the kernel to stop it");
+    const words = { ...STOP_WORDS, ...(model.get("stop_words") ?? {}) };
+    stop.setAttribute("title", stoppable ? words.tip : words.blocked);
+    hint.textContent = words.hint;
     hint.hidden = stoppable || finished;
     message.textContent = model.get("message") ?? "";
     message.hidden = !message.textContent;
@@ -168,7 +174,7 @@ function render({ model, el }) {
   }
 
   const events = ["method", "status", "phase", "tried", "found", "found_adf", "success_rate", "rate", "elapsed",
-    "series", "stoppable", "stop_requested", "message", "ending", "stats"].map((k) => `change:${k}`);
+    "series", "stoppable", "stop_requested", "message", "ending", "stats", "stop_words"].map((k) => `change:${k}`);
   for (const e of events) model.on(e, update);
   update();
   return () => {

@@ -110,6 +110,23 @@ describe("progress panel", () => {
     expect(el.querySelector(".fairnb-progress-status").textContent).toBe("stopped by user; every decided box is kept");
   });
 
+  it("says what Stop keeps in the run's own words (certify), and a search's by default", () => {
+    const search = fakeModel(state({ stoppable: false }));
+    widget.render({ model: search, el });
+    expect(el.querySelector("button.fairnb-stop").getAttribute("title")).toMatch(/^The search runs in this cell/);
+    expect(el.querySelector(".fairnb-progress-hint").textContent).toContain("every pair found so far is kept");
+    el.replaceChildren();
+    const words = { tip: "End the certification", blocked: EVIL, hint: `${EVIL} every box decided is kept` };
+    const model = fakeModel(state({ method: "certify", stop_words: words }));
+    widget.render({ model, el });
+    const stop = el.querySelector("button.fairnb-stop");
+    expect(stop.getAttribute("title")).toBe("End the certification");
+    model.receive({ stoppable: false });
+    expect(stop.getAttribute("title")).toBe(EVIL);
+    expect(el.querySelector(".fairnb-progress-hint").textContent).toBe(words.hint);
+    expect(el.querySelector("img")).toBeNull();
+  });
+
   it("removes its listeners on cleanup", () => {
     const model = fakeModel(state());
     const cleanup = widget.render({ model, el });
