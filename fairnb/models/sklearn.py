@@ -36,8 +36,8 @@ class SklearnModel:
     ``ValueError`` for a model it cannot take); ``False``: never. A binary gradient boosting model that
     :class:`~fairnb.models.sklearn_tables.BoostingTables` takes (few distinct thresholds, shallow trees: integer
     codes in small ranges) is evaluated by its lookup tables on every batch (``"auto"`` or ``True``; the same
-    decisions, probabilities up to the order of float64 additions, about 4 times the rows per CPU second of ``predict_proba``); one it
-    cannot take is said once and walks its trees as above.
+    decisions, probabilities up to the order of float64 additions, about 4 times the rows per CPU second of
+    ``predict_proba``); one it cannot take is said once and walks its trees as above.
 
     Example
     -------
