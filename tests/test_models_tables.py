@@ -153,3 +153,19 @@ def test_a_boosting_model_the_tables_cannot_take_is_said_once_and_walked(monkeyp
         SklearnModel(three, compiled=False)                         # predict_proba: nothing to say
     assert len(said) == 1 and issubclass(said[0].category, RuntimeWarning)
     assert "walking its trees, not by lookup tables" in str(said[0].message) and "3 classes" in str(said[0].message)
+
+
+def test_the_products_run_on_one_blas_thread_and_the_threads_are_restored(monkeypatch):
+    # OpenBLAS shares a chunk's product among its threads, whose waits cost far more CPU than the product
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    X, y = codes(3000, np.array([0, 0, 0]), np.array([5, 9, 3]), 13)
+    tables = BoostingTables(GradientBoostingClassifier(n_estimators=10, random_state=0).fit(X, y))
+    threads = lambda: [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"]   # noqa: E731
+    seen, raw = [], tables._raw
+    monkeypatch.setattr(tables, "_raw", lambda X32: seen.append(threads()) or raw(X32))
+    with threadpool_limits(2, user_api="blas"):
+        before = threads()
+        tables.predict_proba(X)
+        assert threads() == before
+    assert len(seen) == 3 and all(n == [1] * len(before) for n in seen)
