@@ -11,7 +11,8 @@ from .sklearn_trees import BOOSTING, FORESTS, CompiledTrees, compile_reason
 
 #: ``compiled="auto"``: the largest batch that random forests, extra-trees and gradient boosting models evaluate
 #: through :class:`~fairnb.models.sklearn_trees.CompiledTrees`; larger batches, and single trees, go to the
-#: estimator's own ``predict_proba``, which is as fast or faster there (benchmarks/results/model_limits.md)
+#: estimator's own ``predict_proba``, which is as fast or faster there (benchmarks/results/model_limits.md); binary
+#: gradient boosting that :class:`~fairnb.models.sklearn_tables.BoostingTables` takes uses its tables on every batch
 COMPILED_ROWS = 1024
 _SAID: set = set()      # the fallbacks already said, (estimator class, reason)
 
