@@ -15,8 +15,9 @@ Every number is taken on one thread (``threadpoolctl`` limits 1) and on CPU seco
 * **rows per CPU second** of each way to evaluate a model, at batch sizes ``--batches``, on random integer rows
   inside the domain's bounds: the estimator's own ``predict_proba``, fairnb's adapter (``fairnb.models.wrap``: a
   NumpyMLP for the MLP, the compiled path on small batches of forests and boosting), the compiled path alone
-  (tree models), and ONNX Runtime on the skl2onnx conversion (float32: not exact, shown for the speed only;
-  ``--no-onnx`` leaves it out);
+  (tree models), the lookup tables alone (binary boosting: ``fairnb.models.sklearn_tables.BoostingTables``), and
+  ONNX Runtime on the skl2onnx conversion (float32: not exact, shown for the speed only; ``--no-onnx`` leaves it
+  out);
 * **candidates per CPU second** of each method (``--methods``) on each model, each search stopped after
   ``--cpu`` CPU seconds (its last batch ends first), ``random_state=0``, the data's rows as seeds for the methods
   that take seeds: through fairnb's adapter as ``wrap`` gives it (``default``), through the estimator's ``predict_proba`` (``plain``:
@@ -107,11 +108,14 @@ def onnx_predict(estimator, n_features: int):
 def paths(name: str, estimator, n_features: int, onnx: bool) -> dict:
     """The ways to evaluate ``estimator`` that the throughput table compares: label -> ``predict(X)``."""
     from fairnb.models import wrap
+    from fairnb.models.sklearn_tables import BoostingTables, tables_reason
     from fairnb.models.sklearn_trees import CompiledTrees
 
     out = {"predict_proba": estimator.predict_proba, "fairnb adapter": wrap(estimator).predict_proba}
     if name in TREE_MODELS:
         out["compiled"] = CompiledTrees(estimator).predict_proba
+        if tables_reason(estimator) is None:
+            out["tables"] = BoostingTables(estimator).predict_proba
         if onnx:
             out["onnxruntime (float32)"] = onnx_predict(estimator, n_features)
     return out
@@ -245,8 +249,10 @@ def render(res: dict) -> str:
                      f"({ada.batch:,}) | " + " | ".join(rates) + " |")
     lines += ["", "## Rows per CPU second by batch size", "",
               "`fairnb adapter` is what searches use: a NumpyMLP for the MLP; for the forest and boosting, the "
-              "compiled path on batches up to `fairnb.models.sklearn.COMPILED_ROWS` rows and `predict_proba` above; "
-              "`predict_proba` otherwise. `compiled` is `CompiledTrees` on every batch; `onnxruntime (float32)` is "
+              "compiled path on batches up to `fairnb.models.sklearn.COMPILED_ROWS` rows and `predict_proba` above "
+              "(binary boosting that `BoostingTables` takes: its tables on every batch); "
+              "`predict_proba` otherwise. `compiled` is `CompiledTrees` on every batch; `tables` is `BoostingTables` "
+              "on every batch; `onnxruntime (float32)` is "
               "skl2onnx's conversion, for its speed only (not exact: see the agreement below).", "",
               "| model kind | path | " + " | ".join(f"{b:,}" for b in a["batches"]) + " |",
               "|---|---|" + "---|" * len(a["batches"])]

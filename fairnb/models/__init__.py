@@ -4,7 +4,9 @@
 adapter (imported only then), ONNX Runtime sessions the ONNX adapter (:class:`OnnxModel`; onnxruntime is
 imported only then), a scikit-learn ``MLPClassifier`` (alone or behind scalers) a white-box :class:`NumpyMLP`, other
 scikit-learn classifiers the black-box adapter (random forests, extra-trees and gradient boosting evaluated on small
-batches by :class:`~fairnb.models.sklearn_trees.CompiledTrees`, the same probabilities), callables the function adapter.
+batches by :class:`~fairnb.models.sklearn_trees.CompiledTrees`, the same probabilities; binary gradient boosting with
+few distinct thresholds on every batch by the lookup tables of :class:`~fairnb.models.sklearn_tables.BoostingTables`,
+the same decisions), callables the function adapter.
 
 Example
 -------

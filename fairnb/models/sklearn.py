@@ -6,11 +6,13 @@ import warnings
 import numpy as np
 
 from .base import as_probability_matrix
+from .sklearn_tables import BoostingTables, tables_reason
 from .sklearn_trees import BOOSTING, FORESTS, CompiledTrees, compile_reason
 
 #: ``compiled="auto"``: the largest batch that random forests, extra-trees and gradient boosting models evaluate
 #: through :class:`~fairnb.models.sklearn_trees.CompiledTrees`; larger batches, and single trees, go to the
-#: estimator's own ``predict_proba``, which is as fast or faster there (benchmarks/results/model_limits.md)
+#: estimator's own ``predict_proba``, which is as fast or faster there (benchmarks/results/model_limits.md); binary
+#: gradient boosting that :class:`~fairnb.models.sklearn_tables.BoostingTables` takes uses its tables on every batch
 COMPILED_ROWS = 1024
 _SAID: set = set()      # the fallbacks already said, (estimator class, reason)
 
@@ -32,7 +34,11 @@ class SklearnModel:
     overhead). ``"auto"`` (the default): random forests, extra-trees and gradient boosting models, on batches of
     at most ``COMPILED_ROWS`` rows; a model of those kinds that the path cannot take is said once (a
     ``RuntimeWarning`` naming why) and uses ``predict_proba``. ``True``: every batch of any tree model (a
-    ``ValueError`` for a model it cannot take); ``False``: never.
+    ``ValueError`` for a model it cannot take); ``False``: never. A binary gradient boosting model that
+    :class:`~fairnb.models.sklearn_tables.BoostingTables` takes (few distinct thresholds, shallow trees: integer
+    codes in small ranges) is evaluated by its lookup tables on every batch (``"auto"`` or ``True``; the same
+    decisions, probabilities up to the order of float64 additions, about 4 times the rows per CPU second of
+    ``predict_proba``); one it cannot take is said once and walks its trees as above.
 
     Example
     -------
@@ -55,7 +61,7 @@ class SklearnModel:
         self.estimator = estimator
         self.classes_ = getattr(estimator, "classes_", None)
         self.compiled = compiled
-        self._compiled = None              # the CompiledTrees, made at the first batch that uses it
+        self._compiled = None              # the CompiledTrees or BoostingTables, made at the first batch using it
         kind = type(estimator).__name__
         if compiled is True:
             reason = compile_reason(estimator)
@@ -69,6 +75,14 @@ class SklearnModel:
                 _say_once(kind, reason)
         else:
             self._rows = 0
+        self._tables = False
+        if self._rows and kind in BOOSTING:
+            reason = tables_reason(estimator)
+            self._tables = reason is None
+            if self._tables:
+                self._rows = np.inf
+            else:
+                _say_once(kind, reason, "by walking its trees, not by lookup tables")
         self._linear = compiled is not False and _binary_logistic(estimator)
 
     def predict_proba(self, X: np.ndarray) -> np.ndarray:
@@ -79,7 +93,7 @@ class SklearnModel:
                 return P
         if 0 < len(X) <= self._rows:
             if self._compiled is None or not self._compiled.is_current():     # compiled again after a new fit
-                self._compiled = CompiledTrees(self.estimator)
+                self._compiled = (BoostingTables if self._tables else CompiledTrees)(self.estimator)
             return self._compiled.predict_proba(X)
         names = getattr(self.estimator, "feature_names_in_", None)
         if names is not None and len(names) == X.shape[-1]:
@@ -123,12 +137,11 @@ def _logistic_proba(estimator, X: np.ndarray) -> np.ndarray | None:
     return np.stack([1 - p, p], axis=1)
 
 
-def _say_once(kind: str, reason: str):
-    """Warn, once a process for each class and reason, that a tree model uses ``predict_proba``."""
+def _say_once(kind: str, reason: str, how: str = "with its own predict_proba, not the compiled tree path"):
+    """Warn, once a process for each class and reason, that a tree model is evaluated ``how``."""
     if (kind, reason) not in _SAID:
         _SAID.add((kind, reason))
-        warnings.warn(f"fairnb evaluates this {kind} with its own predict_proba, not the compiled tree path: "
-                      f"{reason}", RuntimeWarning, stacklevel=3)
+        warnings.warn(f"fairnb evaluates this {kind} {how}: {reason}", RuntimeWarning, stacklevel=3)
 
 
 def _is_regressor(estimator) -> bool:
