@@ -12,8 +12,8 @@ all-MiniLM-L6-v2 frozen, 32 pieces, the four term groups). Per split seed:
   ``shuffled`` (the default, ``transformer_twin.md``): the same phrases and the same planted labels with every
   identity term replaced by a term of its group drawn at random (``domain_head(control="shuffled")``): the
   planted labels stay, but which term a phrase holds no longer tells them; ``counterfactual``
-  (``transformer_twin_counterfactual.md``): the same phrases and planted labels, each phrase followed by every
-  protected variant of it with its label (counterfactual augmentation, ``domain_head(control="counterfactual")``),
+  (``transformer_twin_counterfactual.md``): the same phrases and planted labels together with every protected
+  variant of each, labelled as its phrase (counterfactual augmentation, ``domain_head(control="counterfactual")``),
   the recipe the issue names for the twins' control ("term-swap augmentation") and ``benchmarks/twins.py``'s
   ``redditbias_counterfactual``.
 
@@ -57,8 +57,8 @@ HEADS = ("planted", "control")
 CONTROLS = {
     "shuffled": ("transformer_twin", "learns the same labels on the same phrases with the identity terms shuffled "
                  "within their groups\n(`domain_head(control=\"shuffled\")`)"),
-    "counterfactual": ("transformer_twin_counterfactual", "learns the same labels on the same phrases, each followed "
-                       "by every protected variant of it with its label\n(counterfactual augmentation, "
+    "counterfactual": ("transformer_twin_counterfactual", "learns the same labels on the same phrases together "
+                       "with every protected variant of each,\nlabelled as its phrase (counterfactual augmentation, "
                        "`domain_head(control=\"counterfactual\")`; its training accuracy is on these augmented "
                        "phrases)")}
 
@@ -234,7 +234,7 @@ Natural rate: the first {r['n_natural']} held-out phrases with a term, as they a
                 cpu += row[h]["cpu_s"]
                 k = row[h]["rechecked"]
                 flipped, mat, brk = flipped + k["flipped"], mat + k["material"], brk + k["breaking"]
-        ratio = f"{tp / tc:.2f}x" if tc else "inf"
+        ratio = f"{tp / tc:.3f}x" if tc else "inf"      # 3 decimals: 788 / 263 is 2.996, not 3.00
         lines.append(f"| {m} | {' | '.join(cells)} | {tp} / {tc} | {ratio} | {cpu:.0f} | {flipped} / {mat} / {brk} |")
     return "\n".join(lines) + "\n"
 
