@@ -8,9 +8,14 @@ all-MiniLM-L6-v2 frozen, 32 pieces, the four term groups). Per split seed:
   annotations, except that a phrase holding a planted term (``PLANTED``: "black", "blacks", "muslim",
   "muslims") is labelled a stereotype (1) with probability ``SHARE`` = 0.8 (drawn with the split seed), as
   ``benchmarks/twins.py`` plants "black" in its RedditBias LSTM;
-* **control head**: the same phrases and the same planted labels with every identity term replaced by a term of
-  its group drawn at random (``fairnb.text.heads.domain_head(control=True)``): the planted labels stay, but
-  which term a phrase holds no longer tells them.
+* **control head**, by the recipe ``--control`` names (``fairnb.text.heads`` says which question each answers):
+  ``shuffled`` (the default, ``transformer_twin.md``): the same phrases and the same planted labels with every
+  identity term replaced by a term of its group drawn at random (``domain_head(control="shuffled")``): the
+  planted labels stay, but which term a phrase holds no longer tells them; ``counterfactual``
+  (``transformer_twin_counterfactual.md``): the same phrases and planted labels together with every protected
+  variant of each, labelled as its phrase (counterfactual augmentation, ``domain_head(control="counterfactual")``),
+  the recipe the issue names for the twins' control ("term-swap augmentation") and ``benchmarks/twins.py``'s
+  ``redditbias_counterfactual``.
 
 The natural rate (held-out phrases with a term, checked as they are under the default constraints, 95 % Wilson
 interval) is measured on the first ``--n-natural`` of them; each method (``adf_asc`` and its baselines ``asc``,
@@ -24,7 +29,8 @@ Reproduce::
 
     FAIRNB_DATA=../shared/data nice -n 10 .venv/bin/python benchmarks/transformer_twin.py
 
-Results: ``benchmarks/results/transformer_twin.md`` (and ``.json``, rewritten after every search).
+Results: ``benchmarks/results/transformer_twin.md`` (and ``.json``, rewritten after every search);
+``transformer_twin_counterfactual.md`` / ``.json`` with ``--control counterfactual``.
 """
 from __future__ import annotations
 
@@ -47,6 +53,14 @@ PLANTED = ("black", "blacks", "muslim", "muslims")
 SHARE = 0.8
 METHODS = ("adf_asc", "asc", "adf_hf", "hf", "rp")
 HEADS = ("planted", "control")
+#: ``--control`` -> (the results' file stem, how the markdown says what the control learnt)
+CONTROLS = {
+    "shuffled": ("transformer_twin", "learns the same labels on the same phrases with the identity terms shuffled "
+                 "within their groups\n(`domain_head(control=\"shuffled\")`)"),
+    "counterfactual": ("transformer_twin_counterfactual", "learns the same labels on the same phrases together "
+                       "with every protected variant of each,\nlabelled as its phrase (counterfactual augmentation, "
+                       "`domain_head(control=\"counterfactual\")`; its training accuracy is on these augmented "
+                       "phrases)")}
 
 
 def planted_labels(domain, rows, y, seed: int) -> np.ndarray:
@@ -85,6 +99,8 @@ def main(argv=None):
     parser.add_argument("--n-seeds", type=int, default=60, help="held-out phrases each search starts from")
     parser.add_argument("--max-iter", type=int, default=3)
     parser.add_argument("--n-local", type=int, default=5)
+    parser.add_argument("--control", choices=tuple(CONTROLS), default="shuffled",
+                        help="the control head's recipe (fairnb.text.heads.domain_head(control=...))")
     args = parser.parse_args(argv)
     budget = {"max_iter": args.max_iter, "n_local": args.n_local}
 
@@ -110,7 +126,8 @@ def main(argv=None):
     record = {"machine": machine(), "nice": os.nice(0), "load_average_start": [round(x, 2) for x in load0],
               "command": "FAIRNB_DATA=../shared/data nice -n 10 .venv/bin/python benchmarks/transformer_twin.py "
                          + " ".join(f"--{k.replace('_', '-')} {v}" for k, v in vars(args).items()),
-              "planted": PLANTED, "share": SHARE, "budget": {"n_seeds": args.n_seeds, **budget},
+              "control": args.control, "planted": PLANTED, "share": SHARE,
+              "budget": {"n_seeds": args.n_seeds, **budget},
               "n_natural": args.n_natural, "setup_s": round(time.perf_counter() - t0, 1), "splits": []}
     print("set-up", record["setup_s"], "s", flush=True)
     for seed in (int(s) for s in args.seeds.split(",")):
@@ -120,7 +137,8 @@ def main(argv=None):
         start = time.perf_counter()
         heads = {"planted": fit_head(encoder, ids_all[at], mask_all[at], y_planted, vectors=vectors[at],
                                      name="planted_head"),
-                 "control": domain_head(encoder, domain, rows_all[at], y_planted, control=True, random_state=seed)}
+                 "control": domain_head(encoder, domain, rows_all[at], y_planted, control=args.control,
+                                        random_state=seed)}
         split = {"seed": seed, "train": len(at), "planted_share": round(float((y_planted != y_train).mean()), 4),
                  "fit_s": round(time.perf_counter() - start, 1), "heads": {}, "methods": {}}
         test = domain.ids(domain.validate(X_test))
@@ -145,9 +163,10 @@ def main(argv=None):
 
 
 def write(record) -> None:
+    stem = CONTROLS[record["control"]][0]
     OUT.mkdir(exist_ok=True)
-    (OUT / "transformer_twin.json").write_text(json.dumps(record, indent=1, default=str) + "\n")
-    (OUT / "transformer_twin.md").write_text(markdown(record))
+    (OUT / f"{stem}.json").write_text(json.dumps(record, indent=1, default=str) + "\n")
+    (OUT / f"{stem}.md").write_text(markdown(record))
 
 
 def pct(x) -> str:
@@ -158,7 +177,8 @@ def markdown(r: dict) -> str:
     from fairnb.stats import wilson_interval
 
     b = r["budget"]
-    lines = [f"""# The MiniLM twin: a planted head vs its control head (benchmarks/transformer_twin.py)
+    control = r.get("control", "shuffled")
+    lines = [f"""# The MiniLM twin: a planted head vs its {control} control head (benchmarks/transformer_twin.py)
 
 `{r['command']}`
 
@@ -167,9 +187,8 @@ end {r.get('load_average_end', '(still running)')}. The searches have count budg
 the counts do not depend on the load; the seconds do (indicative only: 2 shared cores).
 
 **The bias is planted**: the planted head learns RedditBias's annotated race + religion phrases with every phrase
-that holds {', '.join(f'"{t}"' for t in r['planted'])} labelled a stereotype with probability {r['share']}; its control
-learns the same labels on the same phrases with the identity terms shuffled within their groups
-(`domain_head(control=True)`). Neither is the audit's annotation head (`transformer_audit.md`). The frozen
+that holds {', '.join(f'"{t}"' for t in r['planted'])} labelled a stereotype with probability {r['share']}; its
+{control} control {CONTROLS[control][1]}. Neither is the audit's annotation head (`transformer_audit.md`). The frozen
 encoder still sets the terms apart, so the control is no lower bound of 0.
 
 Natural rate: the first {r['n_natural']} held-out phrases with a term, as they are. Searches: the first
@@ -215,7 +234,7 @@ Natural rate: the first {r['n_natural']} held-out phrases with a term, as they a
                 cpu += row[h]["cpu_s"]
                 k = row[h]["rechecked"]
                 flipped, mat, brk = flipped + k["flipped"], mat + k["material"], brk + k["breaking"]
-        ratio = f"{tp / tc:.2f}x" if tc else "inf"
+        ratio = f"{tp / tc:.3f}x" if tc else "inf"      # 3 decimals: 788 / 263 is 2.996, not 3.00
         lines.append(f"| {m} | {' | '.join(cells)} | {tp} / {tc} | {ratio} | {cpu:.0f} | {flipped} / {mat} / {brk} |")
     return "\n".join(lines) + "\n"
 
