@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...counting import UniqueCounter
 from ...oracle import rows_per_call
 from ...params import COUNT, SHARE, STEPS, Options
 from ...results import Count, Distinct
@@ -98,7 +97,7 @@ class GRFT(Search):
         if seeds is None:
             return
         seeds = ctx.use_seeds(seeds)
-        seen = UniqueCounter(ctx.domain, "eidig")
+        seen = ctx.run_counter("generated", "eidig")     # every input generated, over all rounds of seeds
         idis = {"global": 0, "local": 0}
         try:
             walkers, origins = [], []
