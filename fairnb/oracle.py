@@ -126,7 +126,13 @@ def group_outputs(Q: np.ndarray, owner: np.ndarray, n: int, m: int) -> tuple[np.
 
 def label_flip(P: np.ndarray, P_all: np.ndarray) -> np.ndarray:
     """The default notion of discrimination: ``(n, m)`` True where a variant gets another decision
-    (``argmax``) than the input."""
+    (``argmax``) than the input.
+
+    >>> label_flip(np.array([[0.5, 0.5]]), np.array([[[0.5, 0.5], [0.4, 0.6]]])).tolist()   # a tie decides 0
+    [[False, True]]
+    """
+    if P.shape[-1] == 2:        # two classes: the argmax is whether class 1 beats class 0 (a tie: 0)
+        return (P_all[..., 1] > P_all[..., 0]) != (P[:, 1] > P[:, 0])[:, None]
     return P_all.argmax(axis=2) != P.argmax(axis=1)[:, None]
 
 
@@ -244,10 +250,14 @@ class Oracle:
 
     def predict_proba(self, X) -> np.ndarray:
         """One model call on encoded inputs (its rows counted in ``rows_queried``), its output checked to be
-        an ``(n, k)`` probability matrix with the same ``k`` as every earlier call."""
+        an ``(n, k)`` probability matrix with the same ``k`` as every earlier call (by ``as_probability_matrix``,
+        unless the model's ``outputs_checked`` says that its own ``predict_proba`` already did)."""
         X = np.asarray(X, dtype=float)
         self.rows_queried += len(X)
-        P = as_probability_matrix(self.model.predict_proba(X), len(X), source="the model")
+        P = self.model.predict_proba(X)
+        if not (getattr(self.model, "outputs_checked", False) and isinstance(P, np.ndarray) and P.ndim == 2
+                and len(P) == len(X)):
+            P = as_probability_matrix(P, len(X), source="the model")
         if self.n_classes is None:
             self.n_classes = P.shape[1]
         elif P.shape[1] != self.n_classes:
@@ -283,10 +293,14 @@ class Oracle:
         if np.isnan(P_all).any():                 # ragged: a missing variant repeats the input's output
             P_all = np.where(np.isnan(P_all), P[:, None, :], P_all)
         differs = self.differs(P, P_all)  # (n, m)
-        score = np.where(differs, np.abs(P_all - P[:, None, :]).sum(axis=2), -1.0)
-        idx = score.argmax(axis=1)
         disc = differs.any(axis=1)
-        return Verdict(X, P, prot, values, P_all, disc, np.where(disc, idx, -1), items)
+        idx = np.full(n, -1)
+        rows = np.flatnonzero(disc)       # each discriminatory input's counterpart: its most different variant
+        if len(rows):
+            gap = np.abs(P_all[rows] - P[rows, None, :])
+            gap = gap[..., 0] + gap[..., 1] if gap.shape[2] == 2 else gap.sum(axis=2)
+            idx[rows] = np.where(differs[rows], gap, -1.0).argmax(axis=1)
+        return Verdict(X, P, prot, values, P_all, disc, idx, items)
 
     def _outputs(self, rows, keep_items: bool, variants=None):
         """Model outputs of every variant of ``rows`` (``variants``, else the domain's), ``(len(rows), m, k)``,
