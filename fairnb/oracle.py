@@ -126,7 +126,13 @@ def group_outputs(Q: np.ndarray, owner: np.ndarray, n: int, m: int) -> tuple[np.
 
 def label_flip(P: np.ndarray, P_all: np.ndarray) -> np.ndarray:
     """The default notion of discrimination: ``(n, m)`` True where a variant gets another decision
-    (``argmax``) than the input."""
+    (``argmax``) than the input.
+
+    >>> label_flip(np.array([[0.5, 0.5]]), np.array([[[0.5, 0.5], [0.4, 0.6]]])).tolist()   # a tie decides 0
+    [[False, True]]
+    """
+    if P.shape[-1] == 2:        # two classes: the argmax is whether class 1 beats class 0 (a tie: 0)
+        return (P_all[..., 1] > P_all[..., 0]) != (P[:, 1] > P[:, 0])[:, None]
     return P_all.argmax(axis=2) != P.argmax(axis=1)[:, None]
 
 
@@ -179,8 +185,7 @@ class Verdict:
     @property
     def counterpart_proba(self) -> np.ndarray:
         idx = np.where(self.counterpart_index < 0, 0, self.counterpart_index)
-        out = self.variant_proba[np.arange(len(self.X)), idx]
-        return np.where(self.discriminatory[:, None], out, self.proba)
+        return np.where(self.discriminatory[:, None], _row_of_each(self.variant_proba, idx), self.proba)
 
     @property
     def comparable(self) -> np.ndarray:
@@ -244,10 +249,14 @@ class Oracle:
 
     def predict_proba(self, X) -> np.ndarray:
         """One model call on encoded inputs (its rows counted in ``rows_queried``), its output checked to be
-        an ``(n, k)`` probability matrix with the same ``k`` as every earlier call."""
+        an ``(n, k)`` probability matrix with the same ``k`` as every earlier call (by ``as_probability_matrix``,
+        unless the model's ``outputs_checked`` says that its own ``predict_proba`` already did)."""
         X = np.asarray(X, dtype=float)
         self.rows_queried += len(X)
-        P = as_probability_matrix(self.model.predict_proba(X), len(X), source="the model")
+        P = self.model.predict_proba(X)
+        if not (getattr(self.model, "outputs_checked", False) and isinstance(P, np.ndarray) and P.ndim == 2
+                and len(P) == len(X)):
+            P = as_probability_matrix(P, len(X), source="the model")
         if self.n_classes is None:
             self.n_classes = P.shape[1]
         elif P.shape[1] != self.n_classes:
@@ -279,14 +288,18 @@ class Oracle:
         P_all = np.concatenate([_pad(p[0], m) for p in parts])
         items = None if values is not None else [v for p in parts for v in p[1]]
         own = np.asarray(self.domain.own_variant(X))
-        P = P_all[np.arange(n), own]
+        P = _row_of_each(P_all, own)
         if np.isnan(P_all).any():                 # ragged: a missing variant repeats the input's output
             P_all = np.where(np.isnan(P_all), P[:, None, :], P_all)
         differs = self.differs(P, P_all)  # (n, m)
-        score = np.where(differs, np.abs(P_all - P[:, None, :]).sum(axis=2), -1.0)
-        idx = score.argmax(axis=1)
-        disc = differs.any(axis=1)
-        return Verdict(X, P, prot, values, P_all, disc, np.where(disc, idx, -1), items)
+        disc = _any_per_row(differs)
+        idx = np.full(n, -1)
+        rows = np.flatnonzero(disc)       # each discriminatory input's counterpart: its most different variant
+        if len(rows):
+            gap = np.abs(P_all[rows] - P[rows, None, :])
+            gap = gap[..., 0] + gap[..., 1] if gap.shape[2] == 2 else gap.sum(axis=2)
+            idx[rows] = np.where(differs[rows], gap, -1.0).argmax(axis=1)
+        return Verdict(X, P, prot, values, P_all, disc, idx, items)
 
     def _outputs(self, rows, keep_items: bool, variants=None):
         """Model outputs of every variant of ``rows`` (``variants``, else the domain's), ``(len(rows), m, k)``,
@@ -324,6 +337,32 @@ def make_oracle(oracle, model, domain) -> Oracle:
     if oracle is not None and (isinstance(oracle, type) or not callable(oracle)):
         raise TypeError(f"oracle must be a decide(P, P_all) callable or an Oracle subclass, got {oracle!r}")
     return Oracle(model, domain, validate=False, decide=oracle)
+
+
+def _row_of_each(P: np.ndarray, j: np.ndarray) -> np.ndarray:
+    """``P[i, j[i]]`` for every ``i`` of an ``(n, m, k)`` array: ``(n, k)``, by one row gather (a fancy index
+    over two axes is several times slower).
+
+    >>> _row_of_each(np.arange(8.0).reshape(2, 2, 2), np.array([1, 0])).tolist()
+    [[2.0, 3.0], [4.0, 5.0]]
+    """
+    n, m = P.shape[:2]
+    return P.reshape((n * m,) + P.shape[2:]).take(np.arange(n) * m + j, axis=0)
+
+
+def _any_per_row(mask: np.ndarray) -> np.ndarray:
+    """``mask.any(axis=1)`` of an ``(n, m)`` bool array, column by column when ``m`` is small (a reduction over
+    a short axis is several times slower).
+
+    >>> _any_per_row(np.array([[False, True], [False, False]])).tolist()
+    [True, False]
+    """
+    if mask.shape[1] > 16 or not mask.shape[1]:
+        return mask.any(axis=1)
+    out = mask[:, 0].copy()
+    for j in range(1, mask.shape[1]):
+        out |= mask[:, j]
+    return out
 
 
 def _pad(P: np.ndarray, m: int) -> np.ndarray:

@@ -54,3 +54,25 @@ def test_global_and_local_idis_add_up_to_the_pairs_over_several_seed_rounds(synt
     r = search.run(biased_model, synthetic.domain, synthetic.X)
     assert r.extras["seed_rounds"] > 1
     assert r.count() == r.extras["global_idis"] + r.extras["local_idis"]
+
+
+def test_generated_counts_each_distinct_candidate_once_over_seed_rounds(synthetic, biased_model):
+    from fairnb.oracle import Oracle
+
+    checked = []
+
+    class Logged(Oracle):
+        def check(self, X, variants=None):
+            checked.append(np.array(X, dtype=float))
+            return super().check(X, variants)
+
+    search = GRFT(n_seeds=10, n_local=20, max_iter=3, max_time=600, max_tried=60_000, random_state=0, progress=False)
+    r = search.run(biased_model, synthetic.domain, synthetic.X, oracle=Logged)
+    assert r.extras["seed_rounds"] > 2
+    skip = r.extras["natural_n"]           # the data's rows checked as they are come first
+    while skip > 0:
+        skip -= len(checked.pop(0))
+    keys = synthetic.domain.key(np.concatenate(checked), "eidig")
+    first_seen = keys[np.sort(np.unique(keys, axis=0, return_index=True)[1])]
+    assert r.extras["generated"] == len(first_seen)
+    np.testing.assert_array_equal(r.tallies["generated"].rows(), first_seen)

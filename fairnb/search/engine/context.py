@@ -17,11 +17,12 @@ Example
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ...counting import UniqueCounter
 from ...oracle import Oracle
 from ...results import Count, Result, seed_outcomes
 from .natural import NaturalInputs
@@ -45,10 +46,27 @@ class SearchContext:
     engine: "Engine"
     selected_seeds: np.ndarray | None = None
     natural: NaturalInputs | None = None       # what the run checks as it is (``fairnb.search.engine.natural``)
+    _counters: dict = field(default_factory=dict, init=False, repr=False)    # ``run_counter``'s, by name
 
     @property
     def result(self) -> Result:
         return self.engine.result
+
+    def run_counter(self, name: str, convention: str) -> UniqueCounter:
+        """The ``UniqueCounter`` named ``name`` of this run: the same one in every round of fresh seeds
+        (``fairnb.search.engine.seed_rounds``). A strategy that tallies ``Distinct(ctx.run_counter(...))``
+        counts the run's distinct inputs as one counter per round would, merged, but without each round's
+        merge going over every key of the rounds before it.
+
+        >>> from fairnb.domains import Feature, TabularDomain
+        >>> dom = TabularDomain([Feature("sex", 0, 1), Feature("x", 0, 9)], protected=["sex"])
+        >>> ctx = SearchContext(None, dom, None, None, None, None)
+        >>> ctx.run_counter("generated", "eidig") is ctx.run_counter("generated", "eidig")
+        True
+        """
+        if name not in self._counters:
+            self._counters[name] = UniqueCounter(self.domain, convention)
+        return self._counters[name]
 
     def project(self, X, seeds) -> np.ndarray:
         """``X`` (candidates descending from the rows ``seeds``) moved into every active constraint that can

@@ -167,9 +167,10 @@ class Engine:
             rows = np.flatnonzero(d)
             info = (None if batch.info is None else batch.info(verdict, rows) if callable(batch.info)
                     else [batch.info[i] for i in rows])
-            new = r.record(verdict.X[d], verdict.counterpart[d], verdict.proba[d], verdict.counterpart_proba[d],
-                           phase=batch.phase, seed_ids=seed_ids, elapsed=self.elapsed, limit=room,
-                           limit_convention=self.convention, info=info)
+            found = verdict.take(rows)          # their counterparts worked out for them alone
+            new = r.record(found.X, found.counterpart, found.proba, found.counterpart_proba, phase=batch.phase,
+                           seed_ids=seed_ids, elapsed=self.elapsed, limit=room, limit_convention=self.convention,
+                           info=info)
         r.mark(self.elapsed)
         if batch.phase != self.phase:
             self.phase = batch.phase

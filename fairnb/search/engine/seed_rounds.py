@@ -158,12 +158,16 @@ def _compact(tally):
 
 def _merge_round(result, earlier: dict) -> None:
     """The round's tallies merged into the run's ``earlier`` ones, by their rules; a finding the rules keep
-    per shard is the latest round's."""
+    per shard is the latest round's. A ``Distinct`` of the same counter in both (``SearchContext.run_counter``)
+    already holds the union: it stays as it is."""
+    held = {k for k, t in result.tallies.items()
+            if isinstance(t, Distinct) and isinstance(earlier.get(k), Distinct) and earlier[k].keys is t.keys}
+    earlier = {k: t for k, t in earlier.items() if k not in held}
     with warnings.catch_warnings():          # a Same the rounds disagree on: the latest round's
         warnings.simplefilter("ignore", RuntimeWarning)
         merged = merge_tallies([_Tallied(earlier), result])
     merged = {**{k: t for k, t in result.tallies.items() if k not in merged},
-              **{k: _compact(t) for k, t in merged.items()}}
+              **{k: t if k in held else _compact(t) for k, t in merged.items()}}
     result.tally(**{k: t for k, t in merged.items() if not t.derived})
     result.tally(**{k: t for k, t in merged.items() if t.derived})
 

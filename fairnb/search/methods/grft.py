@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...counting import UniqueCounter
 from ...oracle import rows_per_call
 from ...params import COUNT, SHARE, STEPS, Options
 from ...results import Count, Distinct
@@ -98,7 +97,7 @@ class GRFT(Search):
         if seeds is None:
             return
         seeds = ctx.use_seeds(seeds)
-        seen = UniqueCounter(ctx.domain, "eidig")
+        seen = ctx.run_counter("generated", "eidig")     # every input generated, over all rounds of seeds
         idis = {"global": 0, "local": 0}
         try:
             walkers, origins = [], []
@@ -168,13 +167,13 @@ class GRFT(Search):
     def _walk(self, ctx, walkers, origins, seen, idis):
         """The local phase: every walker tries the same random one-attribute move and keeps it when discriminatory."""
         dom, rng = ctx.domain, ctx.rng
-        chunk = self.batch_size * self.population
+        chunk, movable = self.batch_size * self.population, dom.non_protected
         for lo in range(0, len(walkers), chunk):
             X, owner = walkers[lo:lo + chunk].copy(), origins[lo:lo + chunk]
             for _ in range(self.n_local):
-                proposal = X.copy()
-                proposal[:, rng.choice(dom.non_protected)] += rng.choice((-1, 1)) * self.local_step
-                proposal = np.clip(proposal, dom.lower, dom.upper)
+                col, move = rng.choice(movable), rng.choice((-1, 1)) * self.local_step
+                proposal = X.copy()         # the walkers lie inside the bounds: only the moved column is clipped
+                proposal[:, col] = np.clip(X[:, col] + move, dom.lower[col], dom.upper[col])
                 before = ctx.result.count()
                 verdict = yield Batch(proposal, phase="local", seed_ids=owner)
                 seen.note(proposal)
