@@ -81,7 +81,7 @@ class UniqueCounter:
         self._runs = SortedRuns()
         self._order: list[np.ndarray] = []          # the codes in the order first seen, in chunks
         self._values: list[np.ndarray] | None = None   # their values, once some value was given
-        self._commits = 0       # how many commits stored codes: a ``Fresh`` of the same count needs no re-check
+        self._state = object()  # new at each commit (and in a copy): a ``Fresh`` of the same state needs no re-check
         self._noted: list[np.ndarray] = []     # codes of ``note``'s inputs not looked up yet
         self._n_noted = 0
 
@@ -144,16 +144,16 @@ class UniqueCounter:
 
     def _fresh_codes(self, codes: np.ndarray, limit: int | None = None) -> dict:
         if not len(codes):
-            return Fresh({}, codes, self._commits)
+            return Fresh({}, codes, self._state)
         distinct, first = np.unique(codes, return_index=True)      # sorted: look-ups walk each run in order
         new = np.sort(first[~self._runs.contains(distinct)])[:limit]
-        return Fresh(zip(codes[new].tolist(), new.tolist()), codes[new], self._commits)
+        return Fresh(zip(codes[new].tolist(), new.tolist()), codes[new], self._state)
 
     def commit(self, keys, value=None) -> None:
         """Store ``keys`` (distinct codes from ``fresh``) as seen, with ``value`` where not seen before (one for
         all, or one per key; None: none)."""
         self._look_up_noted()
-        if isinstance(keys, Fresh) and keys.commits == self._commits:    # nothing stored since ``fresh``
+        if isinstance(keys, Fresh) and keys.state is self._state:    # nothing stored since ``fresh``
             codes = keys.codes
         else:
             codes = self._codes.array(list(keys))
@@ -161,7 +161,7 @@ class UniqueCounter:
             codes, value = codes[new], value if np.ndim(value) == 0 else np.asarray(value, float)[new]
         if not len(codes):
             return
-        self._commits += 1
+        self._state = object()
         self._runs.add(codes)
         self._order.append(codes)
         if value is not None and self._values is None:
@@ -218,7 +218,7 @@ class UniqueCounter:
         out.domain, out.convention, out._codes = self.domain, self.convention, self._codes.copy()
         out._runs, out._order = self._runs.copy(), list(self._order)
         out._values = None if self._values is None else list(self._values)
-        out._noted, out._n_noted = [], 0
+        out._state, out._noted, out._n_noted = object(), [], 0
         return out
 
     def __len__(self) -> int:
@@ -300,16 +300,16 @@ class KeyCodes:
 
 
 class Fresh(dict):
-    """``UniqueCounter.fresh``'s answer, ``{code: index}``, with the codes as an array and the counter's commit
-    count when it was computed: committed before any other commit, its codes need no second look-up.
+    """``UniqueCounter.fresh``'s answer, ``{code: index}``, with the codes as an array and the counter's state
+    when it was computed: committed to that counter before any other commit, its codes need no second look-up.
 
-    >>> Fresh({5: 0}, np.array([5]), 0).codes.tolist()
+    >>> Fresh({5: 0}, np.array([5]), object()).codes.tolist()
     [5]
     """
 
-    def __init__(self, items, codes: np.ndarray, commits: int):
+    def __init__(self, items, codes: np.ndarray, state: object):
         super().__init__(items)
-        self.codes, self.commits = codes, commits
+        self.codes, self.state = codes, state
 
 
 class SortedRuns:
