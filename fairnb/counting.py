@@ -145,8 +145,12 @@ class UniqueCounter:
     def _fresh_codes(self, codes: np.ndarray, limit: int | None = None) -> dict:
         if not len(codes):
             return Fresh({}, codes, self._state)
-        distinct, first = np.unique(codes, return_index=True)      # sorted: look-ups walk each run in order
-        new = np.sort(first[~self._runs.contains(distinct)])[:limit]
+        order = np.argsort(codes, kind="stable")    # sorted: look-ups walk each run in order
+        ordered = codes[order]
+        first = np.empty(len(codes), bool)          # the first of each distinct code, in the sorted order
+        first[0] = True
+        first[1:] = ordered[1:] != ordered[:-1]
+        new = np.sort(order[first][~self._runs.contains(ordered[first])])[:limit]
         return Fresh(zip(codes[new].tolist(), new.tolist()), codes[new], self._state)
 
     def commit(self, keys, value=None) -> None:
@@ -240,12 +244,13 @@ class KeyCodes:
     """
 
     def __init__(self, domain, convention: str):
-        self.low = self.high = self.place = None
+        self.low = self.high = self.place = self.span = None
         self.row = None      # (dtype, width) of key rows held as bytes
         if all(hasattr(domain, m) for m in ("clip", "lower", "upper")):
             low, high = (domain.key(np.asarray(b, dtype=float)[None], convention)[0]
                          for b in (domain.lower, domain.upper))
             self.low, self.high, self.place = low, high, mixed_radix(low, high)
+            self.span = _span(low, high)
             if self.place is None:
                 self.row = (_narrowest(low.min(), high.max()), len(low))
 
@@ -260,10 +265,12 @@ class KeyCodes:
         if not (isinstance(keys, np.ndarray) and keys.ndim == 2 and keys.dtype.kind in "iu"):
             return self.array(keys if isinstance(keys, list) else list(keys))
         if self.low is not None:
-            if len(keys) and ((keys < self.low).any() or (keys > self.high).any()):
+            # offsets from the lower bounds, modulo 2**64: a key below its bound reads as a huge unsigned offset
+            offsets = np.subtract(keys, self.low, dtype=np.int64, casting="unsafe")
+            if (offsets.view(np.uint64) > self.span).any():
                 return None
             if self.place is not None:
-                return (keys - self.low) @ self.place
+                return offsets @ self.place
         self.row = self.row or (keys.dtype, keys.shape[1])
         rows = np.ascontiguousarray(keys, dtype=self.row[0])
         return rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))).ravel()
@@ -274,6 +281,7 @@ class KeyCodes:
         dtype = _narrowest(min(self.low.min(), keys.min()), max(self.high.max(), keys.max()))
         out = KeyCodes.__new__(KeyCodes)
         out.low, out.high = (np.full(keys.shape[1], v, np.int64) for v in (np.iinfo(dtype).min, np.iinfo(dtype).max))
+        out.span = _span(out.low, out.high)
         out.place, out.row = None, (dtype, keys.shape[1])
         return out
 
@@ -327,7 +335,11 @@ class SortedRuns:
 
     def add(self, codes: np.ndarray) -> None:
         """Add ``codes``, distinct and none held already."""
-        self.runs.append(np.sort(codes, kind="stable"))
+        codes = np.sort(codes, kind="stable")
+        if self.runs and len(self.runs[-1]) < RECENT:      # a small last run: the codes join it
+            self.runs[-1] = np.insert(self.runs[-1], np.searchsorted(self.runs[-1], codes), codes)
+        else:
+            self.runs.append(codes)
         while len(self.runs) > 1 and len(self.runs[-2]) <= 2 * len(self.runs[-1]):
             last = self.runs.pop()
             self.runs[-1] = np.sort(np.concatenate([self.runs[-1], last]), kind="stable")
@@ -336,8 +348,7 @@ class SortedRuns:
         """The (n,) mask of ``codes`` held."""
         held = np.zeros(len(codes), bool)
         for run in self.runs:
-            at = np.minimum(np.searchsorted(run, codes), len(run) - 1)
-            held |= run[at] == codes
+            held |= run.take(np.searchsorted(run, codes), mode="clip") == codes
         return held
 
     def recode(self, recode) -> None:
@@ -355,6 +366,11 @@ class SortedRuns:
 
     def __len__(self) -> int:
         return sum(len(run) for run in self.runs)
+
+
+def _span(low: np.ndarray, high: np.ndarray) -> np.ndarray:
+    """``high - low`` as unsigned 64-bit integers (wrapping as ``KeyCodes.encode``'s offsets do)."""
+    return np.asarray(high, np.int64).view(np.uint64) - np.asarray(low, np.int64).view(np.uint64)
 
 
 def _narrowest(low, high) -> np.dtype:
@@ -379,5 +395,7 @@ def mixed_radix(lower: np.ndarray, upper: np.ndarray) -> np.ndarray | None:
 
 
 _MAX_BITS = 62
+#: ``SortedRuns``: a run smaller than this takes the next codes in (a merge of two sorted arrays)
+RECENT = 1 << 14
 #: ``UniqueCounter.note``: how many codes wait at least before they are looked up together
 NOTED = 1 << 18

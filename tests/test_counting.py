@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from fairnb.counting import UniqueCounter
+from fairnb import counting
+from fairnb.counting import SortedRuns, UniqueCounter
 from fairnb.domains import Feature, TabularDomain
 
 
@@ -32,3 +33,34 @@ def test_a_fresh_answer_of_one_counter_is_checked_again_when_committed_to_its_co
     d.add([[0, 3, 3]])
     d.commit(fresh)
     assert len(d) == 2 and d.key_rows().tolist() == [[0, 1, 1], [0, 3, 3]]
+
+
+def test_sorted_runs_answer_as_a_set_across_their_merges(monkeypatch):
+    """Codes join a small last run until it holds ``RECENT``; then runs merge by size. Every look-up agrees with a
+    Python set, whatever the batches' sizes."""
+    monkeypatch.setattr(counting, "RECENT", 8)
+    rng = np.random.default_rng(0)
+    runs, held = SortedRuns(), set()
+    for size in [1, 3, 5, 2, 20, 1, 1, 40, 7, 3, 100, 2]:
+        codes = np.setdiff1d(rng.integers(0, 400, size), list(held))
+        rng.shuffle(codes)
+        runs.add(codes)
+        held.update(codes.tolist())
+        probe = rng.integers(0, 400, 50)
+        assert runs.contains(probe).tolist() == [p in held for p in probe.tolist()]
+        assert len(runs) == len(held)
+        assert all(len(r) >= counting.RECENT for r in runs.runs[:-1])      # few runs: small batches join the last
+
+
+def test_a_counter_of_many_small_batches_keeps_order_values_and_counts(monkeypatch):
+    monkeypatch.setattr(counting, "RECENT", 16)
+    rng = np.random.default_rng(1)
+    c, first = UniqueCounter(_domain(), "adf"), {}
+    for step in range(60):
+        X = np.column_stack([rng.integers(0, 2, 9), rng.integers(0, 6, (9, 2))])
+        mask = c.add(X, value=float(step))
+        for i, row in enumerate(map(tuple, X[:, 1:].tolist())):
+            assert mask[i] == (row not in first)
+            first.setdefault(row, float(step))
+    assert len(c) == len(first) and [tuple(k) for k in c.key_rows().tolist()] == list(first)
+    assert c.values().tolist() == list(first.values())
