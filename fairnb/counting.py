@@ -323,7 +323,8 @@ class Fresh(dict):
 class SortedRuns:
     """A set of codes as a few sorted arrays whose sizes at least halve from one to the next: adding a batch
     appends it as a run and merges runs of similar size (each code is copied about log2(n) times in all),
-    a look-up searches each run.
+    a look-up searches each run. A last run of fewer than ``RECENT`` codes takes the next batch in, so that
+    small batches (a few hundred codes) do not leave many small runs for every look-up to search.
 
     >>> runs = SortedRuns(); runs.add(np.array([5, 1])); runs.add(np.array([3]))
     >>> runs.contains(np.array([1, 2, 3])).tolist(), len(runs)
