@@ -91,7 +91,7 @@ class UniqueCounter:
         value of its first occurrence."""
         out = cls(domain, convention)
         fresh = out.fresh(items)
-        out.commit(fresh, None if values is None else np.asarray(values, dtype=float)[list(fresh.values())])
+        out.commit(fresh, None if values is None else np.asarray(values, dtype=float)[fresh.index])
         return out
 
     def keys(self, items) -> np.ndarray:
@@ -144,14 +144,14 @@ class UniqueCounter:
 
     def _fresh_codes(self, codes: np.ndarray, limit: int | None = None) -> dict:
         if not len(codes):
-            return Fresh({}, codes, self._state)
+            return Fresh(codes, np.zeros(0, np.int64), self._state)
         order = np.argsort(codes, kind="stable")    # sorted: look-ups walk each run in order
         ordered = codes[order]
         first = np.empty(len(codes), bool)          # the first of each distinct code, in the sorted order
         first[0] = True
         first[1:] = ordered[1:] != ordered[:-1]
         new = np.sort(order[first][~self._runs.contains(ordered[first])])[:limit]
-        return Fresh(zip(codes[new].tolist(), new.tolist()), codes[new], self._state)
+        return Fresh(codes[new], new, self._state)
 
     def commit(self, keys, value=None) -> None:
         """Store ``keys`` (distinct codes from ``fresh``) as seen, with ``value`` where not seen before (one for
@@ -190,7 +190,7 @@ class UniqueCounter:
         fresh = self.fresh(items)
         self.commit(fresh, value)
         mask = np.zeros(len(items), bool)
-        mask[list(fresh.values())] = True
+        mask[fresh.index] = True
         return mask
 
     def values(self) -> np.ndarray:
@@ -308,16 +308,16 @@ class KeyCodes:
 
 
 class Fresh(dict):
-    """``UniqueCounter.fresh``'s answer, ``{code: index}``, with the codes as an array and the counter's state
-    when it was computed: committed to that counter before any other commit, its codes need no second look-up.
+    """``UniqueCounter.fresh``'s answer, ``{code: index}``, with the codes and indices as arrays and the counter's
+    state when it was computed: committed to that counter before any other commit, its codes need no second look-up.
 
-    >>> Fresh({5: 0}, np.array([5]), object()).codes.tolist()
-    [5]
+    >>> f = Fresh(np.array([5, 7]), np.array([0, 2]), object()); f, f.index.tolist()
+    ({5: 0, 7: 2}, [0, 2])
     """
 
-    def __init__(self, items, codes: np.ndarray, state: object):
-        super().__init__(items)
-        self.codes, self.state = codes, state
+    def __init__(self, codes: np.ndarray, index: np.ndarray, state: object):
+        super().__init__(zip(codes.tolist(), index.tolist()))
+        self.codes, self.index, self.state = codes, index, state
 
 
 class SortedRuns:

@@ -93,25 +93,24 @@ class Result(PairTables, SavedResult, ResultDisplay):
         X = np.asarray(X, dtype=float)
         by_adf = check_convention(limit_convention) == "adf" and limit is not None
         fresh = self._seen.fresh(X, None if by_adf else limit)
-        new = list(fresh.values())
-        adf_new = self._seen_adf.fresh(X[new]) if new else {}
+        new = fresh.index
+        adf_new = self._seen_adf.fresh(X[new]) if len(new) else {}
         if by_adf and len(adf_new) > limit:   # stop before the input that brings one ADF-unique IDI too many
             cut = sorted(adf_new.values())[limit]
             fresh = dict(list(fresh.items())[:cut])
             new = new[:cut]
             adf_new = {k: i for k, i in adf_new.items() if i < cut}
-        if not new:         # nothing to store: no need to hold Ctrl-C off
+        if not len(new):        # nothing to store: no need to hold Ctrl-C off
             with self._lock:
                 self.hits += len(X)
             return 0
-        idx = np.array(new)
         chunk = stored_form({
-            "X": X[idx], "C": np.asarray(counterparts, float)[idx],
-            "P": np.asarray(proba, float)[idx], "PC": np.asarray(counterpart_proba, float)[idx],
-            "phase": _picked(phase, len(X), object, idx),
-            "seed": _picked(seed_ids, len(X), np.int64, idx),
-            "time": _picked(elapsed, len(X), float, idx),
-            "info": _info_column(info, len(X))[idx],
+            "X": X[new], "C": np.asarray(counterparts, float)[new],
+            "P": np.asarray(proba, float)[new], "PC": np.asarray(counterpart_proba, float)[new],
+            "phase": _picked(phase, len(X), object, new),
+            "seed": _picked(seed_ids, len(X), np.int64, new),
+            "time": _picked(elapsed, len(X), float, new),
+            "info": _info_column(info, len(X))[new],
         })
         chunks, blocks = self._chunks + [chunk], self._blocks    # copy on write: a reader's list never changes
         recent = self._recent + len(new)
