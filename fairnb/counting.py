@@ -81,7 +81,7 @@ class UniqueCounter:
         self._runs = SortedRuns()
         self._order: list[np.ndarray] = []          # the codes in the order first seen, in chunks
         self._values: list[np.ndarray] | None = None   # their values, once some value was given
-        self._commits = 0       # how many commits stored codes: a ``Fresh`` of the same count needs no re-check
+        self._state = object()  # new at each commit (and in a copy): a ``Fresh`` of the same state needs no re-check
         self._noted: list[np.ndarray] = []     # codes of ``note``'s inputs not looked up yet
         self._n_noted = 0
 
@@ -91,7 +91,7 @@ class UniqueCounter:
         value of its first occurrence."""
         out = cls(domain, convention)
         fresh = out.fresh(items)
-        out.commit(fresh, None if values is None else np.asarray(values, dtype=float)[list(fresh.values())])
+        out.commit(fresh, None if values is None else np.asarray(values, dtype=float)[fresh.index])
         return out
 
     def keys(self, items) -> np.ndarray:
@@ -144,16 +144,20 @@ class UniqueCounter:
 
     def _fresh_codes(self, codes: np.ndarray, limit: int | None = None) -> dict:
         if not len(codes):
-            return Fresh({}, codes, self._commits)
-        distinct, first = np.unique(codes, return_index=True)      # sorted: look-ups walk each run in order
-        new = np.sort(first[~self._runs.contains(distinct)])[:limit]
-        return Fresh(zip(codes[new].tolist(), new.tolist()), codes[new], self._commits)
+            return Fresh(codes, np.zeros(0, np.int64), self._state)
+        order = np.argsort(codes, kind="stable")    # sorted: look-ups walk each run in order
+        ordered = codes[order]
+        first = np.empty(len(codes), bool)          # the first of each distinct code, in the sorted order
+        first[0] = True
+        first[1:] = ordered[1:] != ordered[:-1]
+        new = np.sort(order[first][~self._runs.contains(ordered[first])])[:limit]
+        return Fresh(codes[new], new, self._state)
 
     def commit(self, keys, value=None) -> None:
         """Store ``keys`` (distinct codes from ``fresh``) as seen, with ``value`` where not seen before (one for
         all, or one per key; None: none)."""
         self._look_up_noted()
-        if isinstance(keys, Fresh) and keys.commits == self._commits:    # nothing stored since ``fresh``
+        if isinstance(keys, Fresh) and keys.state is self._state:    # nothing stored since ``fresh``
             codes = keys.codes
         else:
             codes = self._codes.array(list(keys))
@@ -161,7 +165,7 @@ class UniqueCounter:
             codes, value = codes[new], value if np.ndim(value) == 0 else np.asarray(value, float)[new]
         if not len(codes):
             return
-        self._commits += 1
+        self._state = object()
         self._runs.add(codes)
         self._order.append(codes)
         if value is not None and self._values is None:
@@ -186,7 +190,7 @@ class UniqueCounter:
         fresh = self.fresh(items)
         self.commit(fresh, value)
         mask = np.zeros(len(items), bool)
-        mask[list(fresh.values())] = True
+        mask[fresh.index] = True
         return mask
 
     def values(self) -> np.ndarray:
@@ -218,7 +222,7 @@ class UniqueCounter:
         out.domain, out.convention, out._codes = self.domain, self.convention, self._codes.copy()
         out._runs, out._order = self._runs.copy(), list(self._order)
         out._values = None if self._values is None else list(self._values)
-        out._noted, out._n_noted = [], 0
+        out._state, out._noted, out._n_noted = object(), [], 0
         return out
 
     def __len__(self) -> int:
@@ -240,12 +244,13 @@ class KeyCodes:
     """
 
     def __init__(self, domain, convention: str):
-        self.low = self.high = self.place = None
+        self.low = self.high = self.place = self.span = None
         self.row = None      # (dtype, width) of key rows held as bytes
         if all(hasattr(domain, m) for m in ("clip", "lower", "upper")):
             low, high = (domain.key(np.asarray(b, dtype=float)[None], convention)[0]
                          for b in (domain.lower, domain.upper))
             self.low, self.high, self.place = low, high, mixed_radix(low, high)
+            self.span = _span(low, high)
             if self.place is None:
                 self.row = (_narrowest(low.min(), high.max()), len(low))
 
@@ -260,10 +265,12 @@ class KeyCodes:
         if not (isinstance(keys, np.ndarray) and keys.ndim == 2 and keys.dtype.kind in "iu"):
             return self.array(keys if isinstance(keys, list) else list(keys))
         if self.low is not None:
-            if len(keys) and ((keys < self.low).any() or (keys > self.high).any()):
+            # offsets from the lower bounds, modulo 2**64: a key below its bound reads as a huge unsigned offset
+            offsets = np.subtract(keys, self.low, dtype=np.int64, casting="unsafe")
+            if (offsets.view(np.uint64) > self.span).any():
                 return None
             if self.place is not None:
-                return (keys - self.low) @ self.place
+                return offsets @ self.place
         self.row = self.row or (keys.dtype, keys.shape[1])
         rows = np.ascontiguousarray(keys, dtype=self.row[0])
         return rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))).ravel()
@@ -274,6 +281,7 @@ class KeyCodes:
         dtype = _narrowest(min(self.low.min(), keys.min()), max(self.high.max(), keys.max()))
         out = KeyCodes.__new__(KeyCodes)
         out.low, out.high = (np.full(keys.shape[1], v, np.int64) for v in (np.iinfo(dtype).min, np.iinfo(dtype).max))
+        out.span = _span(out.low, out.high)
         out.place, out.row = None, (dtype, keys.shape[1])
         return out
 
@@ -300,22 +308,23 @@ class KeyCodes:
 
 
 class Fresh(dict):
-    """``UniqueCounter.fresh``'s answer, ``{code: index}``, with the codes as an array and the counter's commit
-    count when it was computed: committed before any other commit, its codes need no second look-up.
+    """``UniqueCounter.fresh``'s answer, ``{code: index}``, with the codes and indices as arrays and the counter's
+    state when it was computed: committed to that counter before any other commit, its codes need no second look-up.
 
-    >>> Fresh({5: 0}, np.array([5]), 0).codes.tolist()
-    [5]
+    >>> f = Fresh(np.array([5, 7]), np.array([0, 2]), object()); f, f.index.tolist()
+    ({5: 0, 7: 2}, [0, 2])
     """
 
-    def __init__(self, items, codes: np.ndarray, commits: int):
-        super().__init__(items)
-        self.codes, self.commits = codes, commits
+    def __init__(self, codes: np.ndarray, index: np.ndarray, state: object):
+        super().__init__(zip(codes.tolist(), index.tolist()))
+        self.codes, self.index, self.state = codes, index, state
 
 
 class SortedRuns:
     """A set of codes as a few sorted arrays whose sizes at least halve from one to the next: adding a batch
     appends it as a run and merges runs of similar size (each code is copied about log2(n) times in all),
-    a look-up searches each run.
+    a look-up searches each run. A last run of fewer than ``RECENT`` codes takes the next batch in, so that
+    small batches (a few hundred codes) do not leave many small runs for every look-up to search.
 
     >>> runs = SortedRuns(); runs.add(np.array([5, 1])); runs.add(np.array([3]))
     >>> runs.contains(np.array([1, 2, 3])).tolist(), len(runs)
@@ -327,7 +336,11 @@ class SortedRuns:
 
     def add(self, codes: np.ndarray) -> None:
         """Add ``codes``, distinct and none held already."""
-        self.runs.append(np.sort(codes, kind="stable"))
+        codes = np.sort(codes, kind="stable")
+        if self.runs and len(self.runs[-1]) < RECENT:      # a small last run: the codes join it
+            self.runs[-1] = np.insert(self.runs[-1], np.searchsorted(self.runs[-1], codes), codes)
+        else:
+            self.runs.append(codes)
         while len(self.runs) > 1 and len(self.runs[-2]) <= 2 * len(self.runs[-1]):
             last = self.runs.pop()
             self.runs[-1] = np.sort(np.concatenate([self.runs[-1], last]), kind="stable")
@@ -336,8 +349,7 @@ class SortedRuns:
         """The (n,) mask of ``codes`` held."""
         held = np.zeros(len(codes), bool)
         for run in self.runs:
-            at = np.minimum(np.searchsorted(run, codes), len(run) - 1)
-            held |= run[at] == codes
+            held |= run.take(np.searchsorted(run, codes), mode="clip") == codes
         return held
 
     def recode(self, recode) -> None:
@@ -355,6 +367,11 @@ class SortedRuns:
 
     def __len__(self) -> int:
         return sum(len(run) for run in self.runs)
+
+
+def _span(low: np.ndarray, high: np.ndarray) -> np.ndarray:
+    """``high - low`` as unsigned 64-bit integers (wrapping as ``KeyCodes.encode``'s offsets do)."""
+    return np.asarray(high, np.int64).view(np.uint64) - np.asarray(low, np.int64).view(np.uint64)
 
 
 def _narrowest(low, high) -> np.dtype:
@@ -379,5 +396,7 @@ def mixed_radix(lower: np.ndarray, upper: np.ndarray) -> np.ndarray | None:
 
 
 _MAX_BITS = 62
+#: ``SortedRuns``: a run smaller than this takes the next codes in (a merge of two sorted arrays)
+RECENT = 1 << 14
 #: ``UniqueCounter.note``: how many codes wait at least before they are looked up together
 NOTED = 1 << 18

@@ -11,12 +11,15 @@ Example
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
 
-_FLOAT_FIELDS, _EXACT_DTYPES = ("X", "C", "P", "PC", "time"), (np.int8, np.uint8, np.int16, np.uint16, np.int32)
+_FLOAT_FIELDS = ("X", "C", "P", "PC", "time")
+#: the integer dtypes ``compact`` tries, narrowest first, with their ranges
+_EXACT_RANGES = [(t, np.iinfo(t).min, np.iinfo(t).max) for t in (np.int8, np.uint8, np.int16, np.uint16, np.int32)]
 
 
 def compact(A: np.ndarray) -> np.ndarray:
@@ -29,9 +32,9 @@ def compact(A: np.ndarray) -> np.ndarray:
     if not A.size or A.dtype.kind not in "fiu":
         return A
     lo, hi = A.min(), A.max()
-    if A.dtype.kind in "iu" or (np.isfinite(lo) and np.isfinite(hi) and np.array_equal(A, np.rint(A))):
-        for dtype in _EXACT_DTYPES:
-            if np.iinfo(dtype).min <= lo and hi <= np.iinfo(dtype).max:
+    if A.dtype.kind in "iu" or (math.isfinite(lo) and math.isfinite(hi) and (np.rint(A) == A).all()):
+        for dtype, low, high in _EXACT_RANGES:
+            if low <= lo and hi <= high:
                 return A.astype(dtype)
     if A.dtype == np.float64:
         f32 = A.astype(np.float32)

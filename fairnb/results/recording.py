@@ -93,36 +93,36 @@ class Result(PairTables, SavedResult, ResultDisplay):
         X = np.asarray(X, dtype=float)
         by_adf = check_convention(limit_convention) == "adf" and limit is not None
         fresh = self._seen.fresh(X, None if by_adf else limit)
-        new = list(fresh.values())
-        adf_new = self._seen_adf.fresh(X[new]) if new else {}
+        new = fresh.index
+        adf_new = self._seen_adf.fresh(X[new]) if len(new) else {}
         if by_adf and len(adf_new) > limit:   # stop before the input that brings one ADF-unique IDI too many
             cut = sorted(adf_new.values())[limit]
             fresh = dict(list(fresh.items())[:cut])
             new = new[:cut]
             adf_new = {k: i for k, i in adf_new.items() if i < cut}
-        chunk = None
-        if new:
-            idx = np.array(new)
-            chunk = stored_form({
-                "X": X[idx], "C": np.asarray(counterparts, float)[idx],
-                "P": np.asarray(proba, float)[idx], "PC": np.asarray(counterpart_proba, float)[idx],
-                "phase": _per_input(phase, len(X), object)[idx],
-                "seed": _per_input(seed_ids, len(X), np.int64)[idx],
-                "time": _per_input(elapsed, len(X), float)[idx],
-                "info": _info_column(info, len(X))[idx],
-            })
-            chunks, blocks = self._chunks + [chunk], self._blocks    # copy on write: a reader's list never changes
-            recent = self._recent + len(new)
-            if recent >= _BLOCK:
-                chunks, blocks, recent = chunks[:blocks] + [_joined(chunks[blocks:])], blocks + 1, 0
+        if not len(new):        # nothing to store: no need to hold Ctrl-C off
+            with self._lock:
+                self.hits += len(X)
+            return 0
+        chunk = stored_form({
+            "X": X[new], "C": np.asarray(counterparts, float)[new],
+            "P": np.asarray(proba, float)[new], "PC": np.asarray(counterpart_proba, float)[new],
+            "phase": _picked(phase, len(X), object, new),
+            "seed": _picked(seed_ids, len(X), np.int64, new),
+            "time": _picked(elapsed, len(X), float, new),
+            "info": _info_column(info, len(X))[new],
+        })
+        chunks, blocks = self._chunks + [chunk], self._blocks    # copy on write: a reader's list never changes
+        recent = self._recent + len(new)
+        if recent >= _BLOCK:
+            chunks, blocks, recent = chunks[:blocks] + [_joined(chunks[blocks:])], blocks + 1, 0
         with deferred_interrupts(), self._lock:
             self.hits += len(X)
-            if chunk is not None:
-                self._chunks, self._blocks, self._recent = chunks, blocks, recent
-                self._pair_bytes += _nbytes(chunk)
-                self._seen.commit(fresh)
-                # each ADF-unique input keeps the time of its first full instance
-                self._seen_adf.commit(adf_new, chunk["time"][list(adf_new.values())])
+            self._chunks, self._blocks, self._recent = chunks, blocks, recent
+            self._pair_bytes += _nbytes(chunk)
+            self._seen.commit(fresh)
+            # each ADF-unique input keeps the time of its first full instance
+            self._seen_adf.commit(adf_new, chunk["time"][list(adf_new.values())])
         return len(new)
 
     def __getstate__(self):
@@ -419,13 +419,14 @@ class Result(PairTables, SavedResult, ResultDisplay):
         return pd.DataFrame(self._timeline, columns=["elapsed", "tried", "found"])
 
 
-def _per_input(values, n: int, dtype) -> np.ndarray:
-    """``values`` (one for all ``n`` inputs, or one per input) as an ``(n,)`` array of ``dtype``.
+def _picked(values, n: int, dtype, idx: np.ndarray) -> np.ndarray:
+    """``values`` (one for all ``n`` inputs, or one per input) at the inputs ``idx``, as an array of ``dtype``.
 
-    >>> _per_input("global", 2, object).tolist(), _per_input([1, 2], 2, float).tolist()
-    (['global', 'global'], [1.0, 2.0])
+    >>> _picked("global", 3, object, np.array([2])).tolist(), _picked([1, 2, 3], 3, float, np.array([0, 2])).tolist()
+    (['global'], [1.0, 3.0])
     """
-    return np.broadcast_to(np.asarray(values, dtype=dtype), (n,)).copy()
+    values = np.asarray(values, dtype=dtype)
+    return np.full(len(idx), values) if values.ndim == 0 else np.broadcast_to(values, (n,))[idx]
 
 
 #: pairs in a block of a Result's stored pairs: recent batches are joined into one when they hold as many, so
