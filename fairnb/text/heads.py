@@ -29,6 +29,8 @@ head's weights see that difference. ``control=`` picks the recipe, each answerin
   RedditBias twin's, chosen from invariance and accuracy in ``benchmarks/results/clp_strength_text.md``, never from
   search counts). The variants are encoded once, as for ``"counterfactual"`` (several times the texts); the head
   has no L2 penalty (``C`` is the logistic heads'), Adam (learning rate 1e-3) for :data:`CLP_EPOCHS` epochs.
+  Check its accuracy before reading counts beside it: on the MiniLM twin (``transformer_twin_clp.md``) strength 1.0
+  left a near-constant head (the majority class on nearly every phrase), which no search can find pairs on.
 
 Example
 -------
