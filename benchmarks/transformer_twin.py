@@ -15,7 +15,10 @@ all-MiniLM-L6-v2 frozen, 32 pieces, the four term groups). Per split seed:
   (``transformer_twin_counterfactual.md``): the same phrases and planted labels together with every protected
   variant of each, labelled as its phrase (counterfactual augmentation, ``domain_head(control="counterfactual")``),
   the recipe the issue names for the twins' control ("term-swap augmentation") and ``benchmarks/twins.py``'s
-  ``redditbias_counterfactual``.
+  ``redditbias_counterfactual``; ``clp`` (``transformer_twin_clp.md``): a softmax head trained on the same phrases
+  and planted labels with counterfactual logit pairing (``domain_head(control="clp")``, one protected variant of
+  each phrase drawn per batch) at the project's text strength ``CLP_STRENGTH`` = 1.0, the other recipe the issue
+  names and ``benchmarks/twins.py``'s ``redditbias_clp``.
 
 The natural rate (held-out phrases with a term, checked as they are under the default constraints, 95 % Wilson
 interval) is measured on the first ``--n-natural`` of them; each method (``adf_asc`` and its baselines ``asc``,
@@ -30,7 +33,9 @@ Reproduce::
     FAIRNB_DATA=../shared/data nice -n 10 .venv/bin/python benchmarks/transformer_twin.py
 
 Results: ``benchmarks/results/transformer_twin.md`` (and ``.json``, rewritten after every search);
-``transformer_twin_counterfactual.md`` / ``.json`` with ``--control counterfactual``.
+``transformer_twin_counterfactual.md`` / ``.json`` with ``--control counterfactual``; ``transformer_twin_clp.md`` /
+``.json`` with ``--control clp``. Each head's *swap shift* is its mean ``|logit(x) - logit(x')|`` over the protected
+variants of the natural rate's phrases (the log-odds of a stereotype; read from the adapter's memory).
 """
 from __future__ import annotations
 
@@ -49,6 +54,8 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from transformer_audit import GROUPS, OUT, PIECES, cpu_seconds, phrases, recheck  # noqa: E402
 
+from fairnb.text.heads import CLP_STRENGTH  # noqa: E402
+
 PLANTED = ("black", "blacks", "muslim", "muslims")
 SHARE = 0.8
 METHODS = ("adf_asc", "asc", "adf_hf", "hf", "rp")
@@ -60,7 +67,12 @@ CONTROLS = {
     "counterfactual": ("transformer_twin_counterfactual", "learns the same labels on the same phrases together "
                        "with every protected variant of each,\nlabelled as its phrase (counterfactual augmentation, "
                        "`domain_head(control=\"counterfactual\")`; its training accuracy is on these augmented "
-                       "phrases)")}
+                       "phrases)"),
+    "clp": ("transformer_twin_clp", "learns the same labels on the same phrases with counterfactual logit pairing "
+            f"at strength {CLP_STRENGTH}\n(`domain_head(control=\"clp\")`: a softmax head on the frozen sentence "
+            "vectors, the cross-entropy plus\nthe strength times the mean |logit(x) - logit(x')| over one protected "
+            "variant of each phrase drawn per batch;\nthe strength is `benchmarks/twins.py`'s RedditBias one, fixed "
+            "beforehand)")}
 
 
 def planted_labels(domain, rows, y, seed: int) -> np.ndarray:
@@ -76,6 +88,15 @@ def natural(adapter, domain, seeds) -> dict:
     s = fairnb.run_search(adapter, domain, method="rp", seeds=seeds, n_seeds=len(seeds), max_iter=0, n_local=0,
                           random_state=0, progress=False).summary()
     return {k: s[k] for k in ("natural_rate", "natural_low", "natural_high", "natural_n", "natural_idis")}
+
+
+def swap_shift(adapter, domain, seeds) -> float:
+    """A head's mean ``|logit(x) - logit(x')|`` over every protected variant ``x'`` of the phrases ``seeds``."""
+    flat, owner = domain.variants(domain.ids(domain.validate(seeds)))
+    p = np.clip(adapter.predict_proba(flat), 1e-12, 1)
+    logit = np.log(p[:, 1] / p[:, 0])
+    n = len(seeds)
+    return round(float(np.abs(logit[n:] - logit[owner[n:]]).mean()), 4)
 
 
 def search(method, adapter, head, domain, seeds, budget) -> dict:
@@ -126,7 +147,8 @@ def main(argv=None):
     record = {"machine": machine(), "nice": os.nice(0), "load_average_start": [round(x, 2) for x in load0],
               "command": "FAIRNB_DATA=../shared/data nice -n 10 .venv/bin/python benchmarks/transformer_twin.py "
                          + " ".join(f"--{k.replace('_', '-')} {v}" for k, v in vars(args).items()),
-              "control": args.control, "planted": PLANTED, "share": SHARE,
+              "control": args.control, **({"pairing_strength": CLP_STRENGTH} if args.control == "clp" else {}),
+              "planted": PLANTED, "share": SHARE,
               "budget": {"n_seeds": args.n_seeds, **budget},
               "n_natural": args.n_natural, "setup_s": round(time.perf_counter() - t0, 1), "splits": []}
     print("set-up", record["setup_s"], "s", flush=True)
@@ -149,7 +171,11 @@ def main(argv=None):
             predicted = adapters[name].predict_proba(test).argmax(1)
             split["heads"][name] = {"train_accuracy": round(head.head_accuracy, 3),
                                     "test_accuracy_annotations": round(float((predicted == y_test).mean()), 3),
-                                    **natural(adapters[name], domain, with_term[:args.n_natural])}
+                                    **natural(adapters[name], domain, with_term[:args.n_natural]),
+                                    "swap_shift": swap_shift(adapters[name], domain, with_term[:args.n_natural])}
+            if hasattr(head, "pairing_history"):     # the CLP head's training curve, every 5th epoch
+                split["heads"][name]["pairing_history"] = {k: [round(float(x), 4) for x in v[::5]] + [round(
+                    float(v[-1]), 4)] for k, v in head.pairing_history.items()}
         print(seed, split["heads"], flush=True)
         record["splits"].append(split)
         for method in args.methods.split(","):
@@ -178,6 +204,7 @@ def markdown(r: dict) -> str:
 
     b = r["budget"]
     control = r.get("control", "shuffled")
+    shifts = all("swap_shift" in h for s in r["splits"] for h in s["heads"].values())
     lines = [f"""# The MiniLM twin: a planted head vs its {control} control head (benchmarks/transformer_twin.py)
 
 `{r['command']}`
@@ -197,8 +224,8 @@ Natural rate: the first {r['n_natural']} held-out phrases with a term, as they a
 
 ## Heads and natural rates per split
 
-| split | head | training accuracy (its labels) | held-out accuracy (annotations) | natural rate | 95 % interval | apart |
-|---|---|---|---|---|---|---|"""]
+| split | head | training accuracy (its labels) | held-out accuracy (annotations) | natural rate | 95 % interval | apart |"""
+             + (" swap shift |" if shifts else ""), "|---|---|---|---|---|---|---|" + ("---|" if shifts else "")]
     totals = {h: [0, 0] for h in HEADS}
     for s in r["splits"]:
         p, c = s["heads"]["planted"], s["heads"]["control"]
@@ -208,13 +235,13 @@ Natural rate: the first {r['n_natural']} held-out phrases with a term, as they a
             totals[name][1] += h["natural_n"]
             lines.append(f"| {s['seed']} | {name} | {h['train_accuracy']} | {h['test_accuracy_annotations']} | "
                          f"{pct(h['natural_rate'])} | [{pct(h['natural_low'])}, {pct(h['natural_high'])}] | "
-                         f"{'yes' if apart else 'no'} |")
+                         f"{'yes' if apart else 'no'} |" + (f" {h['swap_shift']} |" if shifts else ""))
     pooled = {h: (k / n, *wilson_interval(k, n)) for h, (k, n) in totals.items() if n}
     if len(pooled) == 2:
         lines.append(f"| all | planted / control | | | {pct(pooled['planted'][0])} / {pct(pooled['control'][0])} | "
                      f"[{pct(pooled['planted'][1])}, {pct(pooled['planted'][2])}] / "
                      f"[{pct(pooled['control'][1])}, {pct(pooled['control'][2])}] | "
-                     f"{'yes' if pooled['planted'][1] > pooled['control'][2] else 'no'} |")
+                     f"{'yes' if pooled['planted'][1] > pooled['control'][2] else 'no'} |" + (" |" if shifts else ""))
     lines += ["", "## Material pairs per method (planted / control), re-checked from the strings", "",
               "| method | " + " | ".join(f"split {s['seed']}" for s in r["splits"]) +
               " | total | planted / control | CPU s (planted + control) | re-checked: flipped / material / breaking |",

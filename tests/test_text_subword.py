@@ -298,12 +298,48 @@ def test_the_counterfactual_control_head_is_fitted_on_every_text_and_its_variant
     assert rates[1] < rates[0] / 2
 
 
+def swap_shift(head, domain, texts) -> float:
+    """The mean ``|logit(x) - logit(x')|`` of ``head`` over every protected variant ``x'`` of the ``texts``."""
+    flat, owner = domain.variants(domain.ids(domain.validate(texts)))
+    ids, mask, _ = domain.subword.encode_rows(domain.vocab, flat)
+    p = np.clip(head.predict([ids, mask], verbose=0), 1e-7, 1)
+    logit = np.log(p[:, 1] / p[:, 0])
+    n = len(texts)
+    return float(np.abs(logit[n:] - logit[owner[n:]]).mean())
+
+
+def test_the_clp_control_head_moves_its_logit_on_a_term_swap_less_than_the_plain_head(bench):
+    """``domain_head(control="clp")``: a softmax head trained on the frozen sentence vectors with counterfactual logit
+    pairing (one variant of each text drawn per batch). On its training texts' term swaps its logit moves far less
+    than the plain (logistic) head's on the planted labels, and than the same training without pairing
+    (``pairing_strength=0``, accepted)."""
+    from fairnb.text.bert import bert_encoder, random_bert_weights
+    from fairnb.text.heads import CLP_CONTROL_LABEL, COUNTERFACTUAL_CONTROL_LABEL, domain_head
+
+    tok, data, _, _, _, domain = bench
+    encoder = bert_encoder(*random_bert_weights(tok.get_vocab_size(), hidden=64, layers=1, heads=2, intermediate=64),
+                           PIECES)
+    planted = domain_head(encoder, domain, data.texts, data.y, C=10.0)
+    clp = domain_head(encoder, domain, data.texts, data.y, control="clp", random_state=0)
+    unpaired = domain_head(encoder, domain, data.texts, data.y, control="clp", pairing_strength=0, random_state=0)
+    assert clp.name == "clp_control_head" and CLP_CONTROL_LABEL != COUNTERFACTUAL_CONTROL_LABEL
+    assert clp.pairing_history["pairs"][0] == sum(any(r in t.split() for r in RELIGION) for t in data.texts)
+    shifts = [swap_shift(h, domain, data.texts) for h in (planted, unpaired, clp)]
+    assert shifts[2] < shifts[0] / 3 and shifts[2] < shifts[1] / 3
+    assert unpaired.head_accuracy > 0.7          # the head does learn (the labels' majority share is 0.58)
+
+
 def test_a_control_recipe_not_known_is_named():
     from fairnb.text.heads import domain_head
 
-    for control in ("counterfactuals", "Shuffled", 1, None):
-        with pytest.raises(ValueError, match="control must be False, 'shuffled' .* or 'counterfactual'; got"):
+    for control in ("counterfactuals", "Shuffled", "CLP", 1, None):
+        with pytest.raises(ValueError, match="control must be False, 'shuffled' .*, 'counterfactual' or 'clp'; got"):
             domain_head(None, None, ["a text"], [0], control=control)
+    for strength in (-1.0, float("nan"), "1", True):
+        with pytest.raises(ValueError, match="pairing_strength must be a finite number >= 0"):
+            domain_head(None, None, ["a text"], [0], control="clp", pairing_strength=strength)
+    with pytest.raises(ValueError, match="pairing_strength is the strength of control='clp'; got it with"):
+        domain_head(None, None, ["a text"], [0], control="shuffled", pairing_strength=1.0)
 
 
 def test_a_bert_batch_is_cut_to_its_longest_text_with_the_same_outputs(bench):
