@@ -34,7 +34,8 @@ Reproduce::
 
 Results: ``benchmarks/results/transformer_twin.md`` (and ``.json``, rewritten after every search);
 ``transformer_twin_counterfactual.md`` / ``.json`` with ``--control counterfactual``; ``transformer_twin_clp.md`` /
-``.json`` with ``--control clp``. Each head's *swap shift* is its mean ``|logit(x) - logit(x')|`` over the protected
+``.json`` with ``--control clp``, ``transformer_twin_clp_<strength>.md`` with ``--control clp --clp-strength S``
+(S chosen by ``benchmarks/clp_strength_minilm.py``). Each head's *swap shift* is its mean ``|logit(x) - logit(x')|`` over the protected
 variants of the natural rate's phrases (the log-odds of a stereotype; read from the adapter's memory).
 """
 from __future__ import annotations
@@ -69,10 +70,13 @@ CONTROLS = {
                        "`domain_head(control=\"counterfactual\")`; its training accuracy is on these augmented "
                        "phrases)"),
     "clp": ("transformer_twin_clp", "learns the same labels on the same phrases with counterfactual logit pairing "
-            f"at strength {CLP_STRENGTH}\n(`domain_head(control=\"clp\")`: a softmax head on the frozen sentence "
+            "at strength {strength}\n(`domain_head(control=\"clp\")`: a softmax head on the frozen sentence "
             "vectors, the cross-entropy plus\nthe strength times the mean |logit(x) - logit(x')| over one protected "
-            "variant of each phrase drawn per batch;\nthe strength is `benchmarks/twins.py`'s RedditBias one, fixed "
-            "beforehand)")}
+            "variant of each phrase drawn per batch;\n{why})")}
+#: why the CLP strength is what it is: the default, or one chosen for this head (``--clp-strength``)
+CLP_WHY = {CLP_STRENGTH: "the strength is `benchmarks/twins.py`'s RedditBias one, fixed beforehand"}
+CLP_CHOSEN = ("the strength was chosen for this head from held-out accuracy and stereotype share alone,\n"
+              "`benchmarks/results/clp_strength_minilm.md`, never from search counts")
 
 
 def planted_labels(domain, rows, y, seed: int) -> np.ndarray:
@@ -122,32 +126,26 @@ def main(argv=None):
     parser.add_argument("--n-local", type=int, default=5)
     parser.add_argument("--control", choices=tuple(CONTROLS), default="shuffled",
                         help="the control head's recipe (fairnb.text.heads.domain_head(control=...))")
+    parser.add_argument("--clp-strength", type=float, default=CLP_STRENGTH,
+                        help="the pairing strength of --control clp (another than the default writes "
+                             "transformer_twin_clp_<strength>.md)")
     args = parser.parse_args(argv)
+    if args.clp_strength != CLP_STRENGTH and args.control != "clp":
+        parser.error("--clp-strength is the strength of --control clp")
     budget = {"max_iter": args.max_iter, "n_local": args.n_local}
 
     from fairnb.bench import machine
-    from fairnb.domains import TextDomain
-    from fairnb.text import Tokenizer, all_builtin_terms, minilm
-    from fairnb.text.bert import bert_classifier, fit_head, sentence_vectors
+    from fairnb.text.bert import fit_head
     from fairnb.text.heads import domain_head
     from fairnb.text.subword import SubwordTextModel
 
     t0, load0 = time.perf_counter(), os.getloadavg()
-    X_train, _, X_test, _ = phrases(0)
-    texts = X_train + X_test                                   # every split permutes the same phrases
-    encoder = minilm.minilm_encoder(PIECES)
-    terms = [*all_builtin_terms(), *(t for group in GROUPS.values() for t in group)]
-    words = sorted({w for row in Tokenizer(terms).tokenize_all(texts) for w in row})
-    domain = TextDomain.for_model(bert_classifier(encoder), GROUPS, tokenizer=minilm.minilm_files() / "tokenizer.json",
-                                  vocabulary=words, max_len=PIECES - 2)
-    rows_all = domain.ids(domain.validate(texts))
-    ids_all, mask_all, _ = domain.subword.encode_rows(domain.vocab, rows_all)
-    vectors = sentence_vectors(encoder, ids_all, mask_all)     # the planted heads' texts, encoded once
+    texts, encoder, domain, rows_all, ids_all, mask_all, vectors = setup()
     where = {t: i for i, t in enumerate(texts)}
     record = {"machine": machine(), "nice": os.nice(0), "load_average_start": [round(x, 2) for x in load0],
               "command": "FAIRNB_DATA=../shared/data nice -n 10 .venv/bin/python benchmarks/transformer_twin.py "
                          + " ".join(f"--{k.replace('_', '-')} {v}" for k, v in vars(args).items()),
-              "control": args.control, **({"pairing_strength": CLP_STRENGTH} if args.control == "clp" else {}),
+              "control": args.control, **({"pairing_strength": args.clp_strength} if args.control == "clp" else {}),
               "planted": PLANTED, "share": SHARE,
               "budget": {"n_seeds": args.n_seeds, **budget},
               "n_natural": args.n_natural, "setup_s": round(time.perf_counter() - t0, 1), "splits": []}
@@ -160,7 +158,8 @@ def main(argv=None):
         heads = {"planted": fit_head(encoder, ids_all[at], mask_all[at], y_planted, vectors=vectors[at],
                                      name="planted_head"),
                  "control": domain_head(encoder, domain, rows_all[at], y_planted, control=args.control,
-                                        random_state=seed)}
+                                        random_state=seed, **({"pairing_strength": args.clp_strength}
+                                                              if args.control == "clp" else {}))}
         split = {"seed": seed, "train": len(at), "planted_share": round(float((y_planted != y_train).mean()), 4),
                  "fit_s": round(time.perf_counter() - start, 1), "heads": {}, "methods": {}}
         test = domain.ids(domain.validate(X_test))
@@ -171,6 +170,7 @@ def main(argv=None):
             predicted = adapters[name].predict_proba(test).argmax(1)
             split["heads"][name] = {"train_accuracy": round(head.head_accuracy, 3),
                                     "test_accuracy_annotations": round(float((predicted == y_test).mean()), 3),
+                                    "test_stereotype_share": round(float(predicted.mean()), 3),
                                     **natural(adapters[name], domain, with_term[:args.n_natural]),
                                     "swap_shift": swap_shift(adapters[name], domain, with_term[:args.n_natural])}
             if hasattr(head, "pairing_history"):     # the CLP head's training curve, every 5th epoch
@@ -188,11 +188,37 @@ def main(argv=None):
     print(markdown(record))
 
 
+def setup():
+    """What every split shares: the phrases (``texts``, every split a permutation of them), the frozen MiniLM
+    ``encoder``, the subword ``domain``, the phrases' word-id ``rows``, piece ``ids`` and ``mask``, and their
+    sentence ``vectors`` (encoded once)."""
+    from fairnb.domains import TextDomain
+    from fairnb.text import Tokenizer, all_builtin_terms, minilm
+    from fairnb.text.bert import bert_classifier, sentence_vectors
+
+    X_train, _, X_test, _ = phrases(0)
+    texts = X_train + X_test                                   # every split permutes the same phrases
+    encoder = minilm.minilm_encoder(PIECES)
+    terms = [*all_builtin_terms(), *(t for group in GROUPS.values() for t in group)]
+    words = sorted({w for row in Tokenizer(terms).tokenize_all(texts) for w in row})
+    domain = TextDomain.for_model(bert_classifier(encoder), GROUPS, tokenizer=minilm.minilm_files() / "tokenizer.json",
+                                  vocabulary=words, max_len=PIECES - 2)
+    rows = domain.ids(domain.validate(texts))
+    ids, mask, _ = domain.subword.encode_rows(domain.vocab, rows)
+    return texts, encoder, domain, rows, ids, mask, sentence_vectors(encoder, ids, mask)
+
+
+def stem(record) -> str:
+    """The results' file stem: the control's, with a CLP strength other than the default appended."""
+    strength = record.get("pairing_strength", CLP_STRENGTH)
+    return CONTROLS[record.get("control", "shuffled")][0] + ("" if strength == CLP_STRENGTH else f"_{strength:g}")
+
+
 def write(record) -> None:
-    stem = CONTROLS[record["control"]][0]
+    stem_ = stem(record)
     OUT.mkdir(exist_ok=True)
-    (OUT / f"{stem}.json").write_text(json.dumps(record, indent=1, default=str) + "\n")
-    (OUT / f"{stem}.md").write_text(markdown(record))
+    (OUT / f"{stem_}.json").write_text(json.dumps(record, indent=1, default=str) + "\n")
+    (OUT / f"{stem_}.md").write_text(markdown(record))
 
 
 def pct(x) -> str:
@@ -205,6 +231,9 @@ def markdown(r: dict) -> str:
     b = r["budget"]
     control = r.get("control", "shuffled")
     shifts = all("swap_shift" in h for s in r["splits"] for h in s["heads"].values())
+    called = all("test_stereotype_share" in h for s in r["splits"] for h in s["heads"].values())
+    strength = r.get("pairing_strength", CLP_STRENGTH)
+    learns = CONTROLS[control][1].format(strength=strength, why=CLP_WHY.get(strength, CLP_CHOSEN))
     lines = [f"""# The MiniLM twin: a planted head vs its {control} control head (benchmarks/transformer_twin.py)
 
 `{r['command']}`
@@ -215,7 +244,7 @@ the counts do not depend on the load; the seconds do (indicative only: 2 shared 
 
 **The bias is planted**: the planted head learns RedditBias's annotated race + religion phrases with every phrase
 that holds {', '.join(f'"{t}"' for t in r['planted'])} labelled a stereotype with probability {r['share']}; its
-{control} control {CONTROLS[control][1]}. Neither is the audit's annotation head (`transformer_audit.md`). The frozen
+{control} control {learns}. Neither is the audit's annotation head (`transformer_audit.md`). The frozen
 encoder still sets the terms apart, so the control is no lower bound of 0.
 
 Natural rate: the first {r['n_natural']} held-out phrases with a term, as they are. Searches: the first
@@ -225,7 +254,8 @@ Natural rate: the first {r['n_natural']} held-out phrases with a term, as they a
 ## Heads and natural rates per split
 
 | split | head | training accuracy (its labels) | held-out accuracy (annotations) | natural rate | 95 % interval | apart |"""
-             + (" swap shift |" if shifts else ""), "|---|---|---|---|---|---|---|" + ("---|" if shifts else "")]
+             + (" swap shift |" if shifts else "") + (" held-out called a stereotype |" if called else ""),
+             "|---|---|---|---|---|---|---|" + ("---|" if shifts else "") + ("---|" if called else "")]
     totals = {h: [0, 0] for h in HEADS}
     for s in r["splits"]:
         p, c = s["heads"]["planted"], s["heads"]["control"]
@@ -235,13 +265,15 @@ Natural rate: the first {r['n_natural']} held-out phrases with a term, as they a
             totals[name][1] += h["natural_n"]
             lines.append(f"| {s['seed']} | {name} | {h['train_accuracy']} | {h['test_accuracy_annotations']} | "
                          f"{pct(h['natural_rate'])} | [{pct(h['natural_low'])}, {pct(h['natural_high'])}] | "
-                         f"{'yes' if apart else 'no'} |" + (f" {h['swap_shift']} |" if shifts else ""))
+                         f"{'yes' if apart else 'no'} |" + (f" {h['swap_shift']} |" if shifts else "")
+                         + (f" {pct(h['test_stereotype_share'])} |" if called else ""))
     pooled = {h: (k / n, *wilson_interval(k, n)) for h, (k, n) in totals.items() if n}
     if len(pooled) == 2:
         lines.append(f"| all | planted / control | | | {pct(pooled['planted'][0])} / {pct(pooled['control'][0])} | "
                      f"[{pct(pooled['planted'][1])}, {pct(pooled['planted'][2])}] / "
                      f"[{pct(pooled['control'][1])}, {pct(pooled['control'][2])}] | "
-                     f"{'yes' if pooled['planted'][1] > pooled['control'][2] else 'no'} |" + (" |" if shifts else ""))
+                     f"{'yes' if pooled['planted'][1] > pooled['control'][2] else 'no'} |" + (" |" if shifts else "")
+                     + (" |" if called else ""))
     lines += ["", "## Material pairs per method (planted / control), re-checked from the strings", "",
               "| method | " + " | ".join(f"split {s['seed']}" for s in r["splits"]) +
               " | total | planted / control | CPU s (planted + control) | re-checked: flipped / material / breaking |",

@@ -137,3 +137,28 @@ def test_text_logit_pairing_refuses_validation_data(corpus):
     E = np.zeros((len(dom.vocab), 4), np.float32)
     with pytest.raises(ValueError, match="validation_data is not supported with logit_pairing"):
         fit_text_classifier(ids, y, E, logit_pairing=term_swaps(dom), validation_data=(ids, y))
+
+
+@pytest.mark.tf
+def test_the_clp_head_on_given_vectors_pairs_each_text_with_its_own_variants():
+    """``fairnb.text.heads.clp_softmax_head``: the CLP control's head fitted on sentence vectors computed once
+    (several strengths on the same texts). Column 2 is the protected direction; a text's variants differ from it
+    only there, listed out of order (``owner``), some texts without one. Unpaired, the head reads column 2; paired,
+    its logit barely moves between a text and its variants. A wrong ``owner`` is named."""
+    from fairnb.text.heads import clp_softmax_head
+
+    rng = np.random.default_rng(0)
+    X = 3 * rng.normal(size=(1000, 3)).astype(np.float32)
+    y = (X[:, 0] + 2 * X[:, 2] > 0).astype(int)
+    owner = np.repeat(np.arange(800), 2)[::-1]                # texts 800..999 have no variant
+    variants = X[owner] * np.float32([1, 1, 0]) + np.float32([0, 0, 3]) * rng.normal(size=(1600, 1))
+    shift = {}
+    for strength in (0.0, 5.0):
+        head, history = clp_softmax_head(X, y, variants, owner, strength=strength, random_state=0)
+        p = np.clip(head.predict(np.concatenate([X, variants]), verbose=0), 1e-7, 1)
+        logit = np.log(p[:, 1] / p[:, 0])
+        shift[strength] = np.abs(logit[1000:] - logit[owner]).mean()
+        assert history["pairs"][0] == 800
+    assert shift[0.0] > 1.0 and shift[5.0] < shift[0.0] / 5, shift
+    with pytest.raises(ValueError, match="owner must name the text"):
+        clp_softmax_head(X, y, variants, np.r_[owner[:-1], 1000])

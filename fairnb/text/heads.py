@@ -29,6 +29,7 @@ head's weights see that difference. ``control=`` picks the recipe, each answerin
   RedditBias twin's, chosen from invariance and accuracy in ``benchmarks/results/clp_strength_text.md``, never from
   search counts). The variants are encoded once, as for ``"counterfactual"`` (several times the texts); the head
   has no L2 penalty (``C`` is the logistic heads'), Adam (learning rate 1e-3) for :data:`CLP_EPOCHS` epochs.
+  :func:`clp_softmax_head` fits that head on vectors already encoded (several strengths on the same texts).
   Check its accuracy before reading counts beside it: on the MiniLM twin (``transformer_twin_clp.md``) strength 1.0
   left a near-constant head (the majority class on nearly every phrase), which no search can find pairs on.
 
@@ -101,35 +102,62 @@ def domain_head(encoder, domain, texts, y, *, control: bool | str = False, C: fl
 
 def _clp_head(encoder, domain, rows, y, strength: float, random_state, name: str):
     """``domain_head(control="clp")``: the texts ``rows`` and every protected variant of each encoded once, a
-    softmax head trained on their sentence vectors with :func:`~fairnb.models.logit_pairing.fit_with_logit_pairing`.
-    ``.pairing_history`` is its per-epoch history (loss, pairing, pairs)."""
-    import keras
-
-    from ..models.logit_pairing import fit_with_logit_pairing
+    softmax head trained on their sentence vectors by :func:`clp_softmax_head`. ``.pairing_history`` is its
+    per-epoch history (loss, pairing, pairs)."""
     from .bert import bert_classifier, sentence_vectors
 
-    y = np.asarray(y).astype(np.int64)
-    if len(y) != len(rows) or len(np.unique(y)) < 2 or y.min() < 0:
-        raise ValueError(f"y must hold one label 0..k-1 per text, of at least 2 classes; got {len(y)} labels for "
-                         f"{len(rows)} texts, classes {np.unique(y).tolist()}")
+    _check_labels(y, len(rows))                         # before the encoding, which takes minutes
     flat, owner = domain.variants(rows)                 # each text first, then its variants
     ids, mask, _ = domain.subword.encode_rows(domain.vocab, flat)
     vectors = sentence_vectors(encoder, ids, mask).astype(np.float32)
     n = len(rows)
-    swaps = n + np.argsort(owner[n:], kind="stable")      # the variants, grouped by their text
-    count = np.bincount(owner[n:], minlength=n)
+    head, history = clp_softmax_head(vectors[:n], y, vectors[n:], owner[n:], strength=strength,
+                                     random_state=random_state)
+    model = bert_classifier(encoder, head.output_shape[-1], head=head.layers[-1].get_weights(), name=name)
+    model.head_accuracy = float((head.predict(vectors[:n], verbose=0).argmax(1) == np.asarray(y)).mean())
+    model.pairing_history = history
+    return model
+
+
+def clp_softmax_head(vectors, y, variant_vectors, owner, *, strength: float = CLP_STRENGTH, random_state=None):
+    """The CLP control's head on vectors already computed: a softmax layer (``keras.Sequential``) trained on the
+    texts' sentence ``vectors`` with labels ``y`` by counterfactual logit pairing of ``strength``
+    (:func:`~fairnb.models.logit_pairing.fit_with_logit_pairing`, Adam, :data:`CLP_EPOCHS` epochs), where
+    ``variant_vectors[j]`` is the vector of a protected variant of text ``owner[j]``; per batch one variant of each
+    text that has one is drawn. Returns ``(head, history)``. ``domain_head(control="clp")`` encodes its texts and
+    their variants and calls it; a caller fitting several strengths on the same texts encodes them once.
+
+    >>> head, history = clp_softmax_head(V[:n], y, V[n:], owner[n:], strength=0.1)        # doctest: +SKIP
+    """
+    import keras
+
+    from ..models.logit_pairing import fit_with_logit_pairing
+
+    vectors, variant_vectors = np.asarray(vectors, np.float32), np.asarray(variant_vectors, np.float32)
+    y, owner = np.asarray(y).astype(np.int64), np.asarray(owner).astype(np.int64)
+    n = len(vectors)
+    _check_labels(y, n)
+    if owner.shape != (len(variant_vectors),) or (len(owner) and (owner.min() < 0 or owner.max() >= n)):
+        raise ValueError(f"owner must name the text (0..{n - 1}) of each of the {len(variant_vectors)} "
+                         f"variant_vectors; got shape {owner.shape}")
+    swaps = np.argsort(owner, kind="stable")            # the variants, grouped by their text
+    count = np.bincount(owner, minlength=n)
     start = np.concatenate([[0], np.cumsum(count)[:-1]])
 
     def counterfactuals(X_batch, index, rng):           # one variant per text that has one, drawn per batch
         has = np.flatnonzero(count[index] > 0)
         text = index[has]
-        return has, vectors[swaps[start[text] + rng.integers(0, count[text])]]
+        return has, variant_vectors[swaps[start[text] + rng.integers(0, count[text])]]
 
-    n_classes = int(y.max()) + 1
-    head = keras.Sequential([keras.Input((vectors.shape[1],)), keras.layers.Dense(n_classes, activation="softmax")])
-    history = fit_with_logit_pairing(head, vectors[:n], y, counterfactuals, strength=strength, epochs=CLP_EPOCHS,
+    head = keras.Sequential([keras.Input((vectors.shape[1],)), keras.layers.Dense(int(y.max()) + 1,
+                                                                                  activation="softmax")])
+    history = fit_with_logit_pairing(head, vectors, y, counterfactuals, strength=strength, epochs=CLP_EPOCHS,
                                      random_state=0 if random_state is None else int(random_state))
-    model = bert_classifier(encoder, n_classes, head=head.layers[-1].get_weights(), name=name)
-    model.head_accuracy = float((head.predict(vectors[:n], verbose=0).argmax(1) == y).mean())
-    model.pairing_history = history
-    return model
+    return head, history
+
+
+def _check_labels(y, n: int) -> None:
+    y = np.asarray(y)
+    if y.shape != (n,) or len(np.unique(y)) < 2 or y.min() < 0:
+        raise ValueError(f"y must hold one label 0..k-1 per text, of at least 2 classes; got {len(y)} labels for "
+                         f"{n} texts, classes {np.unique(y).tolist()}")
