@@ -31,7 +31,8 @@ head's weights see that difference. ``control=`` picks the recipe, each answerin
   has no L2 penalty (``C`` is the logistic heads'), Adam (learning rate 1e-3) for :data:`CLP_EPOCHS` epochs.
   :func:`clp_softmax_head` fits that head on vectors already encoded (several strengths on the same texts).
   Check its accuracy before reading counts beside it: on the MiniLM twin (``transformer_twin_clp.md``) strength 1.0
-  left a near-constant head (the majority class on nearly every phrase), which no search can find pairs on.
+  left a near-constant head (the majority class on nearly every phrase), which no search can find pairs on;
+  for that head a rule on accuracy alone chose 0.05 (``benchmarks/results/clp_strength_minilm.md``).
 
 Example
 -------
