@@ -17,6 +17,7 @@ from fairnb.models import SklearnModel, wrap
 from fairnb.models import sklearn as sklearn_adapter
 from fairnb.models.sklearn_trees import CompiledTrees, compile_reason
 from fairnb.search import get_method
+from tree_checks import assert_same, on_thresholds
 
 LOWER, UPPER = np.array([0, 0, 18, 0, 1]), np.array([1, 9, 70, 3, 99])
 
@@ -44,34 +45,16 @@ def fitted(name, classes=2):
     return ESTIMATORS[name]().fit(*tabular(600, 0, classes))
 
 
-def on_thresholds(estimator, n_rows=400, seed=1):
-    """Rows whose value in a split's feature is exactly that split's threshold, or the next float32 either side."""
-    trees = [estimator] if hasattr(estimator, "tree_") else list(np.ravel(estimator.estimators_))
-    splits = [(f, t) for tree in trees for f, t in zip(tree.tree_.feature, tree.tree_.threshold) if f >= 0]
-    rng = np.random.default_rng(seed)
-    X = tabular(n_rows, seed)[0]
-    for i, (f, t) in zip(range(n_rows), (splits[j] for j in rng.integers(0, len(splits), n_rows))):
-        X[i, f] = [t, np.nextafter(np.float32(t), np.float32(-np.inf)),
-                   np.nextafter(np.float32(t), np.float32(np.inf))][i % 3]
-    return X
-
-
-def assert_same(estimator, X):
-    P, Q = CompiledTrees(estimator).predict_proba(X), estimator.predict_proba(X)
-    assert P.shape == Q.shape
-    assert np.abs(P - Q).max() <= 1e-6
-    assert np.array_equal(P.argmax(axis=1), Q.argmax(axis=1))
-
-
 @pytest.mark.parametrize("name", ESTIMATORS)
 @pytest.mark.parametrize("classes", [2, 3])
 def test_compiled_equals_predict_proba_on_integer_real_and_threshold_inputs(name, classes):
     estimator = fitted(name, classes)
     rng = np.random.default_rng(2)
-    assert_same(estimator, tabular(3000, 3)[0])                                      # integer codes
-    assert_same(estimator, rng.uniform(LOWER - 0.5, UPPER + 0.5, (500, len(LOWER))))   # any real value in bounds
-    assert_same(estimator, on_thresholds(estimator))                                 # exactly on a split
-    assert_same(estimator, tabular(5000, 4)[0])                                      # over several chunks
+    assert_same(CompiledTrees, estimator, tabular(3000, 3)[0])                                      # integer codes
+    real = rng.uniform(LOWER - 0.5, UPPER + 0.5, (500, len(LOWER)))
+    assert_same(CompiledTrees, estimator, real)  # any real value in bounds
+    assert_same(CompiledTrees, estimator, on_thresholds(estimator, tabular(400, 1)[0], 1))  # exactly on a split
+    assert_same(CompiledTrees, estimator, tabular(5000, 4)[0])  # over several chunks
     assert CompiledTrees(estimator).predict_proba(np.zeros((0, len(LOWER)))).shape == (0, classes)
 
 
@@ -82,7 +65,7 @@ def test_inputs_on_thresholds_go_left_as_the_trees_compare_them():
     t = tree.tree_.threshold[0]
     probe = np.array([[t], [t + 1e-9], [np.nextafter(np.float32(t), np.float32(np.inf))]])
     assert CompiledTrees(tree).predict_proba(probe).argmax(axis=1).tolist() == [0, 0, 1]
-    assert_same(tree, probe)
+    assert_same(CompiledTrees, tree, probe)
 
 
 def test_probabilities_at_one_half_decide_as_predict_proba():
@@ -94,7 +77,7 @@ def test_probabilities_at_one_half_decide_as_predict_proba():
         estimator.fit(X, y)
         P = CompiledTrees(estimator).predict_proba(X)
         assert (P == 0.5).all()
-        assert_same(estimator, X)
+        assert_same(CompiledTrees, estimator, X)
 
 
 def test_missing_and_infinite_values_go_to_the_estimator():
@@ -165,11 +148,11 @@ def test_a_search_on_a_compiled_boosting_model_finds_the_same_pairs(method):
 
 def test_trees_that_are_one_leaf():
     X, y = tabular(100, 11)
-    assert_same(DecisionTreeClassifier().fit(X, np.zeros(len(X), int)), X)                 # one class, one node
+    assert_same(CompiledTrees, DecisionTreeClassifier().fit(X, np.zeros(len(X), int)), X)  # one class, one node
     forest = RandomForestClassifier(n_estimators=5, max_depth=1, random_state=0).fit(X, (X[:, 0] > 0).astype(int))
     forest.estimators_[2] = DecisionTreeClassifier().fit(X[:1].repeat(2, 0), [0, 1])          # a leaf among stumps
     assert forest.estimators_[2].tree_.node_count == 1
-    assert_same(forest, X)
+    assert_same(CompiledTrees, forest, X)
 
 
 def test_the_adapter_compiles_again_after_the_estimator_is_fitted_again():

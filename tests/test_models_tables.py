@@ -16,6 +16,7 @@ from fairnb.models import sklearn as sklearn_adapter
 from fairnb.models import sklearn_tables
 from fairnb.models.sklearn_tables import BoostingTables, tables_reason
 from fairnb.models.sklearn_trees import CompiledTrees
+from tree_checks import assert_same, on_thresholds
 
 
 def codes(n, lower, upper, seed):
@@ -25,25 +26,6 @@ def codes(n, lower, upper, seed):
     scaled = (X - lower) / np.maximum(np.asarray(upper) - lower, 1)
     score = scaled @ rng.normal(0, 1, len(lower)) + rng.normal(0, 0.5, n)
     return X, (score > np.median(score)).astype(int)
-
-
-def on_thresholds(estimator, X, seed):
-    """``X`` with one split's feature set to that split's threshold, or the float32 next to it either side."""
-    splits = [(f, t) for tree in np.ravel(estimator.estimators_) for f, t in zip(tree.tree_.feature,
-                                                                                tree.tree_.threshold) if f >= 0]
-    X, rng = X.copy(), np.random.default_rng(seed)
-    for i, j in enumerate(rng.integers(0, len(splits), len(X))):
-        f, t = splits[j]
-        X[i, f] = [t, np.nextafter(np.float32(t), np.float32(-np.inf)),
-                   np.nextafter(np.float32(t), np.float32(np.inf))][i % 3]
-    return X
-
-
-def assert_same(estimator, X):
-    P, Q = BoostingTables(estimator).predict_proba(X), estimator.predict_proba(X)
-    assert P.shape == Q.shape
-    assert np.abs(P - Q).max() <= 1e-6
-    assert np.array_equal(P.argmax(axis=1), Q.argmax(axis=1))
 
 
 SHAPES = {   # depth, bounds, trees, init
@@ -63,10 +45,11 @@ def test_tables_give_predict_proba_decisions_on_codes_reals_thresholds_and_out_o
     assert tables_reason(gb) is None
     rng = np.random.default_rng(1)
     inside = codes(5000, lower, upper, 2)[0]                          # several chunks of integer codes
-    assert_same(gb, inside)
-    assert_same(gb, rng.uniform(lower - 0.5, upper + 0.5, (600, len(lower))))      # any real value
-    assert_same(gb, on_thresholds(gb, inside[:600], 3))                            # exactly on a split
-    assert_same(gb, np.r_[codes(200, lower - 50, lower - 1, 4)[0], codes(200, upper + 1, upper + 1e6, 5)[0]])
+    assert_same(BoostingTables, gb, inside)
+    assert_same(BoostingTables, gb, rng.uniform(lower - 0.5, upper + 0.5, (600, len(lower))))      # any real value
+    assert_same(BoostingTables, gb, on_thresholds(gb, inside[:600], 3))                            # exactly on a split
+    far = np.r_[codes(200, lower - 50, lower - 1, 4)[0], codes(200, upper + 1, upper + 1e6, 5)[0]]
+    assert_same(BoostingTables, gb, far)                                               # far outside the bounds
     assert BoostingTables(gb).predict_proba(np.zeros((0, len(lower)))).shape == (0, 2)
 
 
@@ -76,7 +59,7 @@ def test_probabilities_at_one_half_decide_as_predict_proba():
     gb = GradientBoostingClassifier(n_estimators=5, init="zero", random_state=0).fit(X, np.tile([0, 1], 200))
     P = BoostingTables(gb).predict_proba(X)
     assert (P == 0.5).all()
-    assert_same(gb, X)
+    assert_same(BoostingTables, gb, X)
 
 
 def test_a_sum_that_another_order_turns_is_decided_in_scikit_learns_order(monkeypatch):
@@ -92,7 +75,7 @@ def test_a_sum_that_another_order_turns_is_decided_in_scikit_learns_order(monkey
     assert len(tables.offsets) == 3
     assert tables._raw(X[:5].astype(np.float32)).tolist() == [0.0] * 5      # the tables' own order: a tie
     assert (gb.predict_proba(X).argmax(axis=1) == 1).all()
-    assert_same(gb, X)
+    assert_same(BoostingTables, gb, X)
 
 
 def test_missing_and_infinite_values_go_to_the_estimator_which_says_why():
