@@ -119,14 +119,19 @@ def fairnb_search(method: str, model, lower, upper, names, seeds, cpu_budget: fl
                            protected=[names[GRFT_GENDER]])
     search = get_method(method)(max_time=cpu_budget * 60, random_state=seed, progress=False)
     wall, cpu = time.time(), time.process_time()
+    timeline = [(0.0, 0)]          # (CPU s, inputs found by fairnb's own count), about one a CPU second
 
     def stop_at_budget(event):
-        if time.process_time() - cpu >= cpu_budget:
+        spent = time.process_time() - cpu
+        if spent - timeline[-1][0] >= 1.0:
+            timeline.append((spent, int(event.found)))
+        if spent >= cpu_budget:
             search.stop()
 
     result = search.run(model, domain, seeds=seeds if method != "random" else None, listeners=(stop_at_budget,))
     return {"wall_s": time.time() - wall, "cpu_s": time.process_time() - cpu, "X1": result.inputs,
-            "X2": result.counterparts, "tests": int(result.tried)}
+            "X2": result.counterparts, "tests": int(result.tried),
+            "timeline": timeline + [(time.process_time() - cpu, len(result.inputs))]}
 
 
 def compare(args, name: str) -> list[dict]:
@@ -150,19 +155,29 @@ def compare(args, name: str) -> list[dict]:
             own = fairnb_search(method, model, lower, upper, names, X_train.astype(float), budget, args.seed)
         rows.append({**about, "harness": "fairnb", "method": method, "own_count": len(own["X1"]),
                      "tests": own["tests"], "wall_s": own["wall_s"], "cpu_s": own["cpu_s"], **load.summary(),
+                     "timeline": own["timeline"], "quarters": quarters(own["timeline"], budget),
                      **check_pairs(model, own["X1"], own["X2"], lower, upper, GRFT_GENDER, material=MATERIAL)})
     return rows
 
 
+def quarters(timeline: list, budget: float) -> list[int]:
+    """Inputs found in each quarter of the CPU budget (read off ``timeline``): a search that plateaus finds few in
+    the last quarter."""
+    cpu, found = np.array(timeline, float).T
+    marks = np.interp(np.arange(5) * budget / 4, cpu, found)
+    return [int(x) for x in np.diff(marks)]
+
+
 def render(rows: list[dict]) -> str:
     lines = ["| model (test acc.) | harness | method | CPU s | wall s | own count | unique unordered pairs "
-             "(re-checked) | material (>= 0.1) | per CPU s | load mean / max |",
-             "|---|---|---|---:|---:|---:|---:|---:|---:|---|"]
+             "(re-checked) | material (>= 0.1) | per CPU s | load mean / max | found in each quarter of the budget |",
+             "|---|---|---|---:|---:|---:|---:|---:|---:|---|---|"]
     for r in rows:
         lines.append(f"| {r['model']} ({r['test_accuracy']:.3f}) | {r['harness']} | {r['method']} | {r['cpu_s']:.1f} | "
                      f"{r['wall_s']:.1f} | {r['own_count']:,} | {r['unique_unordered']:,} | "
                      f"{r['material_unordered']:,} | {r['unique_unordered'] / r['cpu_s']:,.0f} | "
-                     f"{r['load_mean']:.1f} / {r['load_max']:.1f} |")
+                     f"{r['load_mean']:.1f} / {r['load_max']:.1f} | "
+                     + (" / ".join(f"{q:,}" for q in r["quarters"]) if "quarters" in r else "-") + " |")
     return "\n".join(lines) + "\n"
 
 

@@ -14,6 +14,8 @@ Example
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 
 from .domains.base import check_convention
@@ -136,13 +138,13 @@ class UniqueCounter:
                 self._noted, self._n_noted = [], 0
                 self.commit(fresh)
 
-    def fresh(self, items, limit: int | None = None) -> dict:
-        """``{code: index}`` of the first occurrence of each input not seen before, in order, at most ``limit``
-        (``code``: the input's key as one hashable value)."""
+    def fresh(self, items, limit: int | None = None) -> "Fresh":
+        """The first occurrence of each input not seen before, in order, at most ``limit``: their positions
+        (``.index``) and key codes (``.codes``); as a mapping, ``{code: index}``."""
         self._look_up_noted()
         return self._fresh_codes(self.keys(items), limit)
 
-    def _fresh_codes(self, codes: np.ndarray, limit: int | None = None) -> dict:
+    def _fresh_codes(self, codes: np.ndarray, limit: int | None = None) -> "Fresh":
         if not len(codes):
             return Fresh(codes, np.zeros(0, np.int64), self._state)
         order = np.argsort(codes, kind="stable")    # sorted: look-ups walk each run in order
@@ -209,10 +211,10 @@ class UniqueCounter:
 
     @property
     def nbytes(self) -> int:
-        """Bytes held by the counter's arrays: its codes, twice (sorted, and in the order first seen), and their
-        values."""
+        """Bytes held by the counter's arrays: its codes, twice (sorted, and in the order first seen), the sorted
+        codes' filter (``SortedRuns``) and their values."""
         self._look_up_noted()
-        return 2 * self._runs.nbytes + (8 * len(self) if self._values is not None else 0)
+        return self._runs.nbytes + self._runs.codes_nbytes + (8 * len(self) if self._values is not None else 0)
 
     def copy(self) -> "UniqueCounter":
         """A counter that holds the same keys and changes apart from this one (the arrays are shared: neither
@@ -307,17 +309,35 @@ class KeyCodes:
         return np.fromiter(codes, dtype=object, count=len(codes))
 
 
-class Fresh(dict):
-    """``UniqueCounter.fresh``'s answer, ``{code: index}``, with the codes and indices as arrays and the counter's
-    state when it was computed: committed to that counter before any other commit, its codes need no second look-up.
+class Fresh(Mapping):
+    """``UniqueCounter.fresh``'s answer: the inputs not seen before, as ``codes`` (their keys) and ``index`` (their
+    positions, ascending), with the counter's state when it was computed: committed to that counter before any
+    other commit, its codes need no second look-up. Read as a mapping it is ``{code: index}`` (built when first
+    read that way: the arrays are what the searches use).
 
-    >>> f = Fresh(np.array([5, 7]), np.array([0, 2]), object()); f, f.index.tolist()
-    ({5: 0, 7: 2}, [0, 2])
+    >>> f = Fresh(np.array([5, 7]), np.array([0, 2]), object()); dict(f), f.index.tolist(), len(f[:1])
+    ({5: 0, 7: 2}, [0, 2], 1)
     """
 
     def __init__(self, codes: np.ndarray, index: np.ndarray, state: object):
-        super().__init__(zip(codes.tolist(), index.tolist()))
         self.codes, self.index, self.state = codes, index, state
+        self._mapping: dict | None = None
+
+    def __getitem__(self, key):
+        if isinstance(key, (slice, np.ndarray)):     # a part of these inputs, still of the same state
+            return Fresh(self.codes[key], self.index[key], self.state)
+        if self._mapping is None:
+            self._mapping = dict(zip(self.codes.tolist(), self.index.tolist()))
+        return self._mapping[key]
+
+    def __iter__(self):
+        return iter(self.codes.tolist())
+
+    def __len__(self) -> int:
+        return len(self.index)
+
+    def __repr__(self) -> str:
+        return repr(dict(self))
 
 
 class SortedRuns:
@@ -326,6 +346,10 @@ class SortedRuns:
     a look-up searches each run. A last run of fewer than ``RECENT`` codes takes the next batch in, so that
     small batches (a few hundred codes) do not leave many small runs for every look-up to search.
 
+    Integer codes also set a bit each in a filter of ``FILTER_BITS`` bits a code (one hash, grown as the set
+    grows): a look-up searches the runs only for the codes whose bit is set, so a code not held costs one memory
+    read instead of a binary search of every run (most look-ups of a search are of codes not held).
+
     >>> runs = SortedRuns(); runs.add(np.array([5, 1])); runs.add(np.array([3]))
     >>> runs.contains(np.array([1, 2, 3])).tolist(), len(runs)
     ([True, False, True], 3)
@@ -333,6 +357,8 @@ class SortedRuns:
 
     def __init__(self):
         self.runs: list[np.ndarray] = []
+        self._bits: np.ndarray | None = None     # the filter, one bit a slot (None: none, or codes not integers)
+        self._shift = 0                          # a code's slot: the top bits of its hash
 
     def add(self, codes: np.ndarray) -> None:
         """Add ``codes``, distinct and none held already."""
@@ -344,25 +370,58 @@ class SortedRuns:
         while len(self.runs) > 1 and len(self.runs[-2]) <= 2 * len(self.runs[-1]):
             last = self.runs.pop()
             self.runs[-1] = np.sort(np.concatenate([self.runs[-1], last]), kind="stable")
+        self._filter(codes)
 
     def contains(self, codes: np.ndarray) -> np.ndarray:
         """The (n,) mask of ``codes`` held."""
+        if self._bits is None or codes.dtype != np.int64:
+            return self._search(codes)
+        slots = self._slots(codes)
+        maybe = np.flatnonzero((self._bits[slots >> 3] >> (slots & 7).astype(np.uint8)) & 1)
+        held = np.zeros(len(codes), bool)
+        held[maybe] = self._search(codes[maybe])
+        return held
+
+    def _search(self, codes: np.ndarray) -> np.ndarray:
         held = np.zeros(len(codes), bool)
         for run in self.runs:
             held |= run.take(np.searchsorted(run, codes), mode="clip") == codes
         return held
 
+    def _slots(self, codes: np.ndarray) -> np.ndarray:
+        return ((codes.view(np.uint64) * _HASH) >> np.uint64(self._shift)).astype(np.intp)
+
+    def _filter(self, codes: np.ndarray) -> None:
+        """Set the bits of ``codes`` (just added); a filter too small for the set is built again, twice as large."""
+        if codes.dtype != np.int64 or (self._bits is None and len(self) > len(codes)):   # not integers, or gone
+            self._bits = None
+            return
+        size = 8 * len(self._bits) if self._bits is not None else 0
+        if len(self) * FILTER_BITS > size:
+            size = max(1 << 16, 1 << int(np.ceil(np.log2(2 * len(self) * FILTER_BITS))))
+            self._bits, self._shift = np.zeros(size // 8, np.uint8), 64 - (size.bit_length() - 1)
+            codes = np.concatenate(self.runs) if len(self.runs) > 1 else self.runs[0]
+        slots = self._slots(codes)
+        np.bitwise_or.at(self._bits, slots >> 3, (1 << (slots & 7)).astype(np.uint8))
+
     def recode(self, recode) -> None:
         """Replace every code by ``recode(codes)`` (another encoding of the same keys)."""
         self.runs = [np.sort(recode(run), kind="stable") for run in self.runs]
+        self._bits = None
 
     def copy(self) -> "SortedRuns":
         out = SortedRuns()
-        out.runs = list(self.runs)
+        out.runs, out._shift = list(self.runs), self._shift
+        out._bits = None if self._bits is None else self._bits.copy()
         return out
 
     @property
     def nbytes(self) -> int:
+        """Bytes held: the runs' codes (``codes_nbytes``) and the filter."""
+        return self.codes_nbytes + (0 if self._bits is None else self._bits.nbytes)
+
+    @property
+    def codes_nbytes(self) -> int:
         return sum(run.nbytes for run in self.runs)
 
     def __len__(self) -> int:
@@ -398,5 +457,8 @@ def mixed_radix(lower: np.ndarray, upper: np.ndarray) -> np.ndarray | None:
 _MAX_BITS = 62
 #: ``SortedRuns``: a run smaller than this takes the next codes in (a merge of two sorted arrays)
 RECENT = 1 << 14
+#: ``SortedRuns``: the filter's bits a code held, at least (about 3-6 % of the codes not held pass it)
+FILTER_BITS = 16
+_HASH = np.uint64(0x9E3779B97F4A7C15)     # Fibonacci hashing: the product's top bits spread any codes
 #: ``UniqueCounter.note``: how many codes wait at least before they are looked up together
 NOTED = 1 << 18

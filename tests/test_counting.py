@@ -64,3 +64,38 @@ def test_a_counter_of_many_small_batches_keeps_order_values_and_counts(monkeypat
             first.setdefault(row, float(step))
     assert len(c) == len(first) and [tuple(k) for k in c.key_rows().tolist()] == list(first)
     assert c.values().tolist() == list(first.values())
+
+
+def test_the_filter_of_sorted_runs_answers_as_a_set_as_it_grows_is_copied_and_dropped(monkeypatch):
+    """Integer codes pass a one-hash filter before the runs are searched; it is built again larger as the set
+    grows, copied with the set, and dropped when the codes become bytes (``recode``): every look-up agrees with a
+    Python set throughout."""
+    monkeypatch.setattr(counting, "RECENT", 64)
+    rng = np.random.default_rng(2)
+    runs, held = SortedRuns(), set()
+    sizes = []
+    for size in [5, 50, 500, 3_000, 20_000, 1, 9_000]:
+        codes = np.setdiff1d(rng.integers(0, 1 << 40, size), list(held))
+        runs.add(codes)
+        held.update(codes.tolist())
+        sizes.append(len(runs._bits))
+        probe = np.concatenate([rng.choice(list(held), 200), rng.integers(0, 1 << 40, 2_000)])
+        assert runs.contains(probe).tolist() == [p in held for p in probe.tolist()]
+    assert sizes[0] < sizes[-1] and 8 * sizes[-1] >= counting.FILTER_BITS * len(held)
+    copy = runs.copy()
+    extra = np.setdiff1d(rng.integers(0, 1 << 40, 100), list(held))
+    copy.add(extra)
+    assert copy.contains(extra).all() and not runs.contains(extra).any()
+    runs.recode(lambda c: np.ascontiguousarray(c).view(np.dtype((np.void, 8))))
+    assert runs._bits is None
+    probe = rng.choice(list(held), 50)
+    assert runs.contains(probe.view(np.dtype((np.void, 8)))).all()
+
+
+def test_a_fresh_answer_reads_as_its_mapping_and_cuts_in_parts():
+    c = UniqueCounter(_domain(), "eidig")
+    c.add([[0, 1, 1]])
+    fresh = c.fresh([[0, 1, 1], [0, 2, 2], [0, 2, 2], [1, 3, 3]])
+    assert fresh.index.tolist() == [1, 3] and len(fresh) == 2 and sorted(fresh.values()) == [1, 3]
+    c.commit(fresh[:1])
+    assert len(c) == 2 and c.held([[0, 2, 2], [1, 3, 3]]).tolist() == [True, False]

@@ -85,3 +85,26 @@ def test_result_round_trip_through_the_domain_config(tmp_path):
     assert (loaded.count("eidig"), loaded.count("adf")) == (3, 2)
     with pytest.raises(ValueError, match="unknown domain kind"):
         domain_from_config({"kind": "nope"})
+
+
+@pytest.mark.parametrize("wide", [False, True])
+def test_sample_is_uniform_in_every_column_and_one_stream(wide):
+    """Every value of a column about equally often, every pair of values of two columns too (narrow and very wide
+    ranges), and ``n`` rows the first ``n`` of a larger draw from the same generator: a random search's batches
+    may have any size (``RandomSearch(batch_size="auto")``)."""
+    features = [Feature("a", 1, 3), Feature("b", -2, 2), Feature("sex", 0, 1)]
+    if wide:
+        features += [Feature(f"w{i}", 0, 2 ** 20 - 1) for i in range(3)]
+    dom = TabularDomain(features, protected=["sex"])
+    S = dom.sample(60_000, np.random.default_rng(3))
+    assert dom.validate(S).shape == (60_000, len(features))
+    for j, f in enumerate(features[:3]):
+        counts = np.unique(S[:, j], return_counts=True)[1]
+        assert len(counts) == f.high - f.low + 1
+        expected = len(S) / len(counts)
+        assert np.abs(counts - expected).max() < 5 * np.sqrt(expected)
+    pairs = np.unique(S[:, 0] * 10 + S[:, 1], return_counts=True)[1]
+    assert len(pairs) == 15 and np.abs(pairs - 4_000).max() < 5 * np.sqrt(4_000)
+    rng = np.random.default_rng(3)
+    parts = [dom.sample(n, rng) for n in (1, 999, 7_000, 52_000)]
+    assert (np.concatenate(parts) == S).all()

@@ -94,12 +94,10 @@ class Result(PairTables, SavedResult, ResultDisplay):
         by_adf = check_convention(limit_convention) == "adf" and limit is not None
         fresh = self._seen.fresh(X, None if by_adf else limit)
         new = fresh.index
-        adf_new = self._seen_adf.fresh(X[new]) if len(new) else {}
+        adf_new = self._seen_adf.fresh(X[new]) if len(new) else fresh
         if by_adf and len(adf_new) > limit:   # stop before the input that brings one ADF-unique IDI too many
-            cut = sorted(adf_new.values())[limit]
-            fresh = dict(list(fresh.items())[:cut])
-            new = new[:cut]
-            adf_new = {k: i for k, i in adf_new.items() if i < cut}
+            cut = adf_new.index[limit]
+            fresh, new, adf_new = fresh[:cut], new[:cut], adf_new[:limit]
         if not len(new):        # nothing to store: no need to hold Ctrl-C off
             with self._lock:
                 self.hits += len(X)
@@ -122,7 +120,7 @@ class Result(PairTables, SavedResult, ResultDisplay):
             self._pair_bytes += _nbytes(chunk)
             self._seen.commit(fresh)
             # each ADF-unique input keeps the time of its first full instance
-            self._seen_adf.commit(adf_new, chunk["time"][list(adf_new.values())])
+            self._seen_adf.commit(adf_new, chunk["time"][adf_new.index])
         return len(new)
 
     def __getstate__(self):

@@ -41,7 +41,7 @@ Example
 >>> import fairnb
 >>> data = fairnb.datasets.make_synthetic(n=2000, random_state=0)
 >>> r = Aequitas(n_seeds=300, n_local=50, random_state=0).run(fairnb.train_demo_model(data), data.domain)
->>> r.count() > 0 and abs(sum(r.extras["attribute_probability"]) - 1) < 1e-9
+>>> r.count() > 0 and abs(sum(r.extras["attribute_probability"]) - 1) < 1e-5     # extras: rounded to 6 places
 True
 """
 from __future__ import annotations
@@ -227,7 +227,7 @@ class Aequitas(Search):
         for lo in range(0, len(starts), self.batch_size):
             ids = np.arange(lo, min(lo + self.batch_size, len(starts)))
             if self.skips_evaluated:
-                fresh = ids[list(seen.fresh(starts[ids]).values())]
+                fresh = ids[seen.fresh(starts[ids]).index]
                 ctx.seed_outcome(np.setdiff1d(ids, fresh), "skipped", reason="a repeat of an input already evaluated")
                 ids = fresh
             X = starts[ids]

@@ -78,7 +78,7 @@ class Kosei(Aequitas):
             fresh = seen.fresh(proposal)      # committed once checked: generated counts what the model saw
             if not fresh:
                 continue
-            keep = list(fresh.values())
+            keep = fresh.index
             proposal, ids = proposal[keep], np.array([i for _, i in popped])[rows[keep]]
             verdict = yield Batch(proposal, phase="local", seed_ids=ids)
             seen.commit(fresh)

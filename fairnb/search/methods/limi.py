@@ -171,7 +171,7 @@ class LIMI(Search):
                     fresh = seen.fresh(X, limit=int(min(ctx.engine.remaining_tried, len(X))))
                     if not fresh:
                         continue
-                    new = np.fromiter(fresh.values(), dtype=int, count=len(fresh))
+                    new = fresh.index
                     verdict = yield Batch(X[new], phase="global", seed_ids=-1)
                     seen.commit(fresh)
                     hits[side] += int(verdict.discriminatory.sum())

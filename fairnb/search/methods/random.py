@@ -14,8 +14,10 @@ True
 """
 from __future__ import annotations
 
+import time
+
 from ...oracle import rows_per_call, variant_bytes
-from ...params import COUNT
+from ...params import COUNT, Options
 from ...results import Derived, Ratio
 from ...stats import wilson_interval
 from ..engine.estimator import Search
@@ -30,17 +32,21 @@ class RandomSearch(Search):
     n_samples : inputs to draw; ``None`` runs until another budget (``max_time``, ``max_tried``,
         ``max_found``) ends the search, or draws ``DEFAULT_SAMPLES`` when none is set.
     batch_size : inputs per oracle call (fewer when their protected variants would exceed
-        ``fairnb.oracle.MEMORY_BUDGET``).
+        ``fairnb.oracle.MEMORY_BUDGET``), or ``"auto"``: batches of ``FIRST_BATCH`` inputs that double while one
+        takes less than ``QUICK_BATCH`` seconds to check, up to ``LARGEST_BATCH`` (on a fast model the work of
+        each batch, not the model, is the cost). The inputs are drawn from one stream of the random generator,
+        so a run finds the same pairs in the same order at any batch size for the same ``random_state``.
     """
 
     name = "random"
     natural_from_data = False    # its natural rate is that of its random inputs, checked as it searches them
     domain_needs = ("sample",)
     DEFAULT_SAMPLES = 10_000
+    FIRST_BATCH, LARGEST_BATCH, QUICK_BATCH = 2_000, 65_536, 0.02
     _parameter_constraints = {**Search._parameter_constraints,
-                              "n_samples": [None, COUNT], "batch_size": [COUNT]}
+                              "n_samples": [None, COUNT], "batch_size": [COUNT, Options(("auto",))]}
 
-    def __init__(self, n_samples: int | None = None, batch_size: int = 2_000, *, max_time: float | None = None,
+    def __init__(self, n_samples: int | None = None, batch_size: int | str = "auto", *, max_time: float | None = None,
                  max_tried: int | None = None, max_found: int | None = None, random_state: int | None = None,
                  progress: bool | None = None, constraints="default", control=None):
         self.n_samples = n_samples
@@ -55,14 +61,19 @@ class RandomSearch(Search):
         drawn = 0
         dom = ctx.domain    # a batch's variants stay within the oracle's memory budget
         most = rows_per_call(variant_bytes(dom))
+        auto = self.batch_size == "auto"
+        batch = self.FIRST_BATCH if auto else self.batch_size
         try:
             while n_samples is None or drawn < n_samples:
-                size = min(self.batch_size, most, ctx.engine.remaining_tried,
+                size = min(batch, most, ctx.engine.remaining_tried,
                            float("inf") if n_samples is None else n_samples - drawn)
                 if size <= 0:
                     break
                 X = ctx.domain.sample(int(size), ctx.rng)
+                start = time.perf_counter()
                 yield Batch(X, phase="random", seed_ids=-1)
+                if auto and time.perf_counter() - start < self.QUICK_BATCH:
+                    batch = min(2 * batch, self.LARGEST_BATCH)
                 ctx.engine.measure_control(X)      # random inputs are checked as they are: on the control too
                 drawn += len(X)
         finally:   # the discriminatory share of the domain with its 95% Wilson interval
