@@ -181,9 +181,29 @@ def render(rows: list[dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def peers_table(rows: list[dict]) -> str:
+    """The issue's table, "fairnb vs the strongest peers": for each model and run (the reference and the fairnb
+    runs given its CPU seconds), material IDIs first, then all IDIs; fairnb's best method against the reference."""
+    lines = ["| model | CPU s | best peer (method: IDIs) | fairnb best (method: IDIs) | ratio | ratio per CPU s |",
+             "|---|---|---|---|---|---|"]
+    runs: dict = {}
+    for r in rows:          # a reference row starts a run; the fairnb rows after it belong to it
+        if r["harness"] == "GRFT reference":
+            runs[(r["model"], len(runs))] = [r]
+        else:
+            runs[list(runs)[-1]].append(r)
+    for (model, _), (ref, *own) in runs.items():
+        for kind, column in (("material", "material_unordered"), ("all", "unique_unordered")):
+            best = max(own, key=lambda r: r[column])
+            lines.append(f"| {model} ({kind}) | {ref['cpu_s']:.1f} / {best['cpu_s']:.1f} | GRFT reference: "
+                         f"{ref[column]:,} | {best['method']}: {best[column]:,} | {best[column] / ref[column]:.1f}x | "
+                         f"{best[column] / best['cpu_s'] / (ref[column] / ref['cpu_s']):.1f}x |")
+    return "\n".join(lines) + "\n"
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--grft-artifact", type=Path, required=True, help="a copy of liliquan0118/GRFT")
+    p.add_argument("--grft-artifact", type=Path, help="a copy of liliquan0118/GRFT")
     p.add_argument("--data", type=Path, default=Path(os.environ.get("FAIRNB_DATA", "../shared/data")))
     p.add_argument("--models", default=",".join(MODELS))
     p.add_argument("--methods", default="grft,random", help="fairnb's methods")
@@ -194,9 +214,12 @@ def main(argv=None):
     p.add_argument("--work", type=Path, default=Path("/tmp/grft_reference_sklearn"))
     p.add_argument("--reuse", action="store_true", help="read the reference's output of an earlier run in --work")
     p.add_argument("--out", type=Path, default=None, help="a .json file for the rows (a .md beside it)")
+    p.add_argument("--table", type=Path, nargs="+", help="print the peers' table of these .json files and stop")
     p.add_argument("--child-model", type=Path, help=argparse.SUPPRESS)
     p.add_argument("--child-out", type=Path, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
+    if args.table:
+        return print(peers_table([row for path in args.table for row in json.loads(path.read_text())]))
     args.grft_artifact, args.data = args.grft_artifact.resolve(), args.data.resolve()
     if args.child_model:
         return child(args)

@@ -224,16 +224,29 @@ def test_a_keep_that_answers_the_wrong_shape_is_named(synthetic, biased_model):
         Bad().run(biased_model, synthetic.domain)
 
 
-def test_random_search_finds_the_same_pairs_at_any_batch_size(synthetic, biased_model, monkeypatch):
-    """``batch_size="auto"`` grows the batches while they are quick; the inputs come from one stream, so the pairs
-    and counts equal those of fixed batches for the same ``random_state``."""
+def test_random_search_finds_the_same_pairs_at_any_batch_size(synthetic, biased_model):
+    """``batch_size="auto"`` sizes the batches by how fast they are checked; the inputs come from one stream, so the
+    pairs and counts equal those of fixed batches for the same ``random_state``."""
     runs = {size: RandomSearch(n_samples=30_000, batch_size=size, random_state=4, progress=False)
             .run(biased_model, synthetic.domain) for size in (2_000, 777, "auto")}
     for r in runs.values():
         assert r.tried == 30_000 and r.hits == runs[2_000].hits
         assert (r.inputs == runs[2_000].inputs).all() and len(r.inputs) > 100
-    monkeypatch.setattr(RandomSearch, "QUICK_BATCH", 60.0)      # every batch counts as quick: each doubles
-    events = []
-    RandomSearch(n_samples=30_000, random_state=4, progress=False).run(
-        biased_model, synthetic.domain, listeners=(lambda e: events.append(e.tried),))
-    assert sorted(set(events) - {0}) == [2_000, 6_000, 14_000, 30_000]
+
+
+def test_the_batch_sizer_doubles_while_it_pays_and_goes_back_when_it_does_not():
+    from fairnb.search.methods.random import BatchSizer
+
+    s = BatchSizer(first=1_000, largest=16_000)
+    for per_input in (5e-6, 3e-6, 2e-6, 1.5e-6, 1.4e-6):     # at the largest size it stays
+        s.checked(s.size, per_input * s.size)
+    assert (s.size, s.settled) == (16_000, True)
+    s = BatchSizer(first=1_000)
+    for per_input in (5e-6, 3e-6, 4e-6, 1e-7):               # 4,000 is slower than 2,000: back to 2,000, for good
+        s.checked(s.size, per_input * s.size)
+    assert (s.size, s.settled) == (2_000, True)
+    s = BatchSizer(first=1_000, quick=0.01)
+    s.checked(500, 0.0)                                    # a short batch (the last of a budget) says nothing
+    assert (s.size, s.settled) == (1_000, False)
+    s.checked(1_000, 0.02)                                 # slow batches do not grow
+    assert (s.size, s.settled) == (1_000, True)

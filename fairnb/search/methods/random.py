@@ -32,17 +32,16 @@ class RandomSearch(Search):
     n_samples : inputs to draw; ``None`` runs until another budget (``max_time``, ``max_tried``,
         ``max_found``) ends the search, or draws ``DEFAULT_SAMPLES`` when none is set.
     batch_size : inputs per oracle call (fewer when their protected variants would exceed
-        ``fairnb.oracle.MEMORY_BUDGET``), or ``"auto"``: batches of ``FIRST_BATCH`` inputs that double while one
-        takes less than ``QUICK_BATCH`` seconds to check, up to ``LARGEST_BATCH`` (on a fast model the work of
-        each batch, not the model, is the cost). The inputs are drawn from one stream of the random generator,
-        so a run finds the same pairs in the same order at any batch size for the same ``random_state``.
+        ``fairnb.oracle.MEMORY_BUDGET``), or ``"auto"``: the size that checks the most inputs a second, found
+        as the search runs (``BatchSizer``; on a fast model the work of each batch, not the model, is the cost).
+        The inputs are drawn from one stream of the random generator, so a run finds the same pairs in the same
+        order at any batch size for the same ``random_state``.
     """
 
     name = "random"
     natural_from_data = False    # its natural rate is that of its random inputs, checked as it searches them
     domain_needs = ("sample",)
     DEFAULT_SAMPLES = 10_000
-    FIRST_BATCH, LARGEST_BATCH, QUICK_BATCH = 2_000, 65_536, 0.02
     _parameter_constraints = {**Search._parameter_constraints,
                               "n_samples": [None, COUNT], "batch_size": [COUNT, Options(("auto",))]}
 
@@ -61,25 +60,53 @@ class RandomSearch(Search):
         drawn = 0
         dom = ctx.domain    # a batch's variants stay within the oracle's memory budget
         most = rows_per_call(variant_bytes(dom))
-        auto = self.batch_size == "auto"
-        batch = self.FIRST_BATCH if auto else self.batch_size
+        sizer = BatchSizer() if self.batch_size == "auto" else None
         try:
             while n_samples is None or drawn < n_samples:
-                size = min(batch, most, ctx.engine.remaining_tried,
+                size = min(sizer.size if sizer else self.batch_size, most, ctx.engine.remaining_tried,
                            float("inf") if n_samples is None else n_samples - drawn)
                 if size <= 0:
                     break
                 X = ctx.domain.sample(int(size), ctx.rng)
                 start = time.perf_counter()
                 yield Batch(X, phase="random", seed_ids=-1)
-                if auto and time.perf_counter() - start < self.QUICK_BATCH:
-                    batch = min(2 * batch, self.LARGEST_BATCH)
+                if sizer:
+                    sizer.checked(len(X), time.perf_counter() - start)
                 ctx.engine.measure_control(X)      # random inputs are checked as they are: on the control too
                 drawn += len(X)
         finally:   # the discriminatory share of the domain with its 95% Wilson interval
             ctx.result.tally(discriminatory_share=Ratio("hits", "tried"), share_ci_low=Derived(share_ci_low),
                              share_ci_high=Derived(share_ci_high), natural_n=Derived(tried),
                              natural_idis=Derived(hits))   # random inputs are checked as they are
+
+
+class BatchSizer:
+    """Batch sizes that check the most inputs a second: ``first``, doubled while a batch is checked at least
+    ``1 - gain`` faster per input than the one before and in under ``quick`` seconds, up to ``largest``; once a
+    doubling does not pay, the size goes back to the best one and stays there.
+
+    >>> s = BatchSizer(first=1000)
+    >>> for seconds in (0.004, 0.006, 0.016):        # per input: 4, 3, then 4 microseconds
+    ...     s.checked(s.size, seconds)
+    >>> s.size, s.settled
+    (2000, True)
+    """
+
+    def __init__(self, first: int = 2_000, largest: int = 65_536, quick: float = 0.25, gain: float = 0.05):
+        self.size, self.largest, self.quick, self.gain = first, largest, quick, gain
+        self.best, self.settled = float("inf"), False
+
+    def checked(self, n: int, seconds: float) -> None:
+        """Take the time one batch of ``n`` inputs (this size, or fewer at the end) took to check."""
+        if self.settled or n < self.size:
+            return
+        per_input = seconds / n
+        if per_input < (1 - self.gain) * self.best and seconds < self.quick and self.size < self.largest:
+            self.best, self.size = per_input, 2 * self.size
+            return
+        if per_input > self.best:           # the last doubling cost more than it gave
+            self.size //= 2
+        self.settled = True
 
 
 def share_ci_low(result) -> float:
