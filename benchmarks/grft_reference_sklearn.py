@@ -129,9 +129,12 @@ def fairnb_search(method: str, model, lower, upper, names, seeds, cpu_budget: fl
             search.stop()
 
     result = search.run(model, domain, seeds=seeds if method != "random" else None, listeners=(stop_at_budget,))
-    return {"wall_s": time.time() - wall, "cpu_s": time.process_time() - cpu, "X1": result.inputs,
-            "X2": result.counterparts, "tests": int(result.tried),
-            "timeline": timeline + [(time.process_time() - cpu, len(result.inputs))]}
+    out = {"wall_s": time.time() - wall, "cpu_s": time.process_time() - cpu, "tests": int(result.tried),
+           "timeline": timeline + [(time.process_time() - cpu, len(result))]}
+    small = np.int16 if max(np.abs(lower).max(), np.abs(upper).max()) < 2 ** 15 else np.int32
+    out["X1"] = result.inputs.astype(small)           # tens of millions of pairs: 2 bytes a value, not 8
+    out["X2"] = result.counterparts.astype(small)
+    return out
 
 
 def compare(args, name: str) -> list[dict]:
