@@ -220,3 +220,14 @@ def test_per_pair_outputs_phases_and_seeds_are_public():
     np.testing.assert_allclose(r.counterpart_proba, model.predict_proba(dom.encode(r.counterparts)))
     assert (r.proba.argmax(axis=1) != r.counterpart_proba.argmax(axis=1)).all()
     assert set(r.phases) == {"random"} and r.seed_ids.shape == (len(r),)
+
+
+def test_random_search_checks_a_domain_of_its_own_in_fixed_batches():
+    """``batch_size="auto"`` sizes batches by the clock only on a TabularDomain, whose draws are one stream: a domain
+    written outside fairnb may draw differently for other batch sizes, so it gets ``FIRST_BATCH`` inputs a batch
+    and its pairs do not depend on the machine's speed."""
+    sizes = []
+    RandomSearch(n_samples=9_000, random_state=0, progress=False).run(
+        FunctionModel(more_x_than_y), ToyStrings(), listeners=(lambda e: sizes.append(e.tried),))
+    steps = np.diff(sorted(set(sizes) | {0}))
+    assert steps.tolist() == [RandomSearch.FIRST_BATCH] * 4 + [1_000]

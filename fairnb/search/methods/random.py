@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import time
 
+from ...domains import TabularDomain
 from ...oracle import rows_per_call, variant_bytes
 from ...params import COUNT, Options
 from ...results import Derived, Ratio
@@ -32,16 +33,19 @@ class RandomSearch(Search):
     n_samples : inputs to draw; ``None`` runs until another budget (``max_time``, ``max_tried``,
         ``max_found``) ends the search, or draws ``DEFAULT_SAMPLES`` when none is set.
     batch_size : inputs per oracle call (fewer when their protected variants would exceed
-        ``fairnb.oracle.MEMORY_BUDGET``), or ``"auto"``: the size that checks the most inputs a second, found
-        as the search runs (``BatchSizer``; on a fast model the work of each batch, not the model, is the cost).
-        The inputs are drawn from one stream of the random generator, so a run finds the same pairs in the same
-        order at any batch size for the same ``random_state``.
+        ``fairnb.oracle.MEMORY_BUDGET``), or ``"auto"``: on a ``TabularDomain``, the size that checks the most
+        inputs a second, found as the search runs (``BatchSizer``; on a fast model the work of each batch, not the
+        model, is the cost); on other domains, ``FIRST_BATCH``. A ``TabularDomain`` draws its inputs from one
+        stream of the random generator, so a run finds the same pairs in the same order at any batch size for the
+        same ``random_state`` (a domain of your own may not: it gets a fixed size, so its pairs never depend on
+        the machine's speed).
     """
 
     name = "random"
     natural_from_data = False    # its natural rate is that of its random inputs, checked as it searches them
     domain_needs = ("sample",)
     DEFAULT_SAMPLES = 10_000
+    FIRST_BATCH = 2_000
     _parameter_constraints = {**Search._parameter_constraints,
                               "n_samples": [None, COUNT], "batch_size": [COUNT, Options(("auto",))]}
 
@@ -60,10 +64,12 @@ class RandomSearch(Search):
         drawn = 0
         dom = ctx.domain    # a batch's variants stay within the oracle's memory budget
         most = rows_per_call(variant_bytes(dom))
-        sizer = BatchSizer() if self.batch_size == "auto" else None
+        auto = self.batch_size == "auto"
+        sizer = BatchSizer(self.FIRST_BATCH) if auto and isinstance(dom, TabularDomain) else None
+        fixed = self.FIRST_BATCH if auto else self.batch_size
         try:
             while n_samples is None or drawn < n_samples:
-                size = min(sizer.size if sizer else self.batch_size, most, ctx.engine.remaining_tried,
+                size = min(sizer.size if sizer else fixed, most, ctx.engine.remaining_tried,
                            float("inf") if n_samples is None else n_samples - drawn)
                 if size <= 0:
                     break
