@@ -234,19 +234,23 @@ def test_random_search_finds_the_same_pairs_at_any_batch_size(synthetic, biased_
         assert (r.inputs == runs[2_000].inputs).all() and len(r.inputs) > 100
 
 
-def test_the_batch_sizer_doubles_while_it_pays_and_goes_back_when_it_does_not():
+def test_the_batch_sizer_tries_each_size_up_to_the_largest_and_keeps_the_fastest():
     from fairnb.search.methods.random import BatchSizer
 
-    s = BatchSizer(first=1_000, largest=16_000)
-    for per_input in (5e-6, 3e-6, 2e-6, 1.5e-6, 1.4e-6):     # at the largest size it stays
+    s = BatchSizer(first=1_000, largest=8_000, repeats=1)
+    for per_input in (5e-6, 3e-6, 2.9e-6, 2.8e-6):          # small gains add up: the largest is fastest
         s.checked(s.size, per_input * s.size)
-    assert (s.size, s.settled) == (16_000, True)
-    s = BatchSizer(first=1_000)
-    for per_input in (5e-6, 3e-6, 4e-6, 1e-7):               # 4,000 is slower than 2,000: back to 2,000, for good
+    assert (s.size, s.settled) == (8_000, True)
+    s = BatchSizer(first=1_000, largest=8_000, repeats=1)
+    for per_input in (5e-6, 3e-6, 4e-6, 4.5e-6, 1e-7):      # 2,000 was fastest: back to it, for good
         s.checked(s.size, per_input * s.size)
     assert (s.size, s.settled) == (2_000, True)
-    s = BatchSizer(first=1_000, quick=0.01)
+    s = BatchSizer(first=1_000, quick=0.01, repeats=1)
     s.checked(500, 0.0)                                    # a short batch (the last of a budget) says nothing
     assert (s.size, s.settled) == (1_000, False)
     s.checked(1_000, 0.02)                                 # slow batches do not grow
     assert (s.size, s.settled) == (1_000, True)
+    s = BatchSizer(first=1_000, largest=4_000)
+    for per_input in (5e-6, 9e-6, 5e-6, 3e-6, 3e-6, 3e-6):  # one slow batch of three does not decide
+        s.checked(s.size, per_input * s.size)
+    assert (s.size, s.settled) == (4_000, False)

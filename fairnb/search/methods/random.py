@@ -87,32 +87,35 @@ class RandomSearch(Search):
 
 
 class BatchSizer:
-    """Batch sizes that check the most inputs a second: ``first``, doubled while a batch is checked at least
-    ``1 - gain`` faster per input than the one before and in under ``quick`` seconds, up to ``largest``; once a
-    doubling does not pay, the size goes back to the best one and stays there.
+    """Batch sizes that check the most inputs a second: ``first``, then each doubling up to ``largest`` while a
+    batch takes under ``quick`` seconds, each size timed by the fastest of ``repeats`` batches (one batch slowed
+    by something else on the machine decides nothing); then the size that was fastest per input, for good.
 
-    >>> s = BatchSizer(first=1000)
+    >>> s = BatchSizer(first=1000, largest=4000, repeats=1)
     >>> for seconds in (0.004, 0.006, 0.016):        # per input: 4, 3, then 4 microseconds
     ...     s.checked(s.size, seconds)
     >>> s.size, s.settled
     (2000, True)
     """
 
-    def __init__(self, first: int = 2_000, largest: int = 65_536, quick: float = 0.25, gain: float = 0.05):
-        self.size, self.largest, self.quick, self.gain = first, largest, quick, gain
-        self.best, self.settled = float("inf"), False
+    def __init__(self, first: int = 2_000, largest: int = 65_536, quick: float = 0.25, repeats: int = 3):
+        self.size, self.largest, self.quick, self.repeats = first, largest, quick, repeats
+        self.settled = False
+        self._times: list[float] = []       # seconds per input of this size's batches so far
+        self._per_input: dict[int, float] = {}     # each size tried: its fastest seconds per input
 
     def checked(self, n: int, seconds: float) -> None:
         """Take the time one batch of ``n`` inputs (this size, or fewer at the end) took to check."""
         if self.settled or n < self.size:
             return
-        per_input = seconds / n
-        if per_input < (1 - self.gain) * self.best and seconds < self.quick and self.size < self.largest:
-            self.best, self.size = per_input, 2 * self.size
+        self._times.append(seconds / n)
+        if len(self._times) < self.repeats:
             return
-        if per_input > self.best:           # the last doubling cost more than it gave
-            self.size //= 2
-        self.settled = True
+        self._per_input[self.size], self._times = min(self._times), []
+        if self._per_input[self.size] * n < self.quick and 2 * self.size <= self.largest:
+            self.size *= 2
+        else:
+            self.size, self.settled = min(self._per_input, key=self._per_input.get), True
 
 
 def share_ci_low(result) -> float:
