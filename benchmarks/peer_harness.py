@@ -168,10 +168,11 @@ def check_pairs(model, X1, X2, lower, upper, protected: int = SEX, material: flo
     if not len(X1):
         return {"reported": 0, "valid": 0, "rechecked": 0, "unique_unordered": 0,
                 **({} if material is None else {"material_unordered": 0})}
+    from fairnb.counting import mixed_radix
+
     lower, upper = np.asarray(lower, float), np.asarray(upper, float)
-    sizes = (upper - lower + 1).astype(np.int64)
-    place = np.concatenate([np.cumprod(sizes[::-1])[::-1][1:], [1]])
-    if np.log2(sizes.astype(float)).sum() + np.log2(float(sizes[protected])) >= 62:
+    place = mixed_radix(np.append(lower, 0), np.append(upper, upper[protected] - lower[protected]))  # + other's value
+    if place is None:
         raise ValueError("the pairs' codes would not fit in 64 bits")
     others = np.delete(np.arange(X1.shape[1]), protected)
     valid_n = ok_n = 0
@@ -189,7 +190,7 @@ def check_pairs(model, X1, X2, lower, upper, protected: int = SEX, material: flo
             raise ValueError("the pairs hold values that are not whole numbers; the ranges are integer codes")
         first = np.where((a[:, protected] > b[:, protected])[:, None], b, a)
         other = np.maximum(a[:, protected], b[:, protected]) - lower[protected]
-        codes.append(((first - lower).astype(np.int64) @ place) * sizes[protected] + other.astype(np.int64))
+        codes.append((first - lower).astype(np.int64) @ place[:-1] + other.astype(np.int64))
         rows.append(i + ok)
     codes, rows = np.concatenate(codes), np.concatenate(rows)
     at = rows[np.unique(codes, return_index=True)[1]]
