@@ -379,3 +379,85 @@ def test_backsubstitution_is_tighter_on_deep_networks():
     assert (b[1] - b[0]).mean() < (a[1] - a[0]).mean()
     with pytest.raises(ValueError, match="bounds must be one of"):
         certify(random_net(rng, [4, 3]), SMALL, bounds="deeppoly")
+
+
+# ------------------------------------------------------------------------------------------------ decision trees
+def tree_on(domain, seed, depth=None, uses_protected=True, frame=False):
+    """A decision tree fitted on random inputs of ``domain`` whose label leans on the protected columns."""
+    from sklearn.tree import DecisionTreeClassifier
+
+    rng = np.random.default_rng(seed)
+    X = rng.integers(domain.lower, domain.upper + 1, (2000, domain.n_features)).astype(float)
+    prot = list(domain.protected)
+    score = X @ rng.normal(size=domain.n_features) + (1.5 * X[:, prot].sum(axis=1) if uses_protected else 0)
+    y = (score + rng.normal(0, 1, len(X)) > np.median(score)).astype(int)
+    if not uses_protected:
+        X[:, prot] = domain.lower[prot]               # the tree never sees the protected columns vary
+    if frame:
+        import pandas as pd
+
+        X = pd.DataFrame(X, columns=[f.name for f in domain.features])
+    return DecisionTreeClassifier(max_depth=depth, random_state=seed).fit(X, y)
+
+
+@pytest.mark.parametrize("depth", [5, 8, None])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_decision_tree_is_certified_exactly_on_every_input(seed, depth):
+    """The tree's boxes: a complete run with nothing undecided, 'falsified' exactly where the oracle finds the
+    input discriminatory, one or two protected attributes of 2-3 values."""
+    features = [Feature("a", 0, 6), Feature("sex", 0, 1), Feature("b", -3, 5), Feature("race", 0, 2), Feature("c", 1, 4)]
+    domain = TabularDomain(features, protected=["sex", "race"] if seed % 2 else ["race"])
+    tree = tree_on(domain, seed, depth)
+    cert = certify(tree, domain, enumerate_at=1 + seed, batch_size=8)
+    X, unfair = brute_force(tree, domain)
+    assert cert.status == "completed" and cert.summary()["undecided_share"] == 0
+    assert (cert.verdicts(X) == np.where(unfair, "falsified", "certified")).all()
+    assert cert.summary()["falsified_share"] == pytest.approx(unfair.mean()) and 0 < unfair.mean() < 1
+    assert sum(points(*cert.boxes[v], domain.non_protected).sum() for v in cert.boxes) == len(X)
+    assert Oracle(tree, domain).check(cert.sample(500, "falsified", random_state=seed)).discriminatory.all()
+    assert Oracle(tree, domain).check(cert.witnesses.inputs).discriminatory.all()
+
+
+def test_a_tree_that_never_splits_on_the_protected_attribute_is_certified_fair_leaf_by_leaf():
+    tree = tree_on(SMALL, 0, depth=5, uses_protected=False)
+    assert 1 not in tree.tree_.feature
+    cert = certify(tree, SMALL, enumerate_at=1)
+    assert cert.summary()["certified_share"] == 1.0 and len(cert.witnesses) == 0
+    assert len(cert.boxes["certified"][0]) == tree.get_n_leaves()      # one box per leaf: cut only where it cuts
+
+
+def test_a_tree_behind_fairnbs_adapter_or_fitted_on_a_frame_is_certified_as_itself():
+    from fairnb.models import SklearnModel
+
+    tree = tree_on(SMALL, 1, depth=6, frame=True)
+    X, unfair = brute_force(tree, SMALL)
+    for model in (tree, SklearnModel(tree)):
+        cert = certify(model, SMALL)
+        assert (cert.verdicts(X) == np.where(unfair, "falsified", "certified")).all()
+
+
+def test_trees_at_a_budget_keep_exact_decided_boxes_and_stop_between_steps():
+    tree = tree_on(SMALL, 2)
+    X, unfair = brute_force(tree, SMALL)
+    cert = certify(tree, SMALL, max_boxes=3, batch_size=1, enumerate_at=1)
+    verdicts = cert.verdicts(X)
+    assert cert.status == "budget" and cert.summary()["undecided_share"] > 0
+    assert not unfair[verdicts == "certified"].any() and unfair[verdicts == "falsified"].all()
+    polls = iter(range(100))
+    stopped = certify(tree, SMALL, batch_size=1, enumerate_at=1, stop=lambda: next(polls) >= 2)
+    assert stopped.status == "stopped" and (stopped.verdicts(X) != "").all()
+
+
+def test_what_certify_cannot_read_as_a_tree_is_refused_by_name():
+    from sklearn.ensemble import RandomForestClassifier
+
+    X, _ = brute_force(lambda X: X[:, 0] / 5, SMALL)
+    forest = RandomForestClassifier(n_estimators=3, random_state=0).fit(X, X[:, 0] > 2)
+    with pytest.raises(TypeError, match="single scikit-learn decision tree; got a SklearnModel"):
+        certify(forest, SMALL)
+    with pytest.raises(ValueError, match="takes 4 inputs but the domain has 5"):
+        certify(tree_on(SMALL, 0, depth=2), TabularDomain([*SMALL.features, Feature("d", 0, 1)], protected=["sex"]))
+    wide = TabularDomain([Feature("a", 0, 2 ** 25), Feature("sex", 0, 1), Feature("b", -3, 4), Feature("c", 0, 3)],
+                         protected=["sex"])
+    with pytest.raises(ValueError, match="float32 holds every integer"):
+        certify(tree_on(SMALL, 0, depth=2), wide)

@@ -6,7 +6,8 @@ domain into boxes and proves, for each, that the decision is the same for every 
 input of the box (certified), that it differs at every input (falsified), or leaves it undecided at the
 budget (after FairQuant, ICSE 2025; the method in ``docs/methods/certify.md``). Modules: ``bounds``
 (symbolic interval bounds of the network and of the pair difference), ``boxes`` (integer boxes),
-``certifying`` (the refinement loop), ``result`` (the :class:`Certificate`).
+``certifying`` (the refinement loop), ``result`` (the :class:`Certificate`), ``trees`` (a single decision tree,
+decided exactly by its own boxes).
 
 Example
 -------

@@ -52,6 +52,7 @@ from ..results import Result
 from .bounds import backsubstituted_bounds, difference_bounds, relu_layers, score_bounds
 from .boxes import SizeQueue, enumerate_points, points, split
 from .result import VERDICTS, Certificate
+from .trees import check_tree, cut_boxes, single_tree, tree_cuts
 
 SPLITS = ("slope", "width")
 BOUNDS = {"backsubstitution": backsubstituted_bounds, "symbolic": score_bounds}
@@ -66,7 +67,10 @@ def certify(model, domain, *, max_time: float | None = 60.0, max_boxes: int | No
     Parameters
     ----------
     model : a dense ReLU network: a fairnb ``NumpyMLP``, a scikit-learn ``MLPClassifier(activation="relu")``
-        (alone or behind affine scalers), or a Keras stack of Dense ReLU layers; sigmoid or two-class output.
+        (alone or behind affine scalers), or a Keras stack of Dense ReLU layers; sigmoid or two-class output. Or a
+        single scikit-learn decision tree (``DecisionTreeClassifier``, ``ExtraTreeClassifier``), decided exactly:
+        boxes are cut only where the tree cuts, and a run that ends on its own leaves nothing undecided
+        (``fairnb.certification.trees``; ``split_by``, ``bounds`` and ``margin`` are the networks').
     domain : a ``TabularDomain`` with protected attributes (every integer input of it is covered).
     max_time, max_boxes : budgets (seconds; boxes bounded), checked between steps of up to ``batch_size`` boxes;
         None for none. The boxes left are undecided.
@@ -83,11 +87,16 @@ def certify(model, domain, *, max_time: float | None = 60.0, max_boxes: int | No
     progress : False for no live panel in a notebook (None or True: the panel, with its Stop button).
     listeners : callables given a :class:`Progress` after every step and at the end.
     """
-    layers = relu_layers(model)
+    tree = single_tree(model)
+    layers = relu_layers(model) if tree is None else None
     _check(domain, layers, max_time, max_boxes, batch_size, enumerate_at, split_by, bounds, margin)
+    if tree is not None:
+        check_tree(tree, domain)
     params = {"max_time": max_time, "max_boxes": max_boxes, "batch_size": batch_size, "enumerate_at": enumerate_at,
               "split_by": split_by, "bounds": bounds, "margin": margin}
-    run, stopper = _Run(layers, Oracle(model, domain), params), _Stop(stop)
+    oracle = Oracle(model, domain)
+    run = _Run(layers, oracle, params) if tree is None else _TreeRun(tree, oracle, params)
+    stopper = _Stop(stop)
     display = views.progress_panel() if progress is not False and views.in_notebook() else None
     with display.live(stopper) if display is not None else nullcontext() as panel:
         listeners = (*listeners, *((panel,) if panel is not None else ()))
@@ -212,7 +221,7 @@ def _check(domain, layers, max_time, max_boxes, batch_size, enumerate_at, split_
     if type(domain).encode is not TabularDomain.encode:
         raise ValueError(f"certify bounds the model on the domain's rows themselves; {type(domain).__name__} encodes "
                          "them into other model inputs")
-    if layers[0][0].shape[0] != domain.n_features:
+    if layers is not None and layers[0][0].shape[0] != domain.n_features:
         raise ValueError(f"the model takes {layers[0][0].shape[0]} inputs but the domain has {domain.n_features} features")
     for name, value in (("batch_size", batch_size), ("enumerate_at", enumerate_at)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
@@ -355,3 +364,26 @@ class _Run:
         found, record = self._checked(centres, "undecided", elapsed)
         record()
         return found
+
+
+class _TreeRun(_Run):
+    """A certification of a single decision tree (``trees``): a box is decided once it is pure, by one input of it
+    checked with every protected value (exact for the whole box); any other box is cut where the tree parts it."""
+
+    def __init__(self, tree, oracle: Oracle, params: dict):
+        super().__init__(None, oracle, params)
+        self.tree = tree
+
+    def _bound(self, lows, highs, elapsed) -> dict:
+        if not len(lows):
+            return super()._bound(lows, highs, elapsed)
+        feature, cut = tree_cuts(self.tree, lows, highs, self.values, self.prot)
+        pure = feature < 0
+        corners = lows[pure].copy()
+        corners[:, self.prot] = self.domain.lower[self.prot]
+        unfair_corner, record = self._checked(corners, "falsified", elapsed)
+        fair, unfair = pure.copy(), pure.copy()
+        fair[pure], unfair[pure] = ~unfair_corner, unfair_corner
+        rest = ~pure
+        return {"certified": (lows[fair], highs[fair]), "falsified": (lows[unfair], highs[unfair]), "record": record,
+                "split": cut_boxes(lows[rest], highs[rest], feature[rest], cut[rest])}
