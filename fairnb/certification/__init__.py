@@ -1,4 +1,4 @@
-"""Certified individual fairness of ReLU networks: the share of a domain proven fair, proven unfair, undecided.
+"""Certified individual fairness of ReLU networks and tree models: the shares of a domain proven fair, unfair, undecided.
 
 A search answers "here are inputs on which the model discriminates"; when it finds few, a reader cannot
 tell a fair model from a weak search. ``certify`` answers for the *whole* integer domain: it splits the
@@ -6,8 +6,8 @@ domain into boxes and proves, for each, that the decision is the same for every 
 input of the box (certified), that it differs at every input (falsified), or leaves it undecided at the
 budget (after FairQuant, ICSE 2025; the method in ``docs/methods/certify.md``). Modules: ``bounds``
 (symbolic interval bounds of the network and of the pair difference), ``boxes`` (integer boxes),
-``certifying`` (the refinement loop), ``result`` (the :class:`Certificate`), ``trees`` (a single decision tree,
-decided exactly by its own boxes).
+``certifying`` (the refinement loop), ``result`` (the :class:`Certificate`), ``trees`` (scikit-learn tree models,
+certified by their own boxes).
 
 Example
 -------

@@ -36,14 +36,15 @@ def relu_layers(model) -> list[tuple[np.ndarray, np.ndarray]]:
     >>> relu_layers(lambda X: X[:, 0])
     Traceback (most recent call last):
     ...
-    TypeError: certify needs a dense ReLU network (a fairnb NumpyMLP, a scikit-learn MLPClassifier or a Keras stack of Dense layers) or a single scikit-learn decision tree; got a FunctionModel, whose weights it cannot read
+    TypeError: certify needs a dense ReLU network (a fairnb NumpyMLP, a scikit-learn MLPClassifier or a Keras stack of Dense layers) or a scikit-learn tree model (a decision tree, random forest, extra-trees or gradient boosting classifier); got a FunctionModel, whose weights it cannot read
     """
     net = wrap(model)
     if not isinstance(net, NumpyMLP) and callable(getattr(net, "to_numpy", None)):
         net = net.to_numpy()                     # a Keras dense stack
     if not isinstance(net, NumpyMLP):
         raise TypeError("certify needs a dense ReLU network (a fairnb NumpyMLP, a scikit-learn MLPClassifier or a "
-                        "Keras stack of Dense layers) or a single scikit-learn decision tree; got a "
+                        "Keras stack of Dense layers) or a scikit-learn tree model (a decision tree, random forest, "
+                        "extra-trees or gradient boosting classifier); got a "
                         f"{type(net).__name__}, whose weights it cannot read")
     if len(net.weights) > 1 and net.activation != "relu":
         raise ValueError(f"certify handles ReLU hidden layers; this network's hidden activation is {net.activation!r}")

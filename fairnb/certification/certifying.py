@@ -52,7 +52,7 @@ from ..results import Result
 from .bounds import backsubstituted_bounds, difference_bounds, relu_layers, score_bounds
 from .boxes import SizeQueue, enumerate_points, points, split
 from .result import VERDICTS, Certificate
-from .trees import check_tree, cut_boxes, single_tree, tree_cuts
+from .trees import StackedTrees, check_trees, cut_boxes, tree_model
 
 SPLITS = ("slope", "width")
 BOUNDS = {"backsubstitution": backsubstituted_bounds, "symbolic": score_bounds}
@@ -68,9 +68,10 @@ def certify(model, domain, *, max_time: float | None = 60.0, max_boxes: int | No
     ----------
     model : a dense ReLU network: a fairnb ``NumpyMLP``, a scikit-learn ``MLPClassifier(activation="relu")``
         (alone or behind affine scalers), or a Keras stack of Dense ReLU layers; sigmoid or two-class output. Or a
-        single scikit-learn decision tree (``DecisionTreeClassifier``, ``ExtraTreeClassifier``), decided exactly:
-        boxes are cut only where the tree cuts, and a run that ends on its own leaves nothing undecided
-        (``fairnb.certification.trees``; ``split_by``, ``bounds`` and ``margin`` are the networks').
+        scikit-learn tree model (a decision tree, random forest, extra-trees or gradient boosting classifier),
+        certified by its own boxes: cut only where a tree cuts, decided by the bounds of its trees' summed scores
+        or, once no tree parts a box, by one input (``fairnb.certification.trees``; ``split_by`` and ``bounds``
+        are the networks' only).
     domain : a ``TabularDomain`` with protected attributes (every integer input of it is covered).
     max_time, max_boxes : budgets (seconds; boxes bounded), checked between steps of up to ``batch_size`` boxes;
         None for none. The boxes left are undecided.
@@ -87,15 +88,15 @@ def certify(model, domain, *, max_time: float | None = 60.0, max_boxes: int | No
     progress : False for no live panel in a notebook (None or True: the panel, with its Stop button).
     listeners : callables given a :class:`Progress` after every step and at the end.
     """
-    tree = single_tree(model)
-    layers = relu_layers(model) if tree is None else None
+    trees = tree_model(model)
+    layers = relu_layers(model) if trees is None else None
     _check(domain, layers, max_time, max_boxes, batch_size, enumerate_at, split_by, bounds, margin)
-    if tree is not None:
-        check_tree(tree, domain)
+    if trees is not None:
+        check_trees(trees, domain)
     params = {"max_time": max_time, "max_boxes": max_boxes, "batch_size": batch_size, "enumerate_at": enumerate_at,
               "split_by": split_by, "bounds": bounds, "margin": margin}
     oracle = Oracle(model, domain)
-    run = _Run(layers, oracle, params) if tree is None else _TreeRun(tree, oracle, params)
+    run = _Run(layers, oracle, params) if trees is None else _TreeRun(StackedTrees(trees), oracle, params)
     stopper = _Stop(stop)
     display = views.progress_panel() if progress is not False and views.in_notebook() else None
     with display.live(stopper) if display is not None else nullcontext() as panel:
@@ -367,23 +368,29 @@ class _Run:
 
 
 class _TreeRun(_Run):
-    """A certification of a single decision tree (``trees``): a box is decided once it is pure, by one input of it
-    checked with every protected value (exact for the whole box); any other box is cut where the tree parts it."""
+    """A certification of a tree model (``trees``): a box is decided by the bounds of its trees' scores, or once it
+    is pure by one input of it checked with every protected value (exact for the whole box); any other box is cut
+    where a tree parts it."""
 
-    def __init__(self, tree, oracle: Oracle, params: dict):
+    def __init__(self, trees: StackedTrees, oracle: Oracle, params: dict):
         super().__init__(None, oracle, params)
-        self.tree = tree
+        self.trees = trees
 
     def _bound(self, lows, highs, elapsed) -> dict:
         if not len(lows):
             return super()._bound(lows, highs, elapsed)
-        feature, cut = tree_cuts(self.tree, lows, highs, self.values, self.prot)
+        low, high, feature, cut = self.trees.cuts(lows, highs, self.values, self.prot)
+        margin = self.params["margin"]
+        positive, negative = low > margin, high < -margin                  # (boxes, protected values)
+        fair = positive.all(axis=1) | negative.all(axis=1)
         pure = feature < 0
-        corners = lows[pure].copy()
+        checked = ~fair & (pure | (positive.any(axis=1) & negative.any(axis=1)))
+        corners = lows[checked].copy()
         corners[:, self.prot] = self.domain.lower[self.prot]
-        unfair_corner, record = self._checked(corners, "falsified", elapsed)
-        fair, unfair = pure.copy(), pure.copy()
-        fair[pure], unfair[pure] = ~unfair_corner, unfair_corner
-        rest = ~pure
+        found, record = self._checked(corners, "falsified", elapsed)
+        unfair = np.zeros(len(lows), dtype=bool)
+        unfair[np.flatnonzero(checked)[found]] = True
+        fair |= pure & ~unfair           # a pure box gets the oracle's answer; an unconfirmed bound is cut further
+        rest = ~fair & ~unfair
         return {"certified": (lows[fair], highs[fair]), "falsified": (lows[unfair], highs[unfair]), "record": record,
                 "split": cut_boxes(lows[rest], highs[rest], feature[rest], cut[rest])}

@@ -1,21 +1,27 @@
-"""A single decision tree, certified exactly: boxes are cut only where the tree cuts the domain.
+"""Tree models certified by their own boxes: a box is cut only where a tree cuts the domain.
 
-A fitted scikit-learn decision tree sends every input down one path to one leaf, and each leaf is a box of
-inputs. So a box of the domain is decided as soon as, for every protected value, the tree sends all its inputs to
-one leaf (the box is *pure*): every input of it then gets that leaf's output under that value, and one input of it,
-checked by the oracle with each protected value, decides the whole box, certified (the same decision under every
-protected value) or falsified (discriminatory at every input). A box that is not pure is cut where the first path
-that parts it crosses a threshold, between ``floor(t)`` and ``floor(t) + 1`` (an integer ``x`` goes left exactly
-when ``x <= t``), the cut the tree itself makes. A complete run leaves no box undecided: its boxes are the common
-refinement of the tree's partitions under each protected value, and the falsified ones are every region where the
-tree discriminates (``Certificate.sample(n, "falsified")`` draws discriminatory inputs from them).
+A fitted scikit-learn tree sends every input down one path to one leaf, and each leaf is a box of inputs. A box of
+the domain is *pure* when, for every protected value, each tree of the model sends all its inputs to one leaf:
+every input of it then gets the same output under that value, and one input of it, checked by the oracle with each
+protected value, decides the whole box, certified (the same decision under every protected value) or falsified
+(discriminatory at every input). Before that, bounds can decide a box: for a two-class model the decision is the
+sign of a score summed over the trees (``StackedTrees``), and the leaves a tree can still reach from the box bound
+what it adds; the box is certified when every protected value's score is provably on one side and the same side,
+falsified when one value's is provably above 0 and another's below (its low corner confirmed by the oracle, as
+``certify`` does for networks). Any other box is cut where a tree parts it, between ``floor(t)`` and
+``floor(t) + 1`` (an integer ``x`` goes left exactly when ``x <= t``): the cut the tree itself makes, on the
+parting node whose subtree's scores spread most. For a single tree a complete run's boxes are at most the
+common refinement of its partitions under each protected value; a run that ends on its own leaves nothing
+undecided, and its falsified boxes hold every discriminatory input (``Certificate.sample(n, "falsified")``
+draws from them). An ensemble's refinement can be far larger than a budget allows: the boxes left are
+undecided, as for networks, and the bounds hold at any time.
 
-The idea, the input space partitioned by the tree's own boxes and the regions where the protected values disagree
-found exactly, is BoxQTE's (Zhao, Toda, Kitamura, "Quantitative Verification of Fairness in Tree Ensembles",
-arXiv 2512.16386, 2025) in its one-tree case; ensembles, which BoxQTE handles by SMT, are not taken here
-(``docs/methods/certify.md``, "Decision trees").
+The idea, the input space partitioned by the trees' own boxes with bounds that hold at any time, is BoxQTE's
+(Zhao, Toda, Kitamura, "Quantitative Verification of Fairness in Tree Ensembles", arXiv 2512.16386, 2025), which
+encodes an ensemble's path tuples for an SMT solver; fairnb walks boxes down the trees with numpy instead
+(``docs/methods/certify.md``, section 7).
 
-scikit-learn compares float32 copies of the inputs with the thresholds, so the cut above is the tree's own only
+scikit-learn compares float32 copies of the inputs with the thresholds, so the cut above is the trees' own only
 where float32 holds every integer of the domain exactly: bounds within ``FLOAT32_EXACT``.
 
 Example
@@ -24,8 +30,11 @@ Example
 >>> from sklearn.tree import DecisionTreeClassifier
 >>> X = np.array([[a, s] for a in range(10) for s in (0, 1)], dtype=float)
 >>> tree = DecisionTreeClassifier(random_state=0).fit(X, ((X[:, 0] > 4) & (X[:, 1] == 1)).astype(int))
->>> feature, cut = tree_cuts(tree, np.array([[0.0, 0.0]]), np.array([[9.0, 1.0]]), np.array([[0.0], [1.0]]), [1])
->>> feature.tolist(), cut.tolist()          # under sex 1 the tree parts the box at a <= 4
+>>> low, high, feature, cut = StackedTrees(tree).cuts(np.array([[0.0, 0.0]]), np.array([[9.0, 1.0]]),
+...                                                   np.array([[0.0], [1.0]]), [1])
+>>> low.tolist(), high.tolist()          # sex 0: class 0 for sure; sex 1: either class
+([[-1.0, -1.0]], [[-1.0, 1.0]])
+>>> feature.tolist(), cut.tolist()       # under sex 1 the tree parts the box at a <= 4
 ([0], [4.0])
 """
 from __future__ import annotations
@@ -36,57 +45,91 @@ import numpy as np
 FLOAT32_EXACT = 2 ** 24
 
 
-def single_tree(model):
-    """The fitted scikit-learn decision tree (``DecisionTreeClassifier``, ``ExtraTreeClassifier``) that ``model``
-    is, bare or in fairnb's ``SklearnModel``; None for any other model.
+def tree_model(model):
+    """The fitted scikit-learn tree model that ``model`` is, bare or in fairnb's ``SklearnModel``: a decision tree,
+    extra tree, random forest, extra-trees or gradient boosting classifier that
+    :class:`~fairnb.models.sklearn_trees.CompiledTrees` takes; None for any other model.
 
     >>> from sklearn.tree import DecisionTreeClassifier
     >>> tree = DecisionTreeClassifier().fit([[0], [1]], [0, 1])
-    >>> single_tree(tree) is tree, single_tree(lambda X: X)
+    >>> tree_model(tree) is tree, tree_model(lambda X: X)
     (True, None)
     """
     from ..models.sklearn import SklearnModel
+    from ..models.sklearn_trees import compile_reason
 
     estimator = model.estimator if isinstance(model, SklearnModel) else model
-    tree = getattr(estimator, "tree_", None)
-    if tree is None or not hasattr(estimator, "predict_proba") or not hasattr(tree, "children_left"):
+    if not type(estimator).__module__.startswith("sklearn.") or compile_reason(estimator) is not None:
         return None
     return estimator
 
 
-def tree_cuts(tree, lows, highs, values, protected) -> tuple[np.ndarray, np.ndarray]:
-    """Where the tree parts each box: ``(feature, cut)`` of shape ``(n,)``, ``feature[i] = -1`` when box ``i``
-    is pure (under each row of ``values``, the protected columns ``protected`` set to it, the tree sends every
-    input of the box to one leaf), else the feature and integer cut (``x <= cut`` on one side) of the first
-    threshold that parts it, under the first protected value that is not pure. All boxes and protected values go
-    down the tree together, a level at a time."""
-    t = tree.tree_
-    left, right, feature, threshold = t.children_left, t.children_right, t.feature, t.threshold
-    n, m, d = len(lows), len(values), lows.shape[1]
-    fixed = np.zeros((m, d))
-    fixed[:, list(protected)] = values
-    is_protected = np.zeros(d, dtype=bool)
-    is_protected[list(protected)] = True
-    box, combo = np.repeat(np.arange(n), m), np.tile(np.arange(m), n)     # entry k: box k // m, value k % m
-    node = np.zeros(n * m, dtype=np.int64)
-    parted_feature, parted_cut = np.full(n * m, -1), np.zeros(n * m)
-    active = np.flatnonzero(left[node] >= 0)
-    while len(active):
-        at = node[active]
-        f, cut = feature[at], np.floor(threshold[at])
-        b, own = box[active], is_protected[f]
-        value = fixed[combo[active], f]
-        low, high = np.where(own, value, lows[b, f]), np.where(own, value, highs[b, f])
-        go_left, go_right = high <= cut, low > cut
-        parted = ~go_left & ~go_right
-        parted_feature[active[parted]], parted_cut[active[parted]] = f[parted], cut[parted]
-        node[active] = np.where(go_left, left[at], right[at])
-        active = active[~parted]
-        active = active[left[node[active]] >= 0]
-    parted_feature, parted_cut = parted_feature.reshape(n, m), parted_cut.reshape(n, m)
-    first = np.argmax(parted_feature >= 0, axis=1)                          # the first value that parts the box
-    rows = np.arange(n)
-    return parted_feature[rows, first], parted_cut[rows, first]
+class StackedTrees:
+    """The trees of a scikit-learn tree model, stacked (``CompiledTrees``), with the bounds of its decision score.
+
+    For a two-class model the decision is class 1 exactly when the score, ``offset`` plus what the leaf reached in
+    each tree adds, is above 0 (a forest's or a tree's leaf adds its class-1 fraction minus its class-0 fraction;
+    a boosting stage adds ``learning_rate`` times its leaf's value to the initial raw score); ``low`` and ``high``
+    hold, per node, the least and the most a leaf below it adds. For more classes there is no such score
+    (``low = -inf``, ``high = inf``) and only pure boxes are decided.
+    """
+
+    def __init__(self, estimator):
+        from ..models.sklearn_trees import CompiledTrees
+
+        c = CompiledTrees(estimator)
+        self.n_features, self.roots, self.is_leaf = c.n_features, c.roots, c.is_leaf
+        self.feature, self.threshold = c.feature, c.threshold
+        self.left, self.right = c.children[0::2], c.children[1::2]
+        if c.kind == "boosting":
+            binary, adds, self.offset = len(c.init_raw) == 1, c.scaled, float(c.init_raw[0])
+        else:
+            binary, self.offset = c.n_classes == 2, 0.0
+            adds = c.value[:, 1] - c.value[:, 0] if binary else None
+        if not binary:
+            self.low, self.high = np.full(len(self.feature), -np.inf), np.full(len(self.feature), np.inf)
+            return
+        self.low = np.where(self.is_leaf, adds, np.inf)
+        self.high = np.where(self.is_leaf, adds, -np.inf)
+        inner = np.flatnonzero(~self.is_leaf)
+        for _ in range(c.depth):                            # a level further up each pass
+            self.low[inner] = np.minimum(self.low[self.left[inner]], self.low[self.right[inner]])
+            self.high[inner] = np.maximum(self.high[self.left[inner]], self.high[self.right[inner]])
+
+    def cuts(self, lows, highs, values, protected):
+        """Bounds and cuts for boxes ``(n, d)``: ``(low, high, feature, cut)``. Under each row of ``values`` (the
+        protected columns ``protected`` set to it) every tree walks the box down while all its inputs go one way;
+        ``low``/``high`` ``(n, m)`` bound the score by the nodes reached (a leaf, or the node that parts the box),
+        ``feature[i] = -1`` when no tree parts box ``i`` under any value (the box is *pure*: every input of it gets
+        the same leaves), else the feature and integer cut (``x <= cut`` on one side) of the parting node whose
+        subtree's scores spread most (the first one for a model of more classes)."""
+        n, m, T, d = len(lows), len(values), len(self.roots), lows.shape[1]
+        fixed = np.zeros((m, d))
+        fixed[:, list(protected)] = values
+        is_protected = np.zeros(d, dtype=bool)
+        is_protected[list(protected)] = True
+        box, combo = np.repeat(np.arange(n), m * T), np.tile(np.repeat(np.arange(m), T), n)
+        node = np.tile(self.roots, n * m)
+        parted_feature, parted_cut = np.full(len(node), -1), np.zeros(len(node))
+        active = np.flatnonzero(~self.is_leaf[node])
+        while len(active):
+            at = node[active]
+            f, cut = self.feature[at], np.floor(self.threshold[at])
+            b, own = box[active], is_protected[f]
+            value = fixed[combo[active], f]
+            low, high = np.where(own, value, lows[b, f]), np.where(own, value, highs[b, f])
+            go_left, go_right = high <= cut, low > cut
+            parted = ~go_left & ~go_right
+            parted_feature[active[parted]], parted_cut[active[parted]] = f[parted], cut[parted]
+            node[active] = np.where(parted, at, np.where(go_left, self.left[at], self.right[at]))
+            active = active[~parted]
+            active = active[~self.is_leaf[node[active]]]
+        low = self.low[node].reshape(n, m, T).sum(axis=2) + self.offset
+        high = self.high[node].reshape(n, m, T).sum(axis=2) + self.offset
+        spread = np.where(parted_feature >= 0, np.nan_to_num(self.high[node] - self.low[node], posinf=1.0), -1.0)
+        pick = np.argmax(spread.reshape(n, m * T), axis=1)
+        rows = np.arange(n)
+        return (low, high, parted_feature.reshape(n, m * T)[rows, pick], parted_cut.reshape(n, m * T)[rows, pick])
 
 
 def cut_boxes(lows, highs, feature, cut) -> tuple[np.ndarray, np.ndarray]:
@@ -103,11 +146,12 @@ def cut_boxes(lows, highs, feature, cut) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate([lows, upper_lows]), np.concatenate([lower_highs, highs])
 
 
-def check_tree(tree, domain) -> None:
-    """The tree takes the domain's rows as they are, within the bounds where its cuts are exact."""
-    if tree.n_features_in_ != domain.n_features:
-        raise ValueError(f"the model takes {tree.n_features_in_} inputs but the domain has {domain.n_features} "
+def check_trees(estimator, domain) -> None:
+    """The model takes the domain's rows as they are, within the bounds where the trees' cuts are exact."""
+    if estimator.n_features_in_ != domain.n_features:
+        raise ValueError(f"the model takes {estimator.n_features_in_} inputs but the domain has {domain.n_features} "
                          "features")
-    if max(np.abs(domain.lower).max(), np.abs(domain.upper).max()) > FLOAT32_EXACT:
+    reach = max(np.abs(domain.lower).max(), np.abs(domain.upper).max())
+    if reach > FLOAT32_EXACT:
         raise ValueError(f"certify cuts a tree's boxes exactly only where float32 holds every integer (bounds within "
-                         f"±{FLOAT32_EXACT:,}); this domain reaches {max(np.abs(domain.lower).max(), np.abs(domain.upper).max()):,.0f}")
+                         f"±{FLOAT32_EXACT:,}); this domain reaches {reach:,.0f}")
