@@ -25,7 +25,7 @@ Models: the peer harness's decision tree and gradient boosting (``benchmarks/grf
 
     FAIRNB_DATA=../shared/data .venv/bin/python benchmarks/certify_trees.py [--check 300000] [--max-time 120]
 
-Writes ``benchmarks/results/certify_trees.{md,json}``.
+Writes ``benchmarks/results/certify_trees.{md,json}`` (keeping the ``.md``'s hand-written "Reading it" section).
 """
 from __future__ import annotations
 
@@ -42,6 +42,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 RESULTS = ROOT / "benchmarks" / "results"
+READING = "\n## Reading it"        # a section written by hand, kept when the tables are written anew
 PEER_RUNS = {"60 s": "grft_reference_sklearn_60s.json", "300 s": "grft_reference_sklearn_300s_alone.json"}
 
 
@@ -182,7 +183,9 @@ def main(argv=None) -> None:
     peer_rows = peers()
     args.out.with_suffix(".json").write_text(json.dumps({"info": info, "rows": rows, "peers": peer_rows}, indent=1,
                                                         default=str))
-    args.out.with_suffix(".md").write_text(markdown(rows, peer_rows, info))
+    md = args.out.with_suffix(".md")
+    kept = md.read_text().split(READING, 1) if md.exists() else []
+    md.write_text(markdown(rows, peer_rows, info) + (READING + kept[1] if len(kept) == 2 else ""))
     print(markdown(rows, peer_rows, info))
 
 
