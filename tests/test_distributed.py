@@ -64,6 +64,23 @@ def test_importing_fairnb_does_not_import_dask():
 
 
 # ---------------------------------------------------------------------- on a LocalCluster
+def test_a_local_cluster_leaves_this_process_environment_as_it_was():
+    """Dask's nannies write the workers' environment (MALLOC_TRIM_THRESHOLD_, OMP_NUM_THREADS, ...) into their
+    parent's os.environ; every process started later inherited it (a MALLOC_* variable turns off glibc's dynamic
+    thresholds: test_heap's megabyte test failed after this module ran in the same worker)."""
+    import os
+
+    before = dict(os.environ)
+    c = local_cluster(n_workers=1, threads_per_worker=1, processes=True)
+    try:
+        assert dict(os.environ) == before
+        worker_env = c.run(lambda: {k: os.environ.get(k) for k in ("MALLOC_TRIM_THRESHOLD_", "OMP_NUM_THREADS")})
+        assert list(worker_env.values()) == [{"MALLOC_TRIM_THRESHOLD_": str(fairnb.distributed.WORKER_MALLOC_TRIM),
+                                               "OMP_NUM_THREADS": "1"}]    # the workers still get theirs
+    finally:
+        fairnb.distributed.close(c)
+
+
 def test_local_clusters_side_by_side_take_no_fixed_port():
     import warnings
 
@@ -76,8 +93,10 @@ def test_local_clusters_side_by_side_take_no_fixed_port():
 
 
 def test_local_cluster_workers_keep_freed_memory_for_numpy(client):
-    # Dask's nanny sets MALLOC_TRIM_THRESHOLD_=65536, which made a search cost ~40 % more CPU on a worker
-    values = client.run(os.environ.get, "MALLOC_TRIM_THRESHOLD_")
+    # Dask's nanny sets MALLOC_TRIM_THRESHOLD_=65536, which made a search cost ~40 % more CPU on a worker. A function
+    # that reads the worker's environment: client.run(os.environ.get, ...) pickles this process's os.environ with
+    # its bound method, and read this process's (where Dask had left the variable until local_cluster put it back)
+    values = client.run(lambda: os.environ.get("MALLOC_TRIM_THRESHOLD_"))
     assert set(values.values()) == {str(fairnb.distributed.WORKER_MALLOC_TRIM)}
 
 

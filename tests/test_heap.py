@@ -140,6 +140,7 @@ def test_after_a_search_the_heap_keeps_megabyte_temporaries_instead_of_trimming_
     # freed 10 MB tables and raised them by chance; later code freed nothing above 2 MB, so glibc trimmed the heap's
     # top after each forward pass and faulted its ~1 MB temporaries back in on the next. A fresh process: a tiny
     # search, a 2 MB block freed (as the search's own arrays do), then forty rounds of five 1 MB temporaries.
+    import os
     import subprocess
     import sys
 
@@ -158,7 +159,10 @@ def test_after_a_search_the_heap_keeps_megabyte_temporaries_instead_of_trimming_
             "    temporaries = [np.ones(2**17) for _ in range(5)]\n"
             "    del temporaries\n"
             "print(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)\n")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    # any MALLOC_* variable turns glibc's dynamic thresholds off (mallopt(3)), whatever set it (a Dask nanny did, in
+    # this process's environment, before local_cluster put it back)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MALLOC_")}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
     assert done.returncode == 0, done.stderr[-2_000:]
     faults = int(done.stdout.split()[-1])
     assert faults < 40 * 256, f"{faults:,} minor faults: the heap gave the temporaries' pages back every round"

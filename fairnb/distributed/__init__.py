@@ -43,6 +43,8 @@ Example
 """
 from __future__ import annotations
 
+import os
+
 from ..results import merge_results
 from ..search.engine.executors import register_executor
 from .plan import Shard, plan_shards
@@ -89,10 +91,26 @@ def local_cluster(n_workers: int = 2, threads_per_worker: int = 1, processes: bo
         kwargs["scheduler_kwargs"] = {"dashboard": False, "dashboard_address": ":0", **kwargs.get("scheduler_kwargs", {})}
     environ = {**dask.config.get("distributed.nanny.pre-spawn-environ", {}),
                "MALLOC_TRIM_THRESHOLD_": WORKER_MALLOC_TRIM}
-    with dask.config.set({"distributed.nanny.pre-spawn-environ": environ}):
-        cluster = LocalCluster(n_workers=n_workers, threads_per_worker=threads_per_worker, processes=processes,
-                               **kwargs)
+    before = dict(os.environ)
+    try:
+        with dask.config.set({"distributed.nanny.pre-spawn-environ": environ}):
+            cluster = LocalCluster(n_workers=n_workers, threads_per_worker=threads_per_worker, processes=processes,
+                                   **kwargs)
+    finally:
+        _restore_environ(before)
     return Client(cluster)
+
+
+def _restore_environ(before: dict) -> None:
+    """Put this process's environment back as ``before``: Dask's nannies write the workers' environment
+    (``MALLOC_TRIM_THRESHOLD_``, ``OMP_NUM_THREADS`` = 1, ...) into their parent's ``os.environ`` to spawn them, and
+    leave it there, where every process the kernel starts later would inherit it (a ``MALLOC_*`` variable, for one,
+    turns off glibc's dynamic thresholds that ``fairnb.heap.steady`` relies on)."""
+    for key in [k for k in os.environ if k not in before]:
+        del os.environ[key]
+    for key, value in before.items():
+        if os.environ.get(key) != value:
+            os.environ[key] = value
 
 
 def close(client) -> None:
