@@ -504,3 +504,21 @@ def test_a_tree_ensemble_at_a_budget_keeps_exact_boxes_and_its_bounds_decide_lar
     assert not unfair[verdicts == "certified"].any() and unfair[verdicts == "falsified"].all()
     sizes = points(*cert.boxes["certified"], domain.non_protected)
     assert sizes.max() > 100             # the bounds certified boxes of many inputs, not only pure ones
+
+
+def test_a_logistic_regression_is_certified_as_a_network_of_one_layer():
+    from sklearn.linear_model import LogisticRegression
+
+    from fairnb.models import SklearnModel
+
+    rng = np.random.default_rng(0)
+    X = rng.integers(SMALL.lower, SMALL.upper + 1, (2000, SMALL.n_features)).astype(float)
+    y = (X[:, 0] - X[:, 2] + 1.5 * X[:, 1] + rng.normal(0, 1, len(X)) > 1).astype(int)
+    logreg = LogisticRegression().fit(X, y)
+    grid, unfair = brute_force(logreg, SMALL)
+    for model in (logreg, SklearnModel(logreg)):
+        cert = certify(model, SMALL, enumerate_at=1)
+        assert cert.status == "completed" and 0 < unfair.mean() < 1
+        assert (cert.verdicts(grid) == np.where(unfair, "falsified", "certified")).all()
+    with pytest.raises(ValueError, match="two-class decisions; this logistic regression has 3 classes"):
+        certify(LogisticRegression().fit(X, np.digitize(X[:, 0], [2, 4])), SMALL)

@@ -30,21 +30,25 @@ from ..models import NumpyMLP, wrap
 def relu_layers(model) -> list[tuple[np.ndarray, np.ndarray]]:
     """``[(W, b), ...]`` (``W`` of shape ``(in, out)``) of a dense ReLU network whose last layer has one unit,
     the decision score: ``model`` is a fairnb ``NumpyMLP``, a scikit-learn ``MLPClassifier`` with
-    ``activation="relu"`` (alone or behind affine scalers) or a Keras stack of Dense ReLU layers, with a
-    sigmoid output or a two-class softmax. Anything else raises ``TypeError`` or ``ValueError``.
+    ``activation="relu"`` (alone or behind affine scalers), a binary scikit-learn ``LogisticRegression`` (one
+    layer, no hidden unit) or a Keras stack of Dense ReLU layers, with a sigmoid output or a two-class softmax.
+    Anything else raises ``TypeError`` or ``ValueError``.
 
     >>> relu_layers(lambda X: X[:, 0])
     Traceback (most recent call last):
     ...
-    TypeError: certify needs a dense ReLU network (a fairnb NumpyMLP, a scikit-learn MLPClassifier or a Keras stack of Dense layers) or a scikit-learn tree model (a decision tree, random forest, extra-trees or gradient boosting classifier); got a FunctionModel, whose weights it cannot read
+    TypeError: certify needs a dense ReLU network (a fairnb NumpyMLP, a scikit-learn MLPClassifier or LogisticRegression, or a Keras stack of Dense layers) or a scikit-learn tree model (a decision tree, random forest, extra-trees or gradient boosting classifier); got a FunctionModel, whose weights it cannot read
     """
     net = wrap(model)
+    linear = _logistic_layer(getattr(net, "estimator", None))
+    if linear is not None:
+        return linear
     if not isinstance(net, NumpyMLP) and callable(getattr(net, "to_numpy", None)):
         net = net.to_numpy()                     # a Keras dense stack
     if not isinstance(net, NumpyMLP):
-        raise TypeError("certify needs a dense ReLU network (a fairnb NumpyMLP, a scikit-learn MLPClassifier or a "
-                        "Keras stack of Dense layers) or a scikit-learn tree model (a decision tree, random forest, "
-                        "extra-trees or gradient boosting classifier); got a "
+        raise TypeError("certify needs a dense ReLU network (a fairnb NumpyMLP, a scikit-learn MLPClassifier or "
+                        "LogisticRegression, or a Keras stack of Dense layers) or a scikit-learn tree model (a "
+                        "decision tree, random forest, extra-trees or gradient boosting classifier); got a "
                         f"{type(net).__name__}, whose weights it cannot read")
     if len(net.weights) > 1 and net.activation != "relu":
         raise ValueError(f"certify handles ReLU hidden layers; this network's hidden activation is {net.activation!r}")
@@ -56,6 +60,18 @@ def relu_layers(model) -> list[tuple[np.ndarray, np.ndarray]]:
         weights[-1] = weights[-1][:, [1]] - weights[-1][:, [0]]       # class 1 wins iff z1 - z0 > 0
         biases[-1] = biases[-1][[1]] - biases[-1][[0]]
     return list(zip(weights, biases))
+
+
+def _logistic_layer(estimator) -> list[tuple[np.ndarray, np.ndarray]] | None:
+    """A scikit-learn ``LogisticRegression`` as a network of one layer (its score ``X @ coef_.T + intercept_``:
+    class 1 exactly when it is above 0), or None for any other estimator."""
+    if type(estimator).__name__ != "LogisticRegression" or not type(estimator).__module__.startswith("sklearn."):
+        return None
+    coef = np.asarray(estimator.coef_, dtype=np.float64)
+    if coef.shape[0] != 1:
+        raise ValueError(f"certify handles two-class decisions; this logistic regression has "
+                         f"{len(estimator.classes_)} classes")
+    return [(coef.T.copy(), np.asarray(estimator.intercept_, dtype=np.float64).reshape(1))]
 
 
 def _concretise(eq: np.ndarray, lows: np.ndarray, highs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -67,7 +67,8 @@ def certify(model, domain, *, max_time: float | None = 60.0, max_boxes: int | No
     Parameters
     ----------
     model : a dense ReLU network: a fairnb ``NumpyMLP``, a scikit-learn ``MLPClassifier(activation="relu")``
-        (alone or behind affine scalers), or a Keras stack of Dense ReLU layers; sigmoid or two-class output. Or a
+        (alone or behind affine scalers), a binary ``LogisticRegression`` (a network of one layer), or a Keras
+        stack of Dense ReLU layers; sigmoid or two-class output. Or a
         scikit-learn tree model (a decision tree, random forest, extra-trees or gradient boosting classifier),
         certified by its own boxes: cut only where a tree cuts, decided by the bounds of its trees' summed scores
         or, once no tree parts a box, by one input (``fairnb.certification.trees``; ``split_by`` and ``bounds``
