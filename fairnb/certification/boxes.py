@@ -42,11 +42,11 @@ def volumes(lows, highs, lower, upper, columns) -> np.ndarray:
     return np.prod(np.where(span > 0, cells / np.where(span > 0, span, 1.0), 1.0), axis=1)
 
 
-def split(lows, highs, feature) -> tuple[np.ndarray, np.ndarray]:
-    """Both halves of every box, cut on ``feature[i]`` (a column where box ``i`` holds at least two values):
-    ``(lows, highs)`` of ``2 B`` boxes, the lower halves first."""
+def split(lows, highs, feature, cut=None) -> tuple[np.ndarray, np.ndarray]:
+    """Both parts of every box, cut on ``feature[i]`` (a column where box ``i`` holds at least two values) between
+    ``cut[i]`` and ``cut[i] + 1`` (default: its middle): ``(lows, highs)`` of ``2 B`` boxes, the lower parts first."""
     rows = np.arange(len(lows))
-    mid = np.floor((lows[rows, feature] + highs[rows, feature]) / 2)
+    mid = np.floor((lows[rows, feature] + highs[rows, feature]) / 2) if cut is None else cut
     upper_half_lows, lower_half_highs = lows.copy(), highs.copy()
     lower_half_highs[rows, feature] = mid
     upper_half_lows[rows, feature] = mid + 1

@@ -52,7 +52,7 @@ from ..results import Result
 from .bounds import backsubstituted_bounds, difference_bounds, relu_layers, score_bounds
 from .boxes import SizeQueue, enumerate_points, points, split
 from .result import VERDICTS, Certificate
-from .trees import StackedTrees, check_trees, cut_boxes, tree_model
+from .trees import StackedTrees, check_bounds, tree_model
 
 SPLITS = ("slope", "width")
 BOUNDS = {"backsubstitution": backsubstituted_bounds, "symbolic": score_bounds}
@@ -91,9 +91,10 @@ def certify(model, domain, *, max_time: float | None = 60.0, max_boxes: int | No
     """
     trees = tree_model(model)
     layers = relu_layers(model) if trees is None else None
-    _check(domain, layers, max_time, max_boxes, batch_size, enumerate_at, split_by, bounds, margin)
+    n_inputs = layers[0][0].shape[0] if trees is None else trees.n_features_in_
+    _check(domain, n_inputs, max_time, max_boxes, batch_size, enumerate_at, split_by, bounds, margin)
     if trees is not None:
-        check_trees(trees, domain)
+        check_bounds(domain)
     params = {"max_time": max_time, "max_boxes": max_boxes, "batch_size": batch_size, "enumerate_at": enumerate_at,
               "split_by": split_by, "bounds": bounds, "margin": margin}
     oracle = Oracle(model, domain)
@@ -217,14 +218,14 @@ def _is_number(value) -> bool:
     return not isinstance(value, bool) and isinstance(value, (int, float, np.integer, np.floating)) and np.isfinite(value)
 
 
-def _check(domain, layers, max_time, max_boxes, batch_size, enumerate_at, split_by, bounds, margin):
+def _check(domain, n_inputs, max_time, max_boxes, batch_size, enumerate_at, split_by, bounds, margin):
     if not isinstance(domain, TabularDomain) or not domain.protected:
         raise ValueError(f"certify needs a TabularDomain with protected attributes; got {domain!r}")
     if type(domain).encode is not TabularDomain.encode:
         raise ValueError(f"certify bounds the model on the domain's rows themselves; {type(domain).__name__} encodes "
                          "them into other model inputs")
-    if layers is not None and layers[0][0].shape[0] != domain.n_features:
-        raise ValueError(f"the model takes {layers[0][0].shape[0]} inputs but the domain has {domain.n_features} features")
+    if n_inputs != domain.n_features:
+        raise ValueError(f"the model takes {n_inputs} inputs but the domain has {domain.n_features} features")
     for name, value in (("batch_size", batch_size), ("enumerate_at", enumerate_at)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
             raise ValueError(f"{name} must be a positive integer, got {value!r}")
@@ -394,4 +395,4 @@ class _TreeRun(_Run):
         fair |= pure & ~unfair           # a pure box gets the oracle's answer; an unconfirmed bound is cut further
         rest = ~fair & ~unfair
         return {"certified": (lows[fair], highs[fair]), "falsified": (lows[unfair], highs[unfair]), "record": record,
-                "split": cut_boxes(lows[rest], highs[rest], feature[rest], cut[rest])}
+                "split": split(lows[rest], highs[rest], feature[rest], cut[rest])}

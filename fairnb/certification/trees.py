@@ -132,25 +132,8 @@ class StackedTrees:
         return (low, high, parted_feature.reshape(n, m * T)[rows, pick], parted_cut.reshape(n, m * T)[rows, pick])
 
 
-def cut_boxes(lows, highs, feature, cut) -> tuple[np.ndarray, np.ndarray]:
-    """Both parts of every box, cut on ``feature[i]`` between ``cut[i]`` and ``cut[i] + 1``: ``(lows, highs)`` of
-    ``2 n`` boxes, the lower parts first.
-
-    >>> cut_boxes(np.array([[0.0, 0.0]]), np.array([[9.0, 1.0]]), np.array([0]), np.array([4.0]))[1].tolist()
-    [[4.0, 1.0], [9.0, 1.0]]
-    """
-    rows = np.arange(len(lows))
-    upper_lows, lower_highs = lows.copy(), highs.copy()
-    lower_highs[rows, feature] = cut
-    upper_lows[rows, feature] = cut + 1
-    return np.concatenate([lows, upper_lows]), np.concatenate([lower_highs, highs])
-
-
-def check_trees(estimator, domain) -> None:
-    """The model takes the domain's rows as they are, within the bounds where the trees' cuts are exact."""
-    if estimator.n_features_in_ != domain.n_features:
-        raise ValueError(f"the model takes {estimator.n_features_in_} inputs but the domain has {domain.n_features} "
-                         "features")
+def check_bounds(domain) -> None:
+    """The domain's bounds are where the trees' cuts are exact (float32 holds every integer)."""
     reach = max(np.abs(domain.lower).max(), np.abs(domain.upper).max())
     if reach > FLOAT32_EXACT:
         raise ValueError(f"certify cuts a tree's boxes exactly only where float32 holds every integer (bounds within "
